@@ -1,0 +1,59 @@
+"""aeskit: AES for Python at the speed of the hardware.
+
+Every mode is a class built from a key (expanded once, immutable, safe to
+share between threads) with one-shot methods, zero-copy ``_into`` methods
+and streaming contexts. The backend (``portable``, ``aesni``, ...) is
+chosen once per key: the best one this CPU has, unless ``backend=`` or the
+``AESKIT_BACKEND`` environment variable names another.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from . import _aeskit
+from ._aeskit import (
+    AESCBC,
+    AESCFB,
+    AESCFB8,
+    AESCTR,
+    AESECB,
+    AESOFB,
+    AlreadyFinalized,
+    CipherContext,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AESCBC",
+    "AESCFB",
+    "AESCFB8",
+    "AESCTR",
+    "AESECB",
+    "AESOFB",
+    "AlreadyFinalized",
+    "BackendInfo",
+    "CipherContext",
+    "backends",
+    "cpu_features",
+    "__version__",
+]
+
+
+class BackendInfo(NamedTuple):
+    """Which backends this build has, which this CPU can run, and the default."""
+
+    all: tuple[str, ...]
+    available: tuple[str, ...]
+    default: str
+
+
+def backends() -> BackendInfo:
+    """The backends compiled in (best first), those usable here, and the default."""
+    return BackendInfo(*_aeskit.backends())
+
+
+def cpu_features() -> dict[str, bool]:
+    """CPU features aeskit looks for; True only where the OS supports them too."""
+    return _aeskit.cpu_features()

@@ -1,0 +1,166 @@
+/*
+ * aeskit.h: the internal contract of the C core.
+ *
+ * Three layers, data flows down them once:
+ *   py/       Python glue: types, buffers, lengths, overlap, the GIL.
+ *   modes/    each mode written once against the backend table below.
+ *   backends/ each fills one const table of bulk primitives.
+ *
+ * Every contract is written here once; definitions carry only notes.
+ */
+#ifndef AESKIT_H
+#define AESKIT_H
+
+#include <assert.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define AESKIT_BLOCK 16
+#define AESKIT_MAX_ROUNDS 14
+
+struct aeskit_impl;
+
+/*
+ * An expanded key. The round-key layout is private to the backend that
+ * built it (set_key); a key is only ever used with that backend, whose
+ * table it points at. Nothing outside the backend reads rk.
+ *   portable: bitsliced round keys, 8 words per round
+ *   aesni:    encryption keys [0..rounds], then decryption keys
+ */
+typedef struct aeskit_key {
+    uint64_t rk[128];
+    unsigned rounds;                 /* 10, 12 or 14: the key size lives here */
+    const struct aeskit_impl *impl;
+} aeskit_key;
+
+/* Counter formats for the ctr slot. The counter is the whole 16-byte
+ * block; only the named part is incremented, modulo its width. */
+enum aeskit_ctr {
+    AESKIT_CTR_BE128,   /* all 16 bytes big-endian (SP 800-38A, OpenSSL CTR) */
+    AESKIT_CTR_BE32,    /* bytes 12..15 big-endian, rest fixed (GCM inc32) */
+    AESKIT_CTR_LE32,    /* bytes 0..3 little-endian, rest fixed (GCM-SIV) */
+};
+
+/* CPU feature bits (cpu.c). A bit is set only when the instructions are
+ * present AND the OS saves the register state they need. */
+enum {
+    AESKIT_CPU_SSSE3      = 1u << 0,
+    AESKIT_CPU_SSE41      = 1u << 1,
+    AESKIT_CPU_AES        = 1u << 2,
+    AESKIT_CPU_PCLMUL     = 1u << 3,
+    AESKIT_CPU_AVX        = 1u << 4,   /* + OS YMM state */
+    AESKIT_CPU_AVX2       = 1u << 5,
+    AESKIT_CPU_BMI2       = 1u << 6,
+    AESKIT_CPU_VAES       = 1u << 7,   /* + OS YMM state */
+    AESKIT_CPU_VPCLMUL    = 1u << 8,   /* + OS YMM state */
+    AESKIT_CPU_AVX512F    = 1u << 9,   /* + OS ZMM state */
+    AESKIT_CPU_AVX512BW   = 1u << 10,
+    AESKIT_CPU_AVX512VL   = 1u << 11,
+};
+
+/*
+ * A backend: one const table of bulk primitives.
+ *
+ * Common rules for every function below:
+ *   - n counts whole 16-byte blocks; n == 0 is allowed and does nothing
+ *     (chaining values and counters are then left unchanged);
+ *   - dst == src is allowed; any other overlap never happens;
+ *   - no pointer needs any alignment;
+ *   - nothing branches on or indexes memory by key, data, iv or counter.
+ *
+ * Chaining values are updated in place so that a mode can continue a
+ * stream with the next call:
+ *   cbc_enc/cbc_dec  iv <- last ciphertext block
+ *   cfb_enc/cfb_dec  iv <- last ciphertext block
+ *   ofb              iv <- last keystream block (the next one is E(iv))
+ *   ctr              ctr <- the counter after the last one used
+ * CFB here is CFB128 (full-block segments); CFB8 is built in modes/.
+ */
+typedef void aeskit_set_key_fn(aeskit_key *k, const uint8_t *key, size_t len);
+typedef void aeskit_ecb_fn(const aeskit_key *k, uint8_t *dst, const uint8_t *src,
+                           size_t n);
+typedef void aeskit_chain_fn(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
+                             const uint8_t *src, size_t n);
+typedef void aeskit_ctr_fn(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[16],
+                           uint8_t *dst, const uint8_t *src, size_t n);
+
+struct aeskit_impl {
+    const char *name;           /* "portable" | "aesni" | ... */
+    uint32_t cpu_needs;         /* AESKIT_CPU_* bits, all required */
+    /* mandatory, never NULL */
+    aeskit_set_key_fn *set_key; /* len is 16, 24 or 32; sets rounds and impl */
+    aeskit_ecb_fn *ecb_enc;
+    aeskit_ecb_fn *ecb_dec;
+    aeskit_chain_fn *cbc_enc;   /* serial */
+    aeskit_chain_fn *cbc_dec;   /* parallel */
+    aeskit_chain_fn *cfb_enc;   /* serial */
+    aeskit_chain_fn *cfb_dec;   /* parallel */
+    aeskit_chain_fn *ofb;       /* serial */
+    aeskit_ctr_fn *ctr;         /* parallel */
+};
+
+/* ---- backends (one file each under backends/) ---------------------- */
+extern const struct aeskit_impl aeskit_portable_impl;
+#if defined(AESKIT_HAVE_X86)
+extern const struct aeskit_impl aeskit_aesni_impl;
+#endif
+
+/* ---- generic helpers (modes/generic.c) ------------------------------
+ * Each built only on k->impl->ecb_enc / ecb_dec; a backend with nothing
+ * special for a slot points it here. */
+aeskit_chain_fn aeskit_generic_cbc_enc;
+aeskit_chain_fn aeskit_generic_cbc_dec;
+aeskit_chain_fn aeskit_generic_cfb_enc;
+aeskit_chain_fn aeskit_generic_cfb_dec;
+aeskit_chain_fn aeskit_generic_ofb;
+aeskit_ctr_fn aeskit_generic_ctr;
+/* Add `add` to the counter part of ctr that kind names, modulo its width. */
+void aeskit_ctr_add(enum aeskit_ctr kind, uint8_t ctr[16], uint64_t add);
+
+/* ---- CPU and dispatch (cpu.c, dispatch.c) ---------------------------- */
+uint32_t aeskit_cpu_detect(void);          /* CPUID + XGETBV; call once */
+uint32_t aeskit_cpu_features(void);        /* what detect found */
+const char *aeskit_cpu_feature_name(uint32_t bit);
+
+/* All backends compiled in, in preference order (best first), ending NULL. */
+extern const struct aeskit_impl *const aeskit_impls[];
+int aeskit_impl_available(const struct aeskit_impl *impl);
+const struct aeskit_impl *aeskit_impl_by_name(const char *name);   /* NULL if unknown */
+const struct aeskit_impl *aeskit_impl_best(void);                  /* never NULL */
+
+/* ---- modes (modes/block.c) -------------------------------------------
+ * One streaming state serves every block-cipher mode; one-shot calls are
+ * a fresh state, one update and a finalize. */
+enum aeskit_mode {
+    AESKIT_ECB, AESKIT_CBC, AESKIT_CFB, AESKIT_CFB8, AESKIT_OFB, AESKIT_CTR,
+};
+
+typedef struct aeskit_stream {
+    const aeskit_key *key;
+    uint8_t iv[16];     /* chaining value (CBC, CFB, CFB8), last keystream
+                           block (OFB), next counter (CTR) */
+    uint8_t buf[16];    /* ECB/CBC: pending input bytes; CFB/OFB/CTR: the
+                           current keystream block */
+    unsigned pos;       /* ECB/CBC: bytes pending; CFB/OFB/CTR: bytes of buf
+                           used (0 = none left); always < 16 */
+    uint8_t mode;       /* enum aeskit_mode */
+    uint8_t enc;        /* 1 encrypt, 0 decrypt */
+} aeskit_stream;
+
+/* iv is ignored (may be NULL) for ECB, otherwise 16 bytes. */
+void aeskit_stream_init(aeskit_stream *st, const aeskit_key *k, enum aeskit_mode mode,
+                        int enc, const uint8_t *iv);
+/* Bytes the next update of len bytes will write. */
+size_t aeskit_stream_out_len(const aeskit_stream *st, size_t len);
+/* Processes len bytes; writes exactly aeskit_stream_out_len(st, len) bytes
+ * to dst and returns that count. dst == src is allowed. */
+size_t aeskit_stream_update(aeskit_stream *st, uint8_t *dst, const uint8_t *src,
+                            size_t len);
+/* Bytes left pending (ECB/CBC: input that is not a whole block). */
+unsigned aeskit_stream_pending(const aeskit_stream *st);
+int aeskit_mode_is_blockwise(enum aeskit_mode mode);   /* ECB, CBC */
+
+/* ---- common ----------------------------------------------------------- */
+void aeskit_secure_zero(void *p, size_t len);
+
+#endif

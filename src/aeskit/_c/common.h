@@ -1,0 +1,82 @@
+/* common.h: small helpers shared by modes and backends. */
+#ifndef AESKIT_COMMON_H
+#define AESKIT_COMMON_H
+
+#include <stdint.h>
+#include <string.h>
+
+static inline uint32_t aeskit_load_be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void aeskit_store_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);  p[3] = (uint8_t)v;
+}
+
+static inline uint32_t aeskit_load_le32(const uint8_t *p)
+{
+    return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static inline void aeskit_store_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;         p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+
+static inline uint64_t aeskit_load_be64(const uint8_t *p)
+{
+    return (uint64_t)aeskit_load_be32(p) << 32 | aeskit_load_be32(p + 4);
+}
+
+static inline void aeskit_store_be64(uint8_t *p, uint64_t v)
+{
+    aeskit_store_be32(p, (uint32_t)(v >> 32));
+    aeskit_store_be32(p + 4, (uint32_t)v);
+}
+
+static inline uint64_t aeskit_load_le64(const uint8_t *p)
+{
+    return (uint64_t)aeskit_load_le32(p + 4) << 32 | aeskit_load_le32(p);
+}
+
+static inline void aeskit_store_le64(uint8_t *p, uint64_t v)
+{
+    aeskit_store_le32(p, (uint32_t)v);
+    aeskit_store_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+/* dst = a ^ b over one block; any of the three may alias. */
+static inline void aeskit_xor16(uint8_t *dst, const uint8_t *a, const uint8_t *b)
+{
+    uint64_t a0, a1, b0, b1;
+    memcpy(&a0, a, 8); memcpy(&a1, a + 8, 8);
+    memcpy(&b0, b, 8); memcpy(&b1, b + 8, 8);
+    a0 ^= b0; a1 ^= b1;
+    memcpy(dst, &a0, 8); memcpy(dst + 8, &a1, 8);
+}
+
+/* dst = a ^ b over len bytes; dst may equal a or b. */
+static inline void aeskit_xor_bytes(uint8_t *dst, const uint8_t *a, const uint8_t *b,
+                                    size_t len)
+{
+    size_t i = 0;
+    for (; i + 16 <= len; i += 16)
+        aeskit_xor16(dst + i, a + i, b + i);
+    for (; i < len; i++)
+        dst[i] = a[i] ^ b[i];
+}
+
+/* Constant-time equality: 1 if equal. OR-accumulates, never exits early. */
+static inline int aeskit_ct_memeq(const uint8_t *a, const uint8_t *b, size_t len)
+{
+    uint32_t acc = 0;
+    for (size_t i = 0; i < len; i++)
+        acc |= (uint32_t)(a[i] ^ b[i]);
+    return (int)(1 & ((acc - 1) >> 8));
+}
+
+#endif

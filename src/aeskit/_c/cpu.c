@@ -1,0 +1,87 @@
+/*
+ * cpu.c: what this CPU and OS can run, found once at module init.
+ *
+ * A feature bit is set only when CPUID reports the instructions AND
+ * XGETBV shows the OS saves the registers they use: YMM state for AVX,
+ * AVX2 and the 256-bit VAES/VPCLMULQDQ forms, ZMM state (opmask, upper
+ * halves, hi16) for AVX-512. VAES on YMM never demands ZMM state.
+ */
+#include "aeskit.h"
+
+#if defined(AESKIT_HAVE_X86)
+#include <cpuid.h>
+
+static uint64_t xgetbv0(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (uint64_t)hi << 32 | lo;
+}
+#endif
+
+static uint32_t features;
+
+uint32_t aeskit_cpu_detect(void)
+{
+    uint32_t f = 0;
+#if defined(AESKIT_HAVE_X86)
+    unsigned a, b, c, d, max = __get_cpuid_max(0, NULL);
+    if (max < 1)
+        return features = 0;
+    __cpuid(1, a, b, c, d);
+    unsigned c1 = c;
+    if (c1 & bit_SSSE3)  f |= AESKIT_CPU_SSSE3;
+    if (c1 & bit_SSE4_1) f |= AESKIT_CPU_SSE41;
+    if (c1 & bit_AES)    f |= AESKIT_CPU_AES;
+    if (c1 & bit_PCLMUL) f |= AESKIT_CPU_PCLMUL;
+
+    int ymm = 0, zmm = 0;
+    if ((c1 & bit_OSXSAVE) && (c1 & bit_AVX)) {
+        uint64_t xcr0 = xgetbv0();
+        ymm = (xcr0 & 0x6) == 0x6;              /* XMM | YMM */
+        zmm = ymm && (xcr0 & 0xe0) == 0xe0;     /* opmask | ZMM_Hi256 | Hi16_ZMM */
+    }
+    if (ymm)
+        f |= AESKIT_CPU_AVX;
+    if (max >= 7) {
+        __cpuid_count(7, 0, a, b, c, d);
+        if (b & bit_BMI2) f |= AESKIT_CPU_BMI2;
+        if (ymm) {
+            if (b & bit_AVX2)  f |= AESKIT_CPU_AVX2;
+            if (c & (1u << 9))  f |= AESKIT_CPU_VAES;
+            if (c & (1u << 10)) f |= AESKIT_CPU_VPCLMUL;
+        }
+        if (zmm) {
+            if (b & bit_AVX512F)  f |= AESKIT_CPU_AVX512F;
+            if (b & bit_AVX512BW) f |= AESKIT_CPU_AVX512BW;
+            if (b & bit_AVX512VL) f |= AESKIT_CPU_AVX512VL;
+        }
+    }
+#endif
+    return features = f;
+}
+
+uint32_t aeskit_cpu_features(void)
+{
+    return features;
+}
+
+static const struct {
+    uint32_t bit;
+    const char *name;
+} names[] = {
+    {AESKIT_CPU_SSSE3, "ssse3"},       {AESKIT_CPU_SSE41, "sse4.1"},
+    {AESKIT_CPU_AES, "aes"},           {AESKIT_CPU_PCLMUL, "pclmulqdq"},
+    {AESKIT_CPU_AVX, "avx"},           {AESKIT_CPU_AVX2, "avx2"},
+    {AESKIT_CPU_BMI2, "bmi2"},         {AESKIT_CPU_VAES, "vaes"},
+    {AESKIT_CPU_VPCLMUL, "vpclmulqdq"}, {AESKIT_CPU_AVX512F, "avx512f"},
+    {AESKIT_CPU_AVX512BW, "avx512bw"}, {AESKIT_CPU_AVX512VL, "avx512vl"},
+};
+
+const char *aeskit_cpu_feature_name(uint32_t bit)
+{
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].bit == bit)
+            return names[i].name;
+    return NULL;
+}

@@ -1,0 +1,122 @@
+/*
+ * generic.c: the chained and counter slots built on a backend's own
+ * ecb_enc/ecb_dec. A backend without a faster kernel for a slot points
+ * the slot here (the portable backend points all of them here).
+ *
+ * Parallel helpers (cbc_dec, cfb_dec, ctr) work in batches of BATCH
+ * blocks through a stack buffer so that the backend sees many blocks per
+ * call; serial ones go one block at a time. Contracts: aeskit.h.
+ */
+#include "aeskit.h"
+#include "common.h"
+
+#define BATCH 32
+
+static void wipe(void *p, size_t len) { aeskit_secure_zero(p, len); }
+
+void aeskit_generic_cbc_enc(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
+                            const uint8_t *src, size_t n)
+{
+    uint8_t x[16];
+    for (size_t i = 0; i < n; i++) {
+        aeskit_xor16(x, iv, src + 16 * i);
+        k->impl->ecb_enc(k, iv, x, 1);
+        memcpy(dst + 16 * i, iv, 16);
+    }
+    wipe(x, sizeof x);
+}
+
+void aeskit_generic_cbc_dec(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
+                            const uint8_t *src, size_t n)
+{
+    uint8_t buf[BATCH * 16], next_iv[16];
+    while (n > 0) {
+        size_t b = n < BATCH ? n : BATCH;
+        /* The chaining values are the ciphertext blocks; save the last
+         * before an in-place call overwrites it. */
+        memcpy(next_iv, src + 16 * (b - 1), 16);
+        k->impl->ecb_dec(k, buf, src, b);
+        /* xor from the back: in place, block i still needs src[i-1] */
+        for (size_t i = b - 1; i > 0; i--)
+            aeskit_xor16(dst + 16 * i, buf + 16 * i, src + 16 * (i - 1));
+        aeskit_xor16(dst, buf, iv);
+        memcpy(iv, next_iv, 16);
+        src += 16 * b; dst += 16 * b; n -= b;
+    }
+    wipe(buf, sizeof buf);
+}
+
+void aeskit_generic_cfb_enc(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
+                            const uint8_t *src, size_t n)
+{
+    uint8_t ks[16];
+    for (size_t i = 0; i < n; i++) {
+        k->impl->ecb_enc(k, ks, iv, 1);
+        aeskit_xor16(iv, ks, src + 16 * i);
+        memcpy(dst + 16 * i, iv, 16);
+    }
+    wipe(ks, sizeof ks);
+}
+
+void aeskit_generic_cfb_dec(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
+                            const uint8_t *src, size_t n)
+{
+    uint8_t buf[BATCH * 16];
+    while (n > 0) {
+        size_t b = n < BATCH ? n : BATCH;
+        /* keystream block i is E(C[i-1]), C[-1] = iv */
+        memcpy(buf, iv, 16);
+        memcpy(buf + 16, src, 16 * (b - 1));
+        memcpy(iv, src + 16 * (b - 1), 16);
+        k->impl->ecb_enc(k, buf, buf, b);
+        aeskit_xor_bytes(dst, src, buf, 16 * b);
+        src += 16 * b; dst += 16 * b; n -= b;
+    }
+    wipe(buf, sizeof buf);
+}
+
+void aeskit_generic_ofb(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
+                        const uint8_t *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        k->impl->ecb_enc(k, iv, iv, 1);
+        aeskit_xor16(dst + 16 * i, src + 16 * i, iv);
+    }
+}
+
+void aeskit_ctr_add(enum aeskit_ctr kind, uint8_t ctr[16], uint64_t add)
+{
+    switch (kind) {
+    case AESKIT_CTR_BE128: {
+        uint64_t lo = aeskit_load_be64(ctr + 8), hi = aeskit_load_be64(ctr);
+        uint64_t nlo = lo + add;
+        hi += (uint64_t)(nlo < lo);
+        aeskit_store_be64(ctr, hi);
+        aeskit_store_be64(ctr + 8, nlo);
+        break;
+    }
+    case AESKIT_CTR_BE32:
+        aeskit_store_be32(ctr + 12, aeskit_load_be32(ctr + 12) + (uint32_t)add);
+        break;
+    case AESKIT_CTR_LE32:
+        aeskit_store_le32(ctr, aeskit_load_le32(ctr) + (uint32_t)add);
+        break;
+    }
+}
+
+void aeskit_generic_ctr(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[16],
+                        uint8_t *dst, const uint8_t *src, size_t n)
+{
+    uint8_t buf[BATCH * 16];
+    while (n > 0) {
+        size_t b = n < BATCH ? n : BATCH;
+        for (size_t i = 0; i < b; i++) {
+            memcpy(buf + 16 * i, ctr, 16);
+            aeskit_ctr_add(kind, ctr, 1);
+        }
+        k->impl->ecb_enc(k, buf, buf, b);
+        aeskit_xor_bytes(dst, src, buf, 16 * b);
+        src += 16 * b; dst += 16 * b; n -= b;
+    }
+    wipe(buf, sizeof buf);
+}

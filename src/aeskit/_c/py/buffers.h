@@ -1,0 +1,57 @@
+/*
+ * buffers.h: taking Python buffers, the same way at every entry point.
+ * Every failure is a TypeError (not a buffer, not contiguous, read-only
+ * output) or a ValueError (a size), with the argument named.
+ */
+#ifndef AESKIT_BUFFERS_H
+#define AESKIT_BUFFERS_H
+
+#include "glue.h"
+
+static int aeskit_get_buffer(PyObject *obj, Py_buffer *view, int writable,
+                             const char *what)
+{
+    if (PyObject_GetBuffer(obj, view, writable ? PyBUF_WRITABLE : PyBUF_SIMPLE) == 0)
+        return 0;
+    if (PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "%s must be a %sC-contiguous bytes-like object, not %.200s",
+                     what, writable ? "writable " : "", Py_TYPE(obj)->tp_name);
+    }
+    view->obj = NULL;
+    return -1;
+}
+
+static inline void aeskit_release(Py_buffer *view)
+{
+    if (view->obj != NULL)
+        PyBuffer_Release(view);
+}
+
+/* buf may be exactly the input (in place) or apart from it, never partly
+ * over it. Only the out_len bytes that will be written count. */
+static int aeskit_check_overlap(const Py_buffer *in, const Py_buffer *out, size_t out_len)
+{
+    uintptr_t a = (uintptr_t)in->buf, b = (uintptr_t)out->buf;
+    if (a == b || in->len == 0 || out_len == 0)
+        return 0;
+    if (a < b + out_len && b < a + (size_t)in->len) {
+        PyErr_SetString(PyExc_ValueError,
+                        "buf partially overlaps the input: pass the input itself "
+                        "(in place) or a separate buffer");
+        return -1;
+    }
+    return 0;
+}
+
+static int aeskit_check_out_len(const Py_buffer *out, size_t need)
+{
+    if ((size_t)out->len < need) {
+        PyErr_Format(PyExc_ValueError, "buf must be at least %zu bytes, got %zd",
+                     need, out->len);
+        return -1;
+    }
+    return 0;
+}
+
+#endif

@@ -1,0 +1,22 @@
+/* glue.h: what the Python-facing files share. Only py/ includes Python. */
+#ifndef AESKIT_GLUE_H
+#define AESKIT_GLUE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "aeskit.h"
+
+/* Above this many bytes a call releases the GIL. Below it the release and
+ * re-acquire cost more than they free up (measured with aeskit bench). */
+#define AESKIT_GIL_THRESHOLD 8192
+
+extern PyObject *aeskit_AlreadyFinalized;
+
+/* "auto" or a backend name -> a backend usable here; NULL with ValueError. */
+const struct aeskit_impl *aeskit_resolve_backend(const char *name);
+
+/* Adds the cipher types to the module; -1 with an exception on failure. */
+int aeskit_add_cipher_types(PyObject *module);
+
+#endif

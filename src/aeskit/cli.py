@@ -1,0 +1,48 @@
+"""The ``aeskit`` command."""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+from typing import Sequence
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    import aeskit
+
+    info = aeskit.backends()
+    feats = aeskit.cpu_features()
+    print(f"aeskit {aeskit.__version__} (Python {platform.python_version()}, {platform.machine()})")
+    print(f"cpu: {_cpu_model()}")
+    print("features: " + " ".join(f"{n}{'' if ok else '(no)'}" for n, ok in feats.items()))
+    print("backends:")
+    for name in info.all:
+        state = "available" if name in info.available else "not available on this CPU"
+        mark = " (default)" if name == info.default else ""
+        print(f"  {name:<12} {state}{mark}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="aeskit", description="AES at the speed of the hardware")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_info = sub.add_parser("info", help="CPU features, backends and the default")
+    p_info.set_defaults(func=cmd_info)
+    args = parser.parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
