@@ -5,7 +5,20 @@ from typing import Final, NamedTuple, final
 from typing_extensions import Buffer
 
 __version__: str
-__all__: list[str]
+__all__ = [
+    "AESCBC",
+    "AESCFB",
+    "AESCFB8",
+    "AESCTR",
+    "AESECB",
+    "AESOFB",
+    "AlreadyFinalized",
+    "BackendInfo",
+    "CipherContext",
+    "backends",
+    "cpu_features",
+    "__version__",
+]
 
 class AlreadyFinalized(Exception):
     """A streaming context was used after finalize()."""

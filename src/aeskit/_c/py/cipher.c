@@ -259,6 +259,20 @@ static PyGetSetDef key_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
+int aeskit_key_of(PyObject *obj, const aeskit_key **key, enum aeskit_mode *mode)
+{
+    for (size_t i = 0; i < NMODES; i++) {
+        if (Py_TYPE(obj) == mode_types[i]) {
+            *key = &((KeyObject *)obj)->key;
+            *mode = ((KeyObject *)obj)->mode;
+            return 0;
+        }
+    }
+    PyErr_Format(PyExc_TypeError, "expected an aeskit key object, not %.200s",
+                 Py_TYPE(obj)->tp_name);
+    return -1;
+}
+
 /* ---- streaming contexts ------------------------------------------------ */
 
 /* Enter a context for one call: refuses a finalized context and a second

@@ -19,4 +19,11 @@ const struct aeskit_impl *aeskit_resolve_backend(const char *name);
 /* Adds the cipher types to the module; -1 with an exception on failure. */
 int aeskit_add_cipher_types(PyObject *module);
 
+/* The expanded key and mode of an AESECB..AESCTR object; -1 with TypeError
+ * for anything else. */
+int aeskit_key_of(PyObject *obj, const aeskit_key **key, enum aeskit_mode *mode);
+
+/* Adds clock_mhz and kernel_time (py/bench.c). */
+int aeskit_add_bench(PyObject *module);
+
 #endif

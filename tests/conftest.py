@@ -1,0 +1,121 @@
+"""The backend matrix and the hypothesis profiles.
+
+Every crypto test takes the `backend` fixture and so runs once per backend this CPU has.
+A backend this CPU should have (per /proc/cpuinfo) that aeskit does not offer is a
+failure of every test, never a skip.
+"""
+
+import os
+import platform
+
+import aeskit
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "default",
+    max_examples=75,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "ci",
+    max_examples=400,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# CPU flags (as /proc/cpuinfo spells them) each backend needs. /proc/cpuinfo only lists
+# AVX-class flags when the OS saves the register state, so it also covers XGETBV.
+BACKEND_NEEDS = {
+    "aesni": {"aes", "pclmulqdq", "ssse3", "sse4_1"},
+    "vaes_avx2": {"aes", "pclmulqdq", "ssse3", "sse4_1", "avx", "avx2", "vaes", "vpclmulqdq"},
+    "vaes_avx512": {
+        "aes", "pclmulqdq", "ssse3", "sse4_1", "avx", "avx2", "vaes", "vpclmulqdq",
+        "avx512f", "avx512bw", "avx512vl", "bmi2",
+    },
+}
+# Backends that must exist in every x86-64 build, whether or not this CPU can run them.
+X86_BUILT_IN = ("aesni",)
+
+
+def cpuinfo_flags():
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return None
+
+
+def is_x86_64():
+    return platform.machine().lower() in ("x86_64", "amd64")
+
+
+def missing_backends():
+    """Backends this CPU should run that aeskit does not offer, with the reason."""
+    flags = cpuinfo_flags()
+    if flags is None:
+        return []
+    info = aeskit.backends()
+    missing = []
+    for name, needs in BACKEND_NEEDS.items():
+        if not needs <= flags:
+            continue
+        if name not in info.all and not (is_x86_64() and name in X86_BUILT_IN):
+            continue  # a backend this build does not have yet (e.g. VAES today)
+        if name not in info.available:
+            missing.append(f"{name} (CPU has {', '.join(sorted(needs))}; "
+                           f"aeskit.backends() = {info!r})")
+    if "portable" not in info.available:
+        missing.append("portable (must always be available)")
+    return missing
+
+
+BACKENDS = tuple(aeskit.backends().available)
+_backends_run = set()
+
+
+def pytest_report_header(config):
+    info = aeskit.backends()
+    feats = aeskit.cpu_features()
+    on = sorted(k for k, v in feats.items() if v)
+    return [
+        f"aeskit backends: all={info.all} available={info.available} default={info.default!r}",
+        f"aeskit cpu_features: {' '.join(on)}",
+        f"hypothesis profile: {os.environ.get('HYPOTHESIS_PROFILE', 'default')}",
+    ]
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    ran = sorted(_backends_run)
+    terminalreporter.write_line(f"aeskit backends exercised: {', '.join(ran) or 'none'}")
+    not_run = sorted(set(BACKENDS) - _backends_run)
+    if not_run and _backends_run:
+        terminalreporter.write_line(f"aeskit backends available but NOT exercised: {not_run}")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _required_backends_present():
+    missing = missing_backends()
+    if missing:
+        pytest.fail("backend(s) this CPU supports are missing: " + "; ".join(missing),
+                    pytrace=False)
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def backend(request):
+    _backends_run.add(request.param)
+    return request.param
+
+
+@pytest.fixture(scope="session")
+def backends_info():
+    return aeskit.backends()
