@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import platform
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def _cpu_model() -> str:
@@ -40,6 +40,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     p_info = sub.add_parser("info", help="CPU features, backends and the default")
     p_info.set_defaults(func=cmd_info)
+    p_bench = sub.add_parser(
+        "bench",
+        help="speed by mode, key size, backend and data length, beside the peers",
+        description="Benchmark aeskit with libgcrypt's bench-slope method: many buffer sizes, "
+        "a least-squares line, slope as ns/B, MiB/s and cycles/B at the measured clock, "
+        "intercept as the fixed cost per call. Peers (pyca/cryptography, pycryptodome) run "
+        "interleaved in the same run. Numbers from a shared machine are noisy: compare "
+        "medians and ratios measured side by side.",
+    )
+    from .bench import add_arguments, run
+
+    add_arguments(p_bench)
+    p_bench.set_defaults(func=lambda args: run(args, p_bench))
     args = parser.parse_args(argv)
     return int(args.func(args))
 

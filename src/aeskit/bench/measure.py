@@ -1,0 +1,233 @@
+"""Timing: loop counts calibrated to the timer, interleaved repetitions, medians.
+
+One *group* is one operation (mode, direction, key size) timed on every
+target (aeskit per backend and layer, then the peers) over a list of sizes.
+The targets take turns at each size within each repetition, so a change in
+clock speed or machine load during the group touches all of them alike and
+their ratio stays honest. The group is bracketed by two clock samples and
+redone (a bounded number of times) until they agree within the tolerance,
+as bench-slope does, because a clock that moved makes cycles/byte wrong.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import time
+from dataclasses import dataclass
+
+from .progress import Progress
+from .sizes import for_mode
+from .stats import median
+from .system import Clock, ClockReading
+from .targets import Operation, Target
+
+MAX_LOOPS = 1 << 24
+#: A call this long is timed alone without further calibration, and its
+#: warm-up counts as a repetition.
+LONG_CALL_NS = 10_000_000
+#: Timings longer than this are not redone when disturbed: on a busy machine
+#: the next try would be disturbed too, and each costs that long again.
+RETRY_MAX_NS = 50_000_000
+#: A timing during which the thread was off the CPU for more than this share
+#: of its length is redone (up to MAX_RETRIES times), keeping the least
+#: disturbed one.
+OFF_CPU_LIMIT = 0.02
+MAX_RETRIES = 3
+#: The thread clock must resolve well below a timing for the check to work.
+_THREAD_CLOCK_OK = time.get_clock_info("thread_time").resolution <= 1e-6
+
+
+@dataclass
+class Noise:
+    """How much other programs got in the way, over a whole run.
+
+    On a shared machine another process can take the core in the middle of
+    a timing; wall-clock time then counts the wait. Each timing is bracketed
+    by the thread's CPU clock, so a disturbed one is seen and redone. What
+    stays disturbed after the retries is counted and reported, because long
+    calls (milliseconds) on a busy machine rarely run undisturbed.
+    """
+
+    checked: bool = _THREAD_CLOCK_OK
+    timings: int = 0
+    retried: int = 0
+    disturbed: int = 0
+
+    @property
+    def disturbed_share(self) -> float:
+        return self.disturbed / self.timings if self.timings else 0.0
+
+
+_bracket_ns: int | None = None
+
+
+def _bracket_cost() -> int:
+    """What the bracket itself reads as off-CPU time (reading the thread clock is a
+    system call that the wall clock sees in full), measured once and subtracted."""
+    global _bracket_ns
+    if _bracket_ns is None:
+        costs = []
+        for _ in range(101):
+            w0 = time.perf_counter_ns()
+            c0 = time.thread_time_ns()
+            c1 = time.thread_time_ns()
+            w1 = time.perf_counter_ns()
+            costs.append((w1 - w0) - (c1 - c0))
+        _bracket_ns = max(0, int(median(costs)))
+    return _bracket_ns
+
+
+def timed(target: Target, size: int, loops: int, noise: Noise) -> int:
+    """One timing of target, redone while another process stole the CPU from it."""
+    bracket = _bracket_cost() if noise.checked else 0
+    best_ns = 0
+    best_off = math.inf
+    for attempt in range(MAX_RETRIES + 1):
+        if not noise.checked:
+            return target.time(size, loops)
+        w0 = time.perf_counter_ns()
+        c0 = time.thread_time_ns()
+        ns = target.time(size, loops)
+        c1 = time.thread_time_ns()
+        w1 = time.perf_counter_ns()
+        off = max(0, (w1 - w0) - (c1 - c0) - bracket) / max(ns, 1)
+        if off < best_off:
+            best_ns, best_off = ns, off
+        if off <= OFF_CPU_LIMIT or ns >= RETRY_MAX_NS:
+            break
+        if attempt < MAX_RETRIES:
+            noise.retried += 1
+    noise.timings += 1
+    if best_off > OFF_CPU_LIMIT:
+        noise.disturbed += 1
+    return best_ns
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How hard to measure.
+
+    ``min_time_ns``: each timing covers at least this long (enough loops), so
+    the timer's resolution and the cost of reading it vanish in the result.
+    ``point_budget_ns``: a size on a slow target (16 MiB of CFB8 on the
+    portable backend takes seconds) stops repeating once it has used this
+    much, after at least ``min(3, repetitions)`` repetitions.
+    """
+
+    repetitions: int
+    min_time_ns: int
+    clock_tolerance: float = 0.02
+    clock_attempts: int = 3
+    point_budget_ns: int = 2_000_000_000
+
+
+@dataclass
+class Series:
+    """One target's median time per call at each size."""
+
+    target: Target
+    points: list[tuple[int, float]]
+
+
+@dataclass
+class GroupResult:
+    op: Operation
+    series: list[Series]
+    clock: ClockReading
+    attempts: int
+
+
+def calibrate(target: Target, size: int, min_time_ns: int) -> tuple[int, int | None]:
+    """The loop count at which one timing of size bytes lasts min_time_ns.
+
+    Starts with a warm-up call (first-call costs: caches, lazy set-up, page
+    faults), discarded unless the call is so long (LONG_CALL_NS) that those
+    costs vanish in it: then it is returned as a first sample, since such
+    calls are timed one at a time and each one costs real seconds. Otherwise
+    the count is confirmed with a second timing, since one interrupted timing
+    would leave a count far too small, and the cost of reading the timer
+    would then show up as time per call.
+    """
+    first = target.time(size, 1)
+    if first >= max(10 * min_time_ns, LONG_CALL_NS):
+        return 1, first
+    loops = 1
+    while True:
+        ns = target.time(size, loops)
+        if ns >= min_time_ns:
+            ns = target.time(size, loops)
+            if ns >= min_time_ns // 2 or loops >= MAX_LOOPS:
+                return loops, None
+        if loops >= MAX_LOOPS:
+            return loops, None
+        want = math.ceil(loops * 1.2 * min_time_ns / max(ns, 1))
+        loops = min(MAX_LOOPS, max(loops * 2, want))
+
+
+def measure_once(targets: list[Target], sizes: tuple[int, ...], settings: Settings,
+                 noise: Noise, progress: Progress | None = None) -> list[Series]:
+    """Median ns per call of every target at every size, targets interleaved."""
+    loops: dict[tuple[int, int], int] = {}
+    samples: dict[tuple[int, int], list[float]] = {}
+    spent: dict[tuple[int, int], int] = {}
+    reps = settings.repetitions
+    floor_reps = min(3, reps)
+    was_enabled = gc.isenabled()
+    gc.disable()  # a collection in the middle of a Python timing loop is noise
+    try:
+        for size in sizes:
+            for ti, target in enumerate(targets):
+                key = (ti, size)
+                loops[key], first = calibrate(target, size, settings.min_time_ns)
+                samples[key] = [] if first is None else [float(first)]
+                spent[key] = 0 if first is None else first
+        for rep in range(reps):
+            if progress is not None:
+                progress.step(f"repetition {rep + 1}/{reps}")
+            for size in sizes:
+                for ti, target in enumerate(targets):
+                    key = (ti, size)
+                    if len(samples[key]) >= reps or (len(samples[key]) >= floor_reps
+                                                     and spent[key] >= settings.point_budget_ns):
+                        continue
+                    ns = timed(target, size, loops[key], noise)
+                    spent[key] += ns
+                    samples[key].append(ns / loops[key])
+    finally:
+        if was_enabled:
+            gc.enable()
+    return [Series(target, [(size, median(samples[(ti, size)])) for size in sizes])
+            for ti, target in enumerate(targets)]
+
+
+def run_group(op: Operation, targets: list[Target], sizes: tuple[int, ...], settings: Settings,
+              clock: Clock, noise: Noise, progress: Progress | None = None) -> GroupResult:
+    """measure_once, bracketed by clock samples and repeated until they agree.
+
+    If the clock never settles within ``clock_attempts``, the attempt whose
+    samples agreed best is kept and its spread is reported with the result.
+    """
+    sizes = for_mode(sizes, op.whole_blocks)
+    for target in targets:
+        target.prepare(max(sizes))
+    best: GroupResult | None = None
+    try:
+        for attempt in range(1, settings.clock_attempts + 1):
+            before = clock.sample() if clock.measured else None
+            series = measure_once(targets, sizes, settings, noise, progress)
+            after = clock.sample() if clock.measured else None
+            reading = clock.reading(before, after)
+            result = GroupResult(op, series, reading, attempt)
+            if best is None or (reading.diff or 0.0) < (best.clock.diff or 0.0):
+                best = result
+            if reading.diff is None or reading.diff <= settings.clock_tolerance:
+                break
+            if progress is not None:
+                progress.step(f"clock moved {reading.diff:.1%}, again")
+    finally:
+        for target in targets:
+            target.release()
+    assert best is not None
+    best.attempts = attempt
+    return best

@@ -1,0 +1,174 @@
+"""What the numbers were measured on: CPU, caches, versions, and the clock.
+
+A benchmark result without its machine is not reproducible, so the JSON
+carries all of this. The cache sizes also give the anomaly check its levels.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import platform
+from dataclasses import dataclass
+from typing import Any, Callable
+
+#: When the OS does not tell (no sysfs): a typical recent x86 core. Marked
+#: as assumed in the JSON so nobody mistakes it for a measurement.
+ASSUMED_CACHES = {"L1d": 32 << 10, "L2": 1 << 20, "L3": 32 << 20}
+
+
+def native() -> Any:
+    """The C extension (imported here, untyped: it has no stub of its own)."""
+    return importlib.import_module("aeskit._aeskit")
+
+
+def _cpuinfo_field(name: str) -> str | None:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.split(":", 1)[0].strip() == name:
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
+def cpu_model() -> str:
+    return _cpuinfo_field("model name") or platform.processor() or platform.machine()
+
+
+def cpu_flags() -> list[str]:
+    """The kernel's flag list (x86: 'flags', arm64: 'Features'); empty if unknown."""
+    text = _cpuinfo_field("flags") or _cpuinfo_field("Features") or ""
+    return sorted(text.split())
+
+
+def _parse_cache_size(text: str) -> int | None:
+    text = text.strip().upper()
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+    digits = text.rstrip("KMG")
+    return int(digits) * mult if digits.isdigit() else None
+
+
+@dataclass(frozen=True)
+class Caches:
+    """Data-cache sizes of one core, smallest first, and where they came from."""
+
+    levels: dict[str, int]
+    source: str  # "sysfs" or "assumed"
+
+
+def caches() -> Caches:
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    found: dict[str, int] = {}
+    try:
+        entries = sorted(os.listdir(base))
+    except OSError:
+        entries = []
+    for entry in entries:
+        if not entry.startswith("index"):
+            continue
+        try:
+            with open(os.path.join(base, entry, "level")) as f:
+                level = f.read().strip()
+            with open(os.path.join(base, entry, "type")) as f:
+                kind = f.read().strip()
+            with open(os.path.join(base, entry, "size")) as f:
+                size = _parse_cache_size(f.read())
+        except OSError:
+            continue
+        if kind == "Instruction" or size is None:
+            continue
+        found["L1d" if level == "1" else f"L{level}"] = size
+    if not found:
+        return Caches(dict(ASSUMED_CACHES), "assumed")
+    return Caches(dict(sorted(found.items(), key=lambda kv: kv[1])), "sysfs")
+
+
+def loadavg() -> float | None:
+    """The 1-minute load average: above the core count, other work was competing."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (OSError, AttributeError):
+        return None
+
+
+def versions() -> dict[str, str]:
+    """aeskit, Python and every peer library that imports, with its own backend."""
+    import aeskit
+
+    out = {
+        "aeskit": aeskit.__version__,
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+    }
+    try:
+        import cryptography
+        from cryptography.hazmat.backends.openssl import backend as ossl
+
+        out["cryptography"] = cryptography.__version__
+        out["openssl"] = ossl.openssl_version_text()
+    except ImportError:
+        pass
+    with contextlib.suppress(ImportError):
+        out["pycryptodome"] = str(importlib.import_module("Crypto").__version__)
+    return out
+
+
+@dataclass(frozen=True)
+class ClockReading:
+    """The clock for one operation: mean of the samples around it, and their spread."""
+
+    mhz: float | None
+    diff: float | None  # |1 - before/after|, None when not measured
+    source: str  # "auto", "user" or "none"
+
+
+class Clock:
+    """The core clock, as bench-slope's "auto MHz": sampled before and after.
+
+    Turbo and frequency scaling change the clock while a benchmark runs, and
+    cycles/byte is only as good as the clock it was multiplied by, so every
+    operation is bracketed by two samples and redone until they agree.
+    ``--cpu-mhz`` replaces the measurement with a fixed value.
+    """
+
+    def __init__(self, user_mhz: float | None, sample_ms: float = 1.0, samples: int = 5,
+                 sampler: Callable[[float], float | None] | None = None) -> None:
+        self.user_mhz = user_mhz
+        self.sample_ms = sample_ms
+        self.samples = samples
+        self._sampler = sampler if sampler is not None else native().clock_mhz
+        # one reading tells whether this CPU can be measured at all (None: not x86)
+        self.available = user_mhz is not None or self._sampler(self.sample_ms) is not None
+
+    @property
+    def source(self) -> str:
+        if self.user_mhz is not None:
+            return "user"
+        return "auto" if self.available else "none"
+
+    @property
+    def measured(self) -> bool:
+        """True when samples are taken (and so worth repeating an operation for)."""
+        return self.user_mhz is None and self.available
+
+    def sample(self) -> float | None:
+        """The fastest of a few short readings.
+
+        Another process taking the core during a reading makes the chain
+        look slower, never faster, so the highest reading is the clock; short
+        readings are the likeliest to run undisturbed on a busy machine.
+        """
+        if self.user_mhz is not None:
+            return self.user_mhz
+        values = [self._sampler(self.sample_ms) for _ in range(self.samples)]
+        found = [float(v) for v in values if v is not None]
+        return max(found) if found else None
+
+    def reading(self, before: float | None, after: float | None) -> ClockReading:
+        if self.user_mhz is not None:
+            return ClockReading(self.user_mhz, None, "user")
+        if before is None or after is None:
+            return ClockReading(None, None, "none")
+        return ClockReading((before + after) / 2.0, abs(1.0 - before / after), "auto")

@@ -1,0 +1,300 @@
+"""What gets timed: aeskit on both layers, and the peer libraries.
+
+Every target answers one question, ``time(size, loops)``: nanoseconds for
+``loops`` back-to-back calls on ``size`` bytes. The measuring code knows
+nothing else about it, which is what lets aeskit and its peers run
+interleaved under identical conditions.
+
+- ``kernel``: aeskit's one-shot path looped in C with the GIL released
+  (``_aeskit.kernel_time``), no Python per iteration: comparable with
+  ``openssl speed``.
+- ``api``: aeskit's public ``encrypt_into``/``decrypt_into`` on a reused
+  buffer, looped in Python: what a user's call costs. The gap to ``kernel``
+  is the cost of the glue.
+- peers: pyca/cryptography (OpenSSL) with one reused context and
+  ``update_into``, pycryptodome with one reused cipher object and
+  ``output=``: their fastest idiomatic calls, also looped in Python.
+
+All buffers are in place where the library accepts it, so the working set is
+the data length, and start at a 64-byte boundary plus ``--unaligned``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib
+import time
+from dataclasses import dataclass
+from itertools import repeat
+from typing import Any, Callable, Protocol
+
+import aeskit
+
+from .system import native
+
+MODES = ("ECB", "CBC", "CFB", "CFB8", "OFB", "CTR")
+WHOLE_BLOCK_MODES = frozenset({"ECB", "CBC"})
+KEY_BITS = (128, 192, 256)
+LAYERS = ("kernel", "api")
+PEERS = ("cryptography", "pycryptodome")
+ALIGN = 64
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One row of the slope table: mode, direction and key size."""
+
+    mode: str
+    encrypt: bool
+    key_bits: int
+
+    @property
+    def direction(self) -> str:
+        return "enc" if self.encrypt else "dec"
+
+    @property
+    def label(self) -> str:
+        return f"{self.mode} {self.direction}"
+
+    @property
+    def algo(self) -> str:
+        return f"AES-{self.key_bits}"
+
+    @property
+    def whole_blocks(self) -> bool:
+        return self.mode in WHOLE_BLOCK_MODES
+
+    def key(self) -> bytes:
+        return bytes(range(self.key_bits // 8))
+
+
+IV = bytes(range(0xF0, 0x100))
+
+
+def aligned(size: int, offset: int) -> memoryview:
+    """A writable buffer of size bytes at a 64-byte boundary plus offset."""
+    raw = bytearray(size + 2 * ALIGN)
+    addr = ctypes.addressof(ctypes.c_char.from_buffer(raw))
+    start = (-addr) % ALIGN + offset
+    view = memoryview(raw)[start:start + size]
+    for i in range(0, size, 4096):  # touch every page so the first timing does not fault
+        view[i] = 0x55
+    return view
+
+
+class Target(Protocol):
+    """A thing to time; see the module docstring."""
+
+    impl: str      # "aeskit", "cryptography", "pycryptodome"
+    backend: str   # aeskit backend, or the peer's engine
+    layer: str     # "kernel" or "api"
+    in_place: bool
+
+    @property
+    def name(self) -> str: ...
+
+    def prepare(self, max_size: int) -> None: ...
+
+    def time(self, size: int, loops: int) -> int: ...
+
+    def release(self) -> None: ...
+
+
+def _aeskit_class(mode: str) -> Any:
+    return getattr(aeskit, "AES" + mode)
+
+
+class KernelTarget:
+    """aeskit's C loop: one-shot calls in place, GIL released, timed in C."""
+
+    layer = "kernel"
+    impl = "aeskit"
+    in_place = True
+
+    def __init__(self, op: Operation, backend: str, offset: int) -> None:
+        self.op = op
+        self.cipher = _aeskit_class(op.mode)(op.key(), backend=backend)
+        self.backend = str(self.cipher.backend)
+        self.offset = offset
+        self._kernel_time = native().kernel_time
+
+    @property
+    def name(self) -> str:
+        return f"{self.backend} kernel"
+
+    def prepare(self, max_size: int) -> None:
+        """Nothing: kernel_time allocates and fills its own buffer per call."""
+
+    def time(self, size: int, loops: int) -> int:
+        return int(self._kernel_time(self.cipher, self.op.encrypt, size, loops, self.offset))
+
+    def release(self) -> None:
+        """Nothing held between calls."""
+
+
+class ApiTarget:
+    """aeskit's public API: encrypt_into/decrypt_into in place on a reused buffer."""
+
+    layer = "api"
+    impl = "aeskit"
+    in_place = True
+
+    def __init__(self, op: Operation, backend: str, offset: int) -> None:
+        self.op = op
+        self.cipher = _aeskit_class(op.mode)(op.key(), backend=backend)
+        self.backend = str(self.cipher.backend)
+        self.offset = offset
+        self._fn = self.cipher.encrypt_into if op.encrypt else self.cipher.decrypt_into
+        self._buf: memoryview | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.backend} api"
+
+    def prepare(self, max_size: int) -> None:
+        self._buf = aligned(max_size, self.offset)
+
+    def time(self, size: int, loops: int) -> int:
+        assert self._buf is not None
+        buf = self._buf[:size]
+        fn = self._fn
+        if self.op.mode == "ECB":
+            t0 = time.perf_counter_ns()
+            for _ in repeat(None, loops):
+                fn(buf, buf)
+            return time.perf_counter_ns() - t0
+        iv = IV
+        t0 = time.perf_counter_ns()
+        for _ in repeat(None, loops):
+            fn(iv, buf, buf)
+        return time.perf_counter_ns() - t0
+
+    def release(self) -> None:
+        self._buf = None
+
+
+class _UpdateTarget:
+    """A peer with a reused streaming object whose method writes into a buffer.
+
+    ``call(data, out)`` (or ``call(data, output=out)``) is the peer's fastest
+    idiomatic call, made directly in the timing loop with no wrapper. ``in_place`` is
+    False when the library wants the output apart (cryptography's ECB/CBC ask
+    for 15 spare bytes), which doubles the working set; the anomaly check
+    takes that into account.
+    """
+
+    layer = "api"
+
+    def __init__(self, impl: str, backend: str, call: Callable[..., Any], in_place: bool,
+                 offset: int, out_slack: int = 0, output_keyword: bool = False) -> None:
+        self.impl = impl
+        self.backend = backend
+        self._call = call
+        self.output_keyword = output_keyword
+        self.in_place = in_place
+        self.offset = offset
+        self.out_slack = out_slack
+        self._buf: memoryview | None = None
+        self._out: memoryview | None = None
+
+    @property
+    def name(self) -> str:
+        return self.impl
+
+    def prepare(self, max_size: int) -> None:
+        self._buf = aligned(max_size, self.offset)
+        self._out = self._buf if self.in_place else aligned(max_size + self.out_slack, self.offset)
+
+    def time(self, size: int, loops: int) -> int:
+        assert self._buf is not None and self._out is not None
+        data = self._buf[:size]
+        out = self._out[:size + (0 if self.in_place else self.out_slack)]
+        call = self._call
+        if self.output_keyword:  # pycryptodome: encrypt(data, output=out)
+            t0 = time.perf_counter_ns()
+            for _ in repeat(None, loops):
+                call(data, output=out)
+            return time.perf_counter_ns() - t0
+        t0 = time.perf_counter_ns()
+        for _ in repeat(None, loops):
+            call(data, out)
+        return time.perf_counter_ns() - t0
+
+    def release(self) -> None:
+        self._buf = self._out = None
+
+
+def _cryptography(op: Operation, offset: int) -> _UpdateTarget:
+    from cryptography.hazmat.backends.openssl import backend as ossl
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+    from cryptography.hazmat.primitives.ciphers import modes as std
+
+    try:  # recent cryptography keeps CFB, CFB8 and OFB under hazmat.decrepit
+        legacy: Any = importlib.import_module("cryptography.hazmat.decrepit.ciphers.modes")
+    except ImportError:  # older releases
+        legacy = std
+    mode_obj: Any
+    if op.mode == "ECB":
+        mode_obj = std.ECB()
+    elif op.mode == "CBC":
+        mode_obj = std.CBC(IV)
+    elif op.mode == "CTR":
+        mode_obj = std.CTR(IV)
+    else:
+        mode_obj = getattr(legacy, op.mode)(IV)
+    cipher = Cipher(algorithms.AES(op.key()), mode_obj)
+    ctx = cipher.encryptor() if op.encrypt else cipher.decryptor()
+    # Stream modes take an output exactly as long as the input, so in place
+    # works; block modes insist on len + 15 bytes of room.
+    in_place = op.mode not in WHOLE_BLOCK_MODES
+    engine = ossl.openssl_version_text().split(" ")
+    backend = " ".join(engine[:2]) if len(engine) >= 2 else "OpenSSL"
+    return _UpdateTarget("cryptography", backend, ctx.update_into, in_place, offset,
+                         out_slack=0 if in_place else 15)
+
+
+def _pycryptodome(op: Operation, offset: int) -> _UpdateTarget:
+    aes: Any = importlib.import_module("Crypto.Cipher.AES")
+    if op.mode == "ECB":
+        obj = aes.new(op.key(), aes.MODE_ECB)
+    elif op.mode == "CBC":
+        obj = aes.new(op.key(), aes.MODE_CBC, iv=IV)
+    elif op.mode in ("CFB", "CFB8"):
+        obj = aes.new(op.key(), aes.MODE_CFB, iv=IV, segment_size=128 if op.mode == "CFB" else 8)
+    elif op.mode == "OFB":
+        obj = aes.new(op.key(), aes.MODE_OFB, iv=IV)
+    else:
+        obj = aes.new(op.key(), aes.MODE_CTR, nonce=b"", initial_value=IV)
+    method = obj.encrypt if op.encrypt else obj.decrypt
+    return _UpdateTarget("pycryptodome", "pycryptodome", method, True, offset,
+                         output_keyword=True)
+
+
+_PEER_FACTORIES: dict[str, Callable[[Operation, int], _UpdateTarget]] = {
+    "cryptography": _cryptography,
+    "pycryptodome": _pycryptodome,
+}
+_PEER_MODULES = {"cryptography": "cryptography.hazmat.primitives.ciphers",
+                 "pycryptodome": "Crypto.Cipher.AES"}
+
+
+def peer_available(name: str) -> bool:
+    try:
+        importlib.import_module(_PEER_MODULES[name])
+    except ImportError:
+        return False
+    return True
+
+
+def make_targets(op: Operation, backends: list[str], layers: list[str], peers: list[str],
+                 offset: int) -> list[Target]:
+    """aeskit per backend and layer, then the peers, in a fixed order."""
+    targets: list[Target] = []
+    for backend in backends:
+        if "kernel" in layers:
+            targets.append(KernelTarget(op, backend, offset))
+        if "api" in layers:
+            targets.append(ApiTarget(op, backend, offset))
+    for peer in peers:
+        targets.append(_PEER_FACTORIES[peer](op, offset))
+    return targets

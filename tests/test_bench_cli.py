@@ -1,0 +1,182 @@
+"""``aeskit bench`` end to end on tiny runs, the JSON schema, the CSV layout, the views.
+
+Tiny sizes and one repetition keep each run to about a second. Nothing here
+asserts a timing: numbers are checked for type and presence, never value.
+"""
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import aeskit
+from aeskit.bench.plot import text_plot
+from aeskit.bench.report import SCHEMA
+
+TINY = ["--key-bits", "128", "--backend", "auto", "--repetitions", "1",
+        "--slope-range", "16:208:64"]
+HAVE_CRYPTOGRAPHY = importlib.util.find_spec("cryptography") is not None
+
+
+def bench(*args, check=True):
+    env = dict(os.environ, NO_COLOR="1")
+    proc = subprocess.run([sys.executable, "-m", "aeskit", "bench", *args],
+                          capture_output=True, text=True, env=env, timeout=300)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+NUMBER = (int, float)
+OPTIONAL_NUMBER = (int, float, type(None))
+IDENT = {"algo": str, "key_bits": int, "mode": str, "direction": str, "impl": str,
+         "backend": str, "layer": str, "in_place": bool}
+SLOPE_ROW = {**IDENT, "ns_per_byte": NUMBER, "mib_per_s": OPTIONAL_NUMBER,
+             "cycles_per_byte": OPTIONAL_NUMBER, "ns_per_call": NUMBER, "r2": NUMBER,
+             "mhz": OPTIONAL_NUMBER, "mhz_diff": OPTIONAL_NUMBER, "clock_attempts": int,
+             "vs": dict, "points": list}
+LENGTH_ROW = {**IDENT, "mhz": OPTIONAL_NUMBER, "points": list}
+LENGTH_POINT = {"bytes": int, "ns_per_call": NUMBER, "mib_per_s": OPTIONAL_NUMBER,
+                "cycles_per_byte": OPTIONAL_NUMBER}
+ANOMALY = {**IDENT, "level": str, "from_bytes": int, "to_bytes": int,
+           "from_mib_per_s": NUMBER, "to_mib_per_s": NUMBER, "drop": NUMBER}
+META = {"started": str, "duration_s": NUMBER, "noise": dict, "versions": dict,
+        "platform": dict, "cpu": dict, "backends": dict, "clock": dict, "settings": dict}
+CPU = {"model": str, "flags": list, "features": dict, "caches": dict, "caches_source": str}
+CLOCK = {"source": str, "mhz": OPTIONAL_NUMBER, "tolerance": NUMBER}
+
+
+def check_shape(obj, shape, where):
+    assert isinstance(obj, dict), where
+    for key, kind in shape.items():
+        assert key in obj, f"{where}: no {key!r}"
+        assert isinstance(obj[key], kind), f"{where}.{key}: {type(obj[key]).__name__}"
+        if kind in (int, NUMBER):
+            assert not isinstance(obj[key], bool), f"{where}.{key} is a bool"
+
+
+def check_schema(doc):
+    assert doc["schema"] == SCHEMA
+    check_shape(doc["meta"], META, "meta")
+    check_shape(doc["meta"]["cpu"], CPU, "meta.cpu")
+    check_shape(doc["meta"]["clock"], CLOCK, "meta.clock")
+    assert doc["meta"]["clock"]["source"] in ("auto", "user", "none")
+    assert doc["meta"]["versions"]["aeskit"] == aeskit.__version__
+    for row in doc["slope"]:
+        check_shape(row, SLOPE_ROW, "slope[]")
+        assert row["direction"] in ("enc", "dec") and row["layer"] in ("kernel", "api")
+        assert len(row["points"]) >= 2
+        for p in row["points"]:
+            check_shape(p, {"bytes": int, "ns_per_call": NUMBER}, "slope[].points[]")
+        for peer, ratio in row["vs"].items():
+            assert peer in ("cryptography", "pycryptodome") and isinstance(ratio, NUMBER)
+    for row in doc["by_length"]:
+        check_shape(row, LENGTH_ROW, "by_length[]")
+        for p in row["points"]:
+            check_shape(p, LENGTH_POINT, "by_length[].points[]")
+    for a in doc["anomalies"]:
+        check_shape(a, ANOMALY, "anomalies[]")
+
+
+def test_text_run():
+    proc = bench(*TINY, "--modes", "CTR,ECB", "--peers", "none")
+    out = proc.stdout
+    backend = aeskit.backends().default
+    for text in (f"AES-128 aeskit {backend} kernel", f"AES-128 aeskit {backend} api",
+                 "CTR enc", "CTR dec", "ECB enc", "ECB dec", "nanosecs/byte", "ns/B", "MiB/s",
+                 "c/B", "ns/call"):
+        assert text in out, text
+    assert "benchmark done" in proc.stderr  # progress goes to stderr, not stdout
+    assert "[1/" not in out
+
+
+def test_json_run_with_views():
+    peers = ["--peers", "cryptography"] if HAVE_CRYPTOGRAPHY else ["--peers", "none"]
+    proc = bench(*TINY, "--modes", "CFB8,CBC", "--layer", "both", *peers,
+                 "--sizes", "16,64,4K,8K", "--cpu-mhz", "3000", "--unaligned", "5", "--json")
+    doc = json.loads(proc.stdout)  # stdout is the JSON and nothing else
+    check_schema(doc)
+    meta = doc["meta"]
+    assert meta["clock"] == {"source": "user", "mhz": 3000.0, "tolerance": 0.02}
+    assert meta["settings"]["unaligned"] == 5
+    assert meta["settings"]["lengths"] == [16, 64, 4096, 8192]
+    impls = {(r["impl"], r["layer"]) for r in doc["slope"]}
+    want = {("aeskit", "kernel"), ("aeskit", "api")}
+    if HAVE_CRYPTOGRAPHY:
+        want.add(("cryptography", "api"))
+    assert impls == want
+    ops = {(r["mode"], r["direction"]) for r in doc["slope"]}
+    assert ops == {(m, d) for m in ("CFB8", "CBC") for d in ("enc", "dec")}
+    for r in doc["slope"]:
+        assert r["mhz"] == 3000.0 and r["key_bits"] == 128
+        if r["impl"] == "aeskit":
+            assert r["backend"] == aeskit.backends().default
+            # a ratio needs both slopes positive, which 4 sizes and 1 repetition
+            # do not promise: only its key is checked
+            assert set(r["vs"]) <= {"cryptography"}
+        # ECB/CBC take whole blocks: every size a multiple of 16
+        if r["mode"] == "CBC":
+            assert all(p["bytes"] % 16 == 0 for p in r["points"])
+    assert len(doc["by_length"]) == len(doc["slope"])
+    for r in doc["by_length"]:
+        assert [p["bytes"] for p in r["points"]] == [16, 64, 4096, 8192]
+
+
+def test_csv_run_has_bench_slope_layout():
+    proc = bench(*TINY, "--modes", "OFB", "--peers", "none", "--layer", "kernel",
+                 "--sizes", "64,4K", "--csv")
+    rows = [line.split(",") for line in proc.stdout.splitlines()]
+    slope = [r for r in rows if r[3] == ""]
+    length = [r for r in rows if r[3] != ""]
+    assert len(slope) == 2 and len(length) == 4
+    for r in rows:
+        assert len(r) == 17
+        assert r[1] == "AES" and r[2] in ("OFB enc", "OFB dec")
+        assert (r[6], r[8], r[10], r[12], r[14], r[16]) == (
+            "ns/B", "MiB/s", "c/B", "Mhz", "Mhz-diff", "ns/call")
+        assert r[0].startswith("aeskit-") and r[0].endswith("-kernel")
+    assert sorted({int(r[3]) for r in length}) == [64, 4096]
+    assert all(r[4] == "B" for r in length)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None,
+                    reason="the plot extra (matplotlib) is not installed")
+def test_plot_file(tmp_path):
+    path = tmp_path / "speed.png"
+    proc = bench(*TINY, "--modes", "CTR", "--peers", "none", "--sizes", "16,4K",
+                 "--plot", str(path))
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "speed by data length" in proc.stdout  # the terminal plot too
+    assert "data length in bytes (log scale)" in proc.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--modes", "XTS"], "unknown mode"),
+    (["--key-bits", "512"], "--key-bits"),
+    (["--backend", "no_such_backend"], "no backend"),
+    (["--unaligned", "64"], "--unaligned"),
+    (["--repetitions", "0"], "--repetitions"),
+    (["--slope-range", "16:16:16"], "MAX must exceed MIN"),
+    (["--sizes", "16,banana"], "not a size"),
+    (["--json", "--csv"], "cannot both go to stdout"),
+    (["--plot", "out.txt"], "--plot"),
+    (["--peers", "openssl"], "unknown peer"),
+])
+def test_bad_options_are_refused(args, message):
+    proc = bench(*args, check=False)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+
+
+def test_terminal_plot_draws_every_curve():
+    lines = text_plot("title", [("one", [(16, 100.0), (4096, 900.0), (1 << 20, 1000.0)]),
+                                ("two", [(16, 50.0), (4096, 400.0), (1 << 20, 450.0)])])
+    body = "\n".join(lines)
+    assert lines[0] == "title"
+    assert "o one" in body and "+ two" in body
+    assert body.count("o") > 10 and body.count("+") > 10  # joined lines, not just points
+    for label in ("16", "4K", "1M"):
+        assert label in lines[-3]
