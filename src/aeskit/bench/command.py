@@ -13,7 +13,7 @@ from typing import Any
 
 import aeskit
 
-from . import plot, report, sizes, system
+from . import floor, plot, report, sizes, system
 from .anomaly import find_anomalies
 from .measure import Noise, Settings, run_group
 from .progress import Progress
@@ -231,6 +231,7 @@ def execute(opts: Options, progress: Progress) -> Run:
     length_rows: list[LengthRow] = []
     findings: list[Finding] = []
     caches = system.caches()
+    aes = floor.probe(system.native())
     progress.total = len(ops) * (2 if opts.lengths else 1)
     for op in ops:
         targets = make_targets(op, opts.backends, opts.layers, opts.peers, opts.unaligned)
@@ -240,9 +241,11 @@ def execute(opts: Options, progress: Progress) -> Run:
             t = series.target
             xs = [float(n) for n, _ in series.points]
             ys = [ns for _, ns in series.points]
+            bound = (aes.floor(op) if aes is not None and t.impl == "aeskit"
+                     and t.backend in floor.FLOOR_BACKENDS else None)
             slope_rows.append(SlopeRow(op, Who(t.impl, t.backend, t.layer, t.in_place),
                                        fit_line(xs, ys), series.points, group.clock,
-                                       group.attempts))
+                                       group.attempts, floor=bound))
         if opts.lengths:
             progress.begin(f"{op.algo} {op.label} by length")
             # one pass: a by-length group can hold seconds-long calls, and its clock
@@ -278,6 +281,7 @@ def execute(opts: Options, progress: Progress) -> Run:
                 "features": aeskit.cpu_features(), "caches": caches.levels,
                 "caches_source": caches.source, "logical_cpus": os.cpu_count()},
         "backends": info._asdict(),
+        "aes_probe": aes.as_dict() if aes is not None else None,
         "clock": {"source": clock.source,
                   "mhz": median(mhz_values) if mhz_values else None,
                   "tolerance": settings.clock_tolerance},

@@ -85,6 +85,14 @@ def header_lines(run: Run) -> list[Line]:
         _plain("layers: kernel = C loop, GIL released; api = encrypt_into on a reused buffer;"
                " peers: reused context, update_into / output="),
     ]
+    probe = m.get("aes_probe")
+    if probe:
+        lat, tput = probe["aesenc_latency_cycles"], probe["aesenc_cycles_per_instruction"]
+        lines.append(_plain(
+            f"AES-NI here: AESENC latency {lat:.2f} cycles, {tput:.2f} cycles each over "
+            f"independent blocks; floor = rounds x {tput:.2f} / 16 c/B for parallel modes, "
+            f"rounds x {lat:.2f} / 16 for serial ones (AES-128: {10 * tput / 16:.4g} and "
+            f"{10 * lat / 16:.4g}); x floor = measured / floor"))
     if any(row.vs for row in run.slope):
         lines.append(_plain("vs PEER: aeskit speed / peer speed, from the slopes "
                             "(above 1: aeskit is faster)"))
@@ -102,8 +110,11 @@ def slope_lines(rows: Sequence[SlopeRow]) -> list[Line]:
             if who.is_peer:
                 title += f" ({who.backend})" if who.backend != who.impl else ""
             show_vs = [p for p in peers if any(p in r.vs for r in block)]
+            show_floor = any(r.floor for r in block)
             head = (f" {'':<9}| {'nanosecs/byte':>14} {'mebibytes/sec':>15} {'cycles/byte':>13}"
                     f" {'auto MHz':>9} | {'ns/call':>9}")
+            if show_floor:
+                head += f" | {'floor c/B':>9} {'x floor':>7}"
             if show_vs:
                 head += " |" + "".join(f" {'vs ' + p:>16}" for p in show_vs)
             out.append([("", "")])
@@ -119,6 +130,10 @@ def slope_lines(rows: Sequence[SlopeRow]) -> list[Line]:
                     f" {r.op.label:>8} | {num(r.ns_per_byte):>9} ns/B {num(r.mib_per_s):>9} MiB/s"
                     f" {num(r.cycles_per_byte):>9} c/B {num(mhz) if mhz else '-':>9}{diff:<4}"
                     f"| {duration(r.fit.intercept) if r.fit.intercept > 0 else '~0':>9}", "")]
+                if show_floor:
+                    over = r.over_floor
+                    line.append((f" | {num(r.floor) if r.floor else '-':>9}"
+                                 f" {f'{over:.2f}x' if over is not None else '-':>7}", ""))
                 if show_vs:
                     line.append((" |", ""))
                     for p in show_vs:
@@ -238,6 +253,8 @@ def to_json(run: Run) -> dict[str, Any]:
             "mhz_diff": finite(r.clock.diff),
             "clock_attempts": r.attempts,
             "vs": dict(r.vs),
+            "floor_cycles_per_byte": r.floor,
+            "over_floor": finite(r.over_floor),
             "points": [{"bytes": n, "ns_per_call": ns} for n, ns in r.points],
         })
     lengths = []

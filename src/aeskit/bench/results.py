@@ -47,6 +47,7 @@ class SlopeRow:
     clock: ClockReading
     attempts: int
     vs: dict[str, float] = field(default_factory=dict)  # peer -> aeskit speed / peer speed
+    floor: float | None = None  # c/B the AES units allow here (floor.py), where it applies
 
     @property
     def ns_per_byte(self) -> float:
@@ -59,6 +60,12 @@ class SlopeRow:
     @property
     def cycles_per_byte(self) -> float | None:
         return cycles_per_byte(self.fit.slope, self.clock.mhz)
+
+    @property
+    def over_floor(self) -> float | None:
+        """Measured c/B over the floor: 1.00 is as fast as the hardware allows."""
+        cpb = self.cycles_per_byte
+        return cpb / self.floor if cpb is not None and self.floor else None
 
 
 @dataclass

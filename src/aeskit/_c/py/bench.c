@@ -23,6 +23,8 @@ static uint64_t now_ns(void)
 }
 
 #if defined(AESKIT_HAVE_X86)
+#include <immintrin.h>
+
 #define ADD4 "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
 #define ADD32 ADD4 ADD4 ADD4 ADD4 ADD4 ADD4 ADD4 ADD4
 #define ADDS_PER_ITER 128
@@ -34,6 +36,50 @@ static uint64_t add_chain(uint64_t iters)
     for (uint64_t i = 0; i < iters; i++)
         __asm__ volatile(ADD32 ADD32 ADD32 ADD32 : "+r"(x));
     return now_ns() - t0;
+}
+
+/* ns for iters x 128 dependent AESENCs: the latency that bounds the
+ * serial modes (CBC/CFB encryption, OFB) at rounds x latency per block. */
+__attribute__((target("aes,sse2"))) static uint64_t aesenc_chain(uint64_t iters)
+{
+    __m128i x = _mm_set1_epi32(0x01234567), k = _mm_set1_epi32(0x7654321);
+    uint64_t t0 = now_ns();
+    for (uint64_t i = 0; i < iters; i++) {
+        for (int j = 0; j < 128; j++) {
+            x = _mm_aesenc_si128(x, k);
+            __asm__ volatile("" : "+x"(x));   /* keep each one in the chain */
+        }
+    }
+    uint64_t ns = now_ns() - t0;
+    volatile int sink = _mm_cvtsi128_si32(x);
+    (void)sink;
+    return ns;
+}
+
+/* ns for iters x 128 AESENCs over 8 independent chains, round keys
+ * varying as in a real kernel: the throughput that bounds the parallel
+ * modes. (One shared key register measured half the throughput on Zen 4.) */
+__attribute__((target("aes,sse2"))) static uint64_t aesenc_wide(uint64_t iters)
+{
+    __m128i x[8], ks[8];
+    for (int j = 0; j < 8; j++) {
+        x[j] = _mm_set1_epi32(j);
+        ks[j] = _mm_set1_epi32(j * 77 + 1);
+    }
+    uint64_t t0 = now_ns();
+    for (uint64_t i = 0; i < iters; i++) {
+        for (int r = 0; r < 16; r++) {
+            __m128i k = ks[r & 7];
+            for (int j = 0; j < 8; j++)
+                x[j] = _mm_aesenc_si128(x[j], k);
+        }
+        __asm__ volatile("" : "+x"(x[0]), "+x"(x[1]), "+x"(x[2]), "+x"(x[3]),
+                         "+x"(x[4]), "+x"(x[5]), "+x"(x[6]), "+x"(x[7]));
+    }
+    uint64_t ns = now_ns() - t0;
+    volatile int sink = _mm_cvtsi128_si32(x[0]) ^ _mm_cvtsi128_si32(x[7]);
+    (void)sink;
+    return ns;
 }
 #endif
 
@@ -60,6 +106,29 @@ static PyObject *bench_clock_mhz(PyObject *m, PyObject *arg)
 #else
     Py_RETURN_NONE;   /* no portable dependent-latency chain: the caller asks for --cpu-mhz */
 #endif
+}
+
+static PyObject *bench_aes_probe(PyObject *m, PyObject *unused)
+{
+    (void)m; (void)unused;
+#if defined(AESKIT_HAVE_X86)
+    if (aeskit_cpu_features() & AESKIT_CPU_AES) {
+        /* the chains interleaved, each at its fastest (an interruption only
+         * ever adds time): ratios to the add chain are in core cycles */
+        uint64_t adds = UINT64_MAX, lat = UINT64_MAX, wide = UINT64_MAX;
+        Py_BEGIN_ALLOW_THREADS
+        for (int r = 0; r < 15; r++) {
+            uint64_t a = add_chain(4000), b = aesenc_chain(4000), c = aesenc_wide(4000);
+            adds = a < adds ? a : adds;
+            lat = b < lat ? b : lat;
+            wide = c < wide ? c : wide;
+        }
+        Py_END_ALLOW_THREADS
+        return Py_BuildValue("(dd)", (double)lat / (double)adds,
+                             (double)wide / (double)adds);
+    }
+#endif
+    Py_RETURN_NONE;
 }
 
 static PyObject *bench_kernel_time(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
@@ -112,6 +181,10 @@ static PyMethodDef bench_methods[] = {
     {"clock_mhz", bench_clock_mhz, METH_O,
      PyDoc_STR("clock_mhz(duration_ms) -> float | None\n\nCore clock from a dependent add "
                "chain run for about duration_ms; None where it cannot be measured.")},
+    {"aes_probe", bench_aes_probe, METH_NOARGS,
+     PyDoc_STR("aes_probe() -> (latency, reciprocal_throughput) | None\n\nCore cycles per "
+               "128-bit AESENC in one dependent chain (bounds the serial modes) and over 8 "
+               "independent chains (bounds the parallel ones); None without AES-NI.")},
     {"kernel_time", (PyCFunction)(void (*)(void))bench_kernel_time, METH_FASTCALL,
      PyDoc_STR("kernel_time(key_object, encrypt, size, loops, offset) -> int\n\n"
                "Nanoseconds for loops one-shot calls on size bytes in place, buffer at "
