@@ -271,21 +271,31 @@ AESNI_INLINE __m128i aesni_cbc_dec_w(const uint8_t *rk, unsigned rounds, __m128i
     return prev;
 }
 
+/* The batch loop shared by CBC and CFB decryption: full batches of AESNI_W,
+ * then a 4 + 2 + 1 tail, the chaining block carried in a register. */
+typedef __m128i aesni_chain_w_fn(const uint8_t *rk, unsigned rounds, __m128i prev,
+                                 uint8_t **dst, const uint8_t **src, size_t w);
+
+AESNI_INLINE void aesni_chain_dec(aesni_chain_w_fn *batch, const uint8_t *rk,
+                                  unsigned rounds, uint8_t iv[16], uint8_t *dst,
+                                  const uint8_t *src, size_t n)
+{
+    __m128i prev = aesni_load(iv);
+    for (; n >= AESNI_W; n -= AESNI_W)
+        prev = batch(rk, rounds, prev, &dst, &src, AESNI_W);
+    if (n & 4)
+        prev = batch(rk, rounds, prev, &dst, &src, 4);
+    if (n & 2)
+        prev = batch(rk, rounds, prev, &dst, &src, 2);
+    if (n & 1)
+        prev = batch(rk, rounds, prev, &dst, &src, 1);
+    aesni_store(iv, prev);
+}
+
 static void aesni_cbc_dec(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
                           const uint8_t *src, size_t n)
 {
-    const uint8_t *rk = aesni_dec_keys(k);
-    const unsigned rounds = k->rounds;
-    __m128i prev = aesni_load(iv);
-    for (; n >= AESNI_W; n -= AESNI_W)
-        prev = aesni_cbc_dec_w(rk, rounds, prev, &dst, &src, AESNI_W);
-    if (n & 4)
-        prev = aesni_cbc_dec_w(rk, rounds, prev, &dst, &src, 4);
-    if (n & 2)
-        prev = aesni_cbc_dec_w(rk, rounds, prev, &dst, &src, 2);
-    if (n & 1)
-        prev = aesni_cbc_dec_w(rk, rounds, prev, &dst, &src, 1);
-    aesni_store(iv, prev);
+    aesni_chain_dec(aesni_cbc_dec_w, aesni_dec_keys(k), k->rounds, iv, dst, src, n);
 }
 
 /* ---- CFB128 ---------------------------------------------------------- */
@@ -335,18 +345,7 @@ AESNI_INLINE __m128i aesni_cfb_dec_w(const uint8_t *rk, unsigned rounds, __m128i
 static void aesni_cfb_dec(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
                           const uint8_t *src, size_t n)
 {
-    const uint8_t *rk = aesni_enc_keys(k);
-    const unsigned rounds = k->rounds;
-    __m128i prev = aesni_load(iv);
-    for (; n >= AESNI_W; n -= AESNI_W)
-        prev = aesni_cfb_dec_w(rk, rounds, prev, &dst, &src, AESNI_W);
-    if (n & 4)
-        prev = aesni_cfb_dec_w(rk, rounds, prev, &dst, &src, 4);
-    if (n & 2)
-        prev = aesni_cfb_dec_w(rk, rounds, prev, &dst, &src, 2);
-    if (n & 1)
-        prev = aesni_cfb_dec_w(rk, rounds, prev, &dst, &src, 1);
-    aesni_store(iv, prev);
+    aesni_chain_dec(aesni_cfb_dec_w, aesni_enc_keys(k), k->rounds, iv, dst, src, n);
 }
 
 /* ---- OFB ------------------------------------------------------------- */
