@@ -8,9 +8,8 @@
  * not safe to share: a second thread entering it while the first works
  * gets RuntimeError instead of a repeated keystream.
  */
-#include <stdatomic.h>
-
 #include "buffers.h"
+#include "guard.h"
 
 typedef struct {
     PyObject_HEAD
@@ -22,8 +21,7 @@ typedef struct {
     PyObject_HEAD
     KeyObject *owner;
     aeskit_stream st;
-    atomic_int busy;
-    int finalized;
+    aeskit_guard guard;
 } CtxObject;
 
 static const struct {
@@ -208,8 +206,7 @@ static PyObject *make_context(PyObject *op, PyObject *const *args, Py_ssize_t na
         Py_INCREF(op);
         ctx->owner = self;
         aeskit_stream_init(&ctx->st, &self->key, self->mode, enc, has_iv ? iv.buf : NULL);
-        atomic_init(&ctx->busy, 0);
-        ctx->finalized = 0;
+        aeskit_guard_init(&ctx->guard);
     }
     aeskit_release(&iv);
     return (PyObject *)ctx;
@@ -275,28 +272,6 @@ int aeskit_key_of(PyObject *obj, const aeskit_key **key, enum aeskit_mode *mode)
 
 /* ---- streaming contexts ------------------------------------------------ */
 
-/* Enter a context for one call: refuses a finalized context and a second
- * thread. Pair with ctx_leave. */
-static int ctx_enter(CtxObject *ctx)
-{
-    if (ctx->finalized) {
-        PyErr_SetString(aeskit_AlreadyFinalized, "this context has already been finalized");
-        return -1;
-    }
-    if (atomic_exchange(&ctx->busy, 1) != 0) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "this context is in use by another thread; a context is "
-                        "not safe to share, make one per thread");
-        return -1;
-    }
-    return 0;
-}
-
-static void ctx_leave(CtxObject *ctx)
-{
-    atomic_store(&ctx->busy, 0);
-}
-
 static PyObject *ctx_update_impl(CtxObject *ctx, PyObject *const *args, Py_ssize_t nargs,
                                  int into)
 {
@@ -305,7 +280,7 @@ static PyObject *ctx_update_impl(CtxObject *ctx, PyObject *const *args, Py_ssize
                      into ? "update_into" : "update", 1 + into, nargs);
         return NULL;
     }
-    if (ctx_enter(ctx) < 0)
+    if (aeskit_guard_enter(&ctx->guard) < 0)
         return NULL;
     Py_buffer data = {0}, out = {0};
     PyObject *result = NULL;
@@ -332,7 +307,7 @@ static PyObject *ctx_update_impl(CtxObject *ctx, PyObject *const *args, Py_ssize
 done:
     aeskit_release(&data);
     aeskit_release(&out);
-    ctx_leave(ctx);
+    aeskit_guard_leave(&ctx->guard);
     return result;
 }
 
@@ -350,13 +325,13 @@ static PyObject *ctx_finalize(PyObject *op, PyObject *unused)
 {
     (void)unused;
     CtxObject *ctx = (CtxObject *)op;
-    if (ctx_enter(ctx) < 0)
+    if (aeskit_guard_enter(&ctx->guard) < 0)
         return NULL;
     unsigned pending = aeskit_stream_pending(&ctx->st);
     int mode = ctx->st.mode;
-    ctx->finalized = 1;
+    ctx->guard.finalized = 1;
     aeskit_secure_zero(&ctx->st, sizeof ctx->st);
-    ctx_leave(ctx);
+    aeskit_guard_leave(&ctx->guard);
     if (pending != 0) {
         PyErr_Format(PyExc_ValueError,
                      "%u bytes of an incomplete block are left at finalize: %s data must "
