@@ -13,28 +13,38 @@ from typing import NamedTuple
 
 from . import _aeskit
 from ._aeskit import (
+    AEADContext,
     AESCBC,
     AESCFB,
     AESCFB8,
     AESCTR,
     AESECB,
+    AESGCM,
+    AESOCB3,
     AESOFB,
     AlreadyFinalized,
     CipherContext,
+    InvalidTag,
+    NotYetFinalized,
 )
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AEADContext",
     "AESCBC",
     "AESCFB",
     "AESCFB8",
     "AESCTR",
     "AESECB",
+    "AESGCM",
+    "AESOCB3",
     "AESOFB",
     "AlreadyFinalized",
     "BackendInfo",
     "CipherContext",
+    "InvalidTag",
+    "NotYetFinalized",
     "backends",
     "cpu_features",
     "__version__",

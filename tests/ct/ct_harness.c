@@ -17,8 +17,8 @@
  * memcheck must flag; it proves the check can fail.
  *
  * Build: cc -O2 -g -std=c11 -I src/aeskit/_c tests/ct/ct_harness.c
- *        src/aeskit/_c/backends/{aes_ct64,portable}.c src/aeskit/_c/common.c
- *        src/aeskit/_c/modes/{generic,block}.c
+ *        src/aeskit/_c/backends/{aes_ct64,portable,ghash_ct64}.c
+ *        src/aeskit/_c/common.c src/aeskit/_c/modes/{generic,block,gcm,ocb}.c
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +26,7 @@
 #include <valgrind/memcheck.h>
 
 #include "aeskit.h"
+#include "common.h"
 
 #define SECRET(p, n) VALGRIND_MAKE_MEM_UNDEFINED((p), (n))
 #define PUBLIC(p, n) VALGRIND_MAKE_MEM_DEFINED((p), (n))
@@ -240,6 +241,71 @@ static void check_ctr_slot(size_t keylen, enum aeskit_ctr kind, size_t n)
     aeskit_secure_zero(&k, sizeof k);
 }
 
+/* ---- AEADs: GCM and OCB3, tags compared without a secret branch -------- */
+
+static void check_aead(size_t keylen, int ocb, size_t nonce_len, size_t aad_len, size_t len)
+{
+    uint8_t key[32], nonce[16], aad[64], pt[MAXLEN], msg[MAXLEN], ct[MAXLEN], back[MAXLEN];
+    uint8_t tag[16], tag2[16];
+    aeskit_key k;
+    aeskit_ghash_key hk;
+    aeskit_ocb_key ok;
+
+    fill(key, keylen);
+    fill(nonce, nonce_len);
+    fill(aad, aad_len);
+    fill(pt, len);
+    memcpy(msg, pt, len);
+    SECRET(key, keylen);
+    SECRET(nonce, nonce_len);
+    SECRET(aad, aad_len);
+    SECRET(msg, len);
+
+    impl->set_key(&k, key, keylen);
+    size_t nct = len, nback = len;
+    if (ocb) {
+        aeskit_ocb o;
+        aeskit_ocb_key_init(&ok, &k);
+        aeskit_ocb_init(&o, &k, &ok, 1, nonce, nonce_len, 16);
+        aeskit_ocb_aad(&o, aad, aad_len);
+        nct = aeskit_ocb_update(&o, ct, msg, len);
+        nct += aeskit_ocb_finish(&o, ct + nct, tag);
+        aeskit_ocb_init(&o, &k, &ok, 0, nonce, nonce_len, 16);
+        aeskit_ocb_aad(&o, aad, aad_len);
+        nback = aeskit_ocb_update(&o, back, ct, len);
+        nback += aeskit_ocb_finish(&o, back + nback, tag2);
+    } else {
+        uint8_t h[16] = {0};
+        aeskit_gcm g;
+        impl->ecb_enc(&k, h, h, 1);
+        impl->ghash_key(&hk, h);
+        aeskit_gcm_init(&g, &k, &hk, 1, nonce, nonce_len);
+        aeskit_gcm_aad(&g, aad, aad_len);
+        aeskit_gcm_update(&g, ct, msg, len);
+        aeskit_gcm_tag(&g, tag);
+        aeskit_gcm_init(&g, &k, &hk, 0, nonce, nonce_len);
+        aeskit_gcm_aad(&g, aad, aad_len);
+        aeskit_gcm_update(&g, back, ct, len);
+        aeskit_gcm_tag(&g, tag2);
+    }
+    int same = aeskit_ct_memeq(tag, tag2, 16);
+
+    PUBLIC(&same, sizeof same);
+    PUBLIC(ct, nct);
+    PUBLIC(back, nback);
+    PUBLIC(tag, sizeof tag);
+    cases++;
+    if (!same || nct != len || nback != len || memcmp(back, pt, len) != 0) {
+        char detail[96];
+        snprintf(detail, sizeof detail, "%s AES-%zu nonce %zu aad %zu len %zu",
+                 ocb ? "OCB3" : "GCM", 8 * keylen, nonce_len, aad_len, len);
+        fail("aead round trip", detail);
+    }
+    absorb(ct, nct);
+    absorb(tag, sizeof tag);
+    aeskit_secure_zero(&k, sizeof k);
+}
+
 /* ---- negative control ----------------------------------------------------- */
 
 static uint8_t table[256];
@@ -284,6 +350,13 @@ int main(int argc, char **argv)
             for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
                 for (int in_place = 0; in_place <= 1; in_place++)
                     check_mode(keylen, (enum aeskit_mode)mode, &shapes[s], in_place);
+        static const size_t lens[] = {0, 15, 16, 17, 16 * 9 + 5, 16 * 37};
+        for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+            check_aead(keylen, 0, 12, i * 7 % 40, lens[i]);
+            check_aead(keylen, 0, 7 + i, 20, lens[i]);
+            check_aead(keylen, 1, 12, i * 9 % 50, lens[i]);
+            check_aead(keylen, 1, 1 + 2 * i, 33, lens[i]);
+        }
         for (int kind = AESKIT_CTR_BE128; kind <= AESKIT_CTR_LE32; kind++) {
             check_ctr_slot(keylen, (enum aeskit_ctr)kind, 3);
             check_ctr_slot(keylen, (enum aeskit_ctr)kind, 37);

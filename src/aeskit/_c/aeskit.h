@@ -76,6 +76,33 @@ enum {
  *   ctr              ctr <- the counter after the last one used
  * CFB here is CFB128 (full-block segments); CFB8 is built in modes/.
  */
+/*
+ * GHASH key: H and whatever the backend precomputes from it (powers of H,
+ * Karatsuba halves). Layout private to the backend whose ghash_key built it.
+ */
+typedef struct aeskit_ghash_key {
+    uint64_t w[64];
+} aeskit_ghash_key;
+
+/*
+ * OCB3 (RFC 7253) per-key values, computed once at key setup by the mode
+ * layer (modes/ocb.c): L_* = E(0), L_$ = double(L_*), L[i] = double^i(L_$).
+ * L[i] serves every block index whose ntz is i; 64 cover any 64-bit index.
+ */
+typedef struct aeskit_ocb_key {
+    uint8_t l_star[16];
+    uint8_t l_dollar[16];
+    uint8_t l[64][16];
+} aeskit_ocb_key;
+
+/* Where an OCB3 pass stands: the offset of the last block done, the
+ * checksum of the plaintext so far, and how many blocks were done. */
+typedef struct aeskit_ocb_state {
+    uint8_t offset[16];
+    uint8_t checksum[16];
+    uint64_t blocks;
+} aeskit_ocb_state;
+
 typedef void aeskit_set_key_fn(aeskit_key *k, const uint8_t *key, size_t len);
 typedef void aeskit_ecb_fn(const aeskit_key *k, uint8_t *dst, const uint8_t *src,
                            size_t n);
@@ -97,6 +124,20 @@ struct aeskit_impl {
     aeskit_chain_fn *cfb_dec;   /* parallel */
     aeskit_chain_fn *ofb;       /* serial */
     aeskit_ctr_fn *ctr;         /* parallel */
+    /* GHASH (GCM, GMAC). acc and the data are in the byte order of SP
+     * 800-38D; ghash folds n whole blocks: acc = (acc ^ p_i) * H for each. */
+    void (*ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16]);
+    void (*ghash)(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p, size_t n);
+    /*
+     * Optional fused paths: NULL, or do a prefix of the n blocks and return
+     * how many were done (0..n); the mode finishes the rest with the
+     * mandatory slots. State is updated to match what was done.
+     *   ocb: enc=1 encrypts (checksum over the plaintext), enc=0 decrypts
+     *        (checksum over the plaintext it produces), blocks numbered
+     *        from st->blocks + 1.
+     */
+    size_t (*ocb)(const aeskit_key *k, const aeskit_ocb_key *ok, int enc,
+                  aeskit_ocb_state *st, uint8_t *dst, const uint8_t *src, size_t n);
 };
 
 /* ---- backends (one file each under backends/) ---------------------- */
@@ -159,6 +200,79 @@ size_t aeskit_stream_update(aeskit_stream *st, uint8_t *dst, const uint8_t *src,
 /* Bytes left pending (ECB/CBC: input that is not a whole block). */
 unsigned aeskit_stream_pending(const aeskit_stream *st);
 int aeskit_mode_is_blockwise(enum aeskit_mode mode);   /* ECB, CBC */
+
+/* ---- GHASH and AEADs (backends/ghash_*.c, modes/gcm.c, modes/ocb.c) ---- */
+void aeskit_ct64_ghash_key(aeskit_ghash_key *hk, const uint8_t h[16]);
+void aeskit_ct64_ghash(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
+                       size_t n);
+#if defined(AESKIT_HAVE_X86)
+void aeskit_clmul_ghash_key(aeskit_ghash_key *hk, const uint8_t h[16]);
+void aeskit_clmul_ghash(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
+                        size_t n);
+size_t aeskit_aesni_ocb(const aeskit_key *k, const aeskit_ocb_key *ok, int enc,
+                        aeskit_ocb_state *st, uint8_t *dst, const uint8_t *src, size_t n);
+#endif
+
+/*
+ * GCM (SP 800-38D), streaming: init, any number of aad calls, any number
+ * of update calls, then tag. Lengths are validated by the caller (the
+ * Python boundary): data at most 2^36 - 32 bytes, AAD at most 2^61 - 1,
+ * cumulative. dst == src allowed in update; decryption hashes each block
+ * of ciphertext before it can be overwritten.
+ */
+typedef struct aeskit_gcm {
+    const aeskit_key *key;
+    const aeskit_ghash_key *hk;
+    uint8_t ek_j0[16];  /* E(K, J0), masks the tag */
+    uint8_t ctr[16];    /* next counter block (inc32) */
+    uint8_t acc[16];    /* GHASH accumulator */
+    uint8_t ks[16];     /* keystream of the current partial data block */
+    uint8_t part[16];   /* bytes of the current partial block to hash
+                           (AAD before data, then ciphertext) */
+    uint64_t aad_len, data_len;   /* bytes so far */
+    unsigned pos;       /* bytes in part (and used of ks); < 16 */
+    uint8_t enc;
+    uint8_t in_data;    /* set by the first update: AAD is then closed */
+} aeskit_gcm;
+
+#define AESKIT_GCM_MAX_DATA ((UINT64_C(1) << 36) - 32)
+#define AESKIT_GCM_MAX_AAD ((UINT64_C(1) << 61) - 1)
+
+void aeskit_gcm_init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key *hk,
+                     int enc, const uint8_t *nonce, size_t nonce_len);   /* nonce_len >= 1 */
+void aeskit_gcm_aad(aeskit_gcm *g, const uint8_t *aad, size_t len);     /* before update */
+void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t len);
+void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16]);   /* full 16 bytes; ends g */
+
+/*
+ * OCB3 (RFC 7253), streaming. Full data blocks are output as they
+ * complete; a final partial block (1..15 bytes) can only be handled at
+ * finish, so update outputs 16 * floor((pending + len) / 16) bytes and
+ * finish outputs the pending 0..15. Nonce 1..15 bytes, tag 8..16 bytes
+ * (taglen is part of the nonce formatting). AAD calls come before data.
+ * dst == src is allowed in update (with pending bytes too).
+ */
+typedef struct aeskit_ocb {
+    const aeskit_key *key;
+    const aeskit_ocb_key *ok;
+    aeskit_ocb_state st;        /* data: offset, checksum, blocks */
+    aeskit_ocb_state ad;        /* AAD: offset, running Sum in checksum, blocks */
+    uint8_t part[16];           /* pending data bytes */
+    uint8_t apart[16];          /* pending AAD bytes */
+    unsigned pos, apos;
+    unsigned taglen;
+    uint8_t enc;
+} aeskit_ocb;
+
+void aeskit_ocb_key_init(aeskit_ocb_key *ok, const aeskit_key *k);
+void aeskit_ocb_init(aeskit_ocb *o, const aeskit_key *k, const aeskit_ocb_key *ok, int enc,
+                     const uint8_t *nonce, size_t nonce_len, unsigned taglen);
+void aeskit_ocb_aad(aeskit_ocb *o, const uint8_t *aad, size_t len);
+size_t aeskit_ocb_update_len(const aeskit_ocb *o, size_t len);
+size_t aeskit_ocb_update(aeskit_ocb *o, uint8_t *dst, const uint8_t *src, size_t len);
+/* Writes the pending 0..15 bytes to dst (returns the count) and the full
+ * 16-byte tag (the caller truncates to taglen); ends o. */
+size_t aeskit_ocb_finish(aeskit_ocb *o, uint8_t *dst, uint8_t tag[16]);
 
 /* ---- common ----------------------------------------------------------- */
 void aeskit_secure_zero(void *p, size_t len);

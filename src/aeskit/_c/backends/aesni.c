@@ -485,4 +485,7 @@ const struct aeskit_impl aeskit_aesni_impl = {
     .cfb_dec = aesni_cfb_dec,
     .ofb = aesni_ofb,
     .ctr = aesni_ctr,
+    .ghash_key = aeskit_clmul_ghash_key,
+    .ghash = aeskit_clmul_ghash,
+    .ocb = aeskit_aesni_ocb,
 };

@@ -74,4 +74,6 @@ const struct aeskit_impl aeskit_portable_impl = {
     .cfb_dec = aeskit_generic_cfb_dec,
     .ofb = aeskit_generic_ofb,
     .ctr = aeskit_generic_ctr,
+    .ghash_key = aeskit_ct64_ghash_key,
+    .ghash = aeskit_ct64_ghash,
 };

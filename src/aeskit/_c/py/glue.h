@@ -23,6 +23,9 @@ int aeskit_add_cipher_types(PyObject *module);
  * for anything else. */
 int aeskit_key_of(PyObject *obj, const aeskit_key **key, enum aeskit_mode *mode);
 
+/* Adds AESGCM, AESOCB3, AEADContext, InvalidTag, NotYetFinalized (py/aead.c). */
+int aeskit_add_aead_types(PyObject *module);
+
 /* Adds clock_mhz and kernel_time (py/bench.c). */
 int aeskit_add_bench(PyObject *module);
 

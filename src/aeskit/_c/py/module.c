@@ -152,7 +152,8 @@ PyMODINIT_FUNC PyInit__aeskit(void)
     if (aeskit_AlreadyFinalized == NULL ||
         PyModule_AddObjectRef(m, "AlreadyFinalized", aeskit_AlreadyFinalized) < 0 ||
         PyModule_AddIntConstant(m, "GIL_THRESHOLD", AESKIT_GIL_THRESHOLD) < 0 ||
-        aeskit_add_cipher_types(m) < 0 || aeskit_add_bench(m) < 0) {
+        aeskit_add_cipher_types(m) < 0 || aeskit_add_aead_types(m) < 0 ||
+        aeskit_add_bench(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -1,0 +1,138 @@
+/*
+ * gcm.c: GCM (NIST SP 800-38D) written once against the backend table:
+ * CTR with a 32-bit big-endian counter (the ctr slot, AESKIT_CTR_BE32) and
+ * GHASH (the ghash slot). Contract: aeskit.h.
+ *
+ * Bulk data goes in chunks small enough to stay in L1 between the two
+ * passes (CTR and GHASH), so a long message never pays for a second trip
+ * through memory. Decryption hashes a chunk's ciphertext before the CTR
+ * pass can overwrite it in place.
+ */
+#include "aeskit.h"
+#include "common.h"
+
+#define CHUNK_BLOCKS 256   /* 4 KiB */
+
+static void hash_blocks(aeskit_gcm *g, const uint8_t *p, size_t n)
+{
+    g->key->impl->ghash(g->hk, g->acc, p, n);
+}
+
+void aeskit_gcm_init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key *hk,
+                     int enc, const uint8_t *nonce, size_t nonce_len)
+{
+    assert(nonce_len >= 1);
+    memset(g, 0, sizeof *g);
+    g->key = k;
+    g->hk = hk;
+    g->enc = (uint8_t)(enc != 0);
+    uint8_t j0[16] = {0};
+    if (nonce_len == 12) {
+        memcpy(j0, nonce, 12);
+        j0[15] = 1;
+    } else {
+        /* J0 = GHASH(nonce || 0-pad || [0]64 || [len(nonce) in bits]64) */
+        size_t whole = nonce_len / 16, rest = nonce_len % 16;
+        k->impl->ghash(hk, j0, nonce, whole);
+        uint8_t last[16] = {0};
+        if (rest) {
+            memcpy(last, nonce + 16 * whole, rest);
+            k->impl->ghash(hk, j0, last, 1);
+        }
+        memset(last, 0, 16);
+        aeskit_store_be64(last + 8, (uint64_t)nonce_len * 8);
+        k->impl->ghash(hk, j0, last, 1);
+    }
+    k->impl->ecb_enc(k, g->ek_j0, j0, 1);
+    memcpy(g->ctr, j0, 16);
+    aeskit_ctr_add(AESKIT_CTR_BE32, g->ctr, 1);
+}
+
+void aeskit_gcm_aad(aeskit_gcm *g, const uint8_t *aad, size_t len)
+{
+    assert(!g->in_data);
+    g->aad_len += len;
+    if (g->pos > 0) {
+        size_t take = 16 - g->pos < len ? 16 - g->pos : len;
+        memcpy(g->part + g->pos, aad, take);
+        g->pos += (unsigned)take;
+        aad += take; len -= take;
+        if (g->pos < 16)
+            return;
+        hash_blocks(g, g->part, 1);
+        g->pos = 0;
+    }
+    hash_blocks(g, aad, len / 16);
+    memcpy(g->part, aad + len / 16 * 16, len % 16);
+    g->pos = (unsigned)(len % 16);
+}
+
+/* Close the AAD: its last partial block is hashed zero-padded. */
+static void start_data(aeskit_gcm *g)
+{
+    if (g->pos > 0) {
+        memset(g->part + g->pos, 0, 16 - g->pos);
+        hash_blocks(g, g->part, 1);
+        g->pos = 0;
+    }
+    g->in_data = 1;
+}
+
+/* Bytes of the current keystream block, continuing a partial block. */
+static void partial(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        uint8_t in = src[i], out = in ^ g->ks[g->pos + i];
+        dst[i] = out;
+        g->part[g->pos + i] = g->enc ? out : in;
+    }
+    g->pos += (unsigned)len;
+    if (g->pos == 16) {
+        hash_blocks(g, g->part, 1);
+        g->pos = 0;
+    }
+}
+
+void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    const aeskit_key *k = g->key;
+    if (!g->in_data)
+        start_data(g);
+    g->data_len += len;
+    if (g->pos > 0) {
+        size_t take = 16 - g->pos < len ? 16 - g->pos : len;
+        partial(g, dst, src, take);
+        src += take; dst += take; len -= take;
+    }
+    size_t n = len / 16;
+    while (n > 0) {
+        size_t b = n < CHUNK_BLOCKS ? n : CHUNK_BLOCKS;
+        if (!g->enc)
+            hash_blocks(g, src, b);
+        k->impl->ctr(k, AESKIT_CTR_BE32, g->ctr, dst, src, b);
+        if (g->enc)
+            hash_blocks(g, dst, b);
+        src += 16 * b; dst += 16 * b; n -= b; len -= 16 * b;
+    }
+    if (len > 0) {
+        k->impl->ecb_enc(k, g->ks, g->ctr, 1);
+        aeskit_ctr_add(AESKIT_CTR_BE32, g->ctr, 1);
+        partial(g, dst, src, len);
+    }
+}
+
+void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16])
+{
+    if (!g->in_data)
+        start_data(g);
+    if (g->pos > 0) {
+        memset(g->part + g->pos, 0, 16 - g->pos);
+        hash_blocks(g, g->part, 1);
+    }
+    uint8_t lens[16];
+    aeskit_store_be64(lens, g->aad_len * 8);
+    aeskit_store_be64(lens + 8, g->data_len * 8);
+    hash_blocks(g, lens, 1);
+    aeskit_xor16(tag, g->acc, g->ek_j0);
+    aeskit_secure_zero(g, sizeof *g);
+}
