@@ -1,0 +1,320 @@
+/*
+ * ocb.c: OCB3 (RFC 7253) written once against the backend table.
+ * Contracts: aeskit.h.
+ *
+ * Whole data blocks go first to the backend's fused ocb slot when it has
+ * one; the blocks it leaves, AAD, the final partial block and the tag are
+ * done here on ecb_enc / ecb_dec. The generic block path works in batches
+ * of BATCH: one pass builds the offsets (Offset_i = Offset_{i-1} ^
+ * L[ntz(i)]) and the whitened cipher input in a stack buffer, one ecb call
+ * ciphers the batch, and a second pass walks the offsets again to unwhiten
+ * into dst. The checksum is folded in whichever of the two passes sees the
+ * plaintext (the first when encrypting, the second when decrypting), never
+ * in a pass of its own.
+ *
+ * Block indices are public, so L is indexed by ntz(i); the nonce is public
+ * too, but the shift by its bottom 6 bits that selects Offset_0 from
+ * Stretch is still done branch-free on whole words.
+ */
+#include "aeskit.h"
+#include "common.h"
+
+#define BATCH 32
+/* Blocks per bounce chunk when update runs in place with data pending. */
+#define BOUNCE 32
+
+static_assert(sizeof(((aeskit_ocb_key *)0)->l) / 16 == 64,
+              "one L per possible ntz of a 64-bit block index");
+
+/* Number of trailing zero bits of i, i != 0. i is a public block index. */
+static inline unsigned ntz64(uint64_t i)
+{
+    assert(i != 0);
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctzll(i);
+#else
+    unsigned n = 0;
+    for (; (i & 1) == 0; i >>= 1)
+        n++;
+    return n;
+#endif
+}
+
+/* dst = double(src) in GF(2^128) as RFC 7253 §2 defines it (big-endian,
+ * x^128 = x^7 + x^2 + x + 1); the reduction is masked, not branched. */
+static void ocb_double(uint8_t dst[16], const uint8_t src[16])
+{
+    uint64_t hi = aeskit_load_be64(src), lo = aeskit_load_be64(src + 8);
+    uint64_t carry = 0 - (hi >> 63);
+    hi = hi << 1 | lo >> 63;
+    lo = lo << 1 ^ (carry & 0x87);
+    aeskit_store_be64(dst, hi);
+    aeskit_store_be64(dst + 8, lo);
+}
+
+/* Two 64-bit halves of a block in memory order: xor-only arithmetic does
+ * not care about endianness, and memcpy keeps unaligned access defined. */
+typedef struct { uint64_t w[2]; } blk;
+
+static inline blk blk_load(const uint8_t *p)
+{
+    blk b;
+    memcpy(b.w, p, 16);
+    return b;
+}
+
+static inline void blk_store(uint8_t *p, blk b) { memcpy(p, b.w, 16); }
+
+static inline blk blk_xor(blk a, blk b)
+{
+    a.w[0] ^= b.w[0];
+    a.w[1] ^= b.w[1];
+    return a;
+}
+
+void aeskit_ocb_key_init(aeskit_ocb_key *ok, const aeskit_key *k)
+{
+    memset(ok->l_star, 0, 16);
+    k->impl->ecb_enc(k, ok->l_star, ok->l_star, 1);
+    ocb_double(ok->l_dollar, ok->l_star);
+    ocb_double(ok->l[0], ok->l_dollar);
+    for (unsigned i = 1; i < 64; i++)
+        ocb_double(ok->l[i], ok->l[i - 1]);
+}
+
+void aeskit_ocb_init(aeskit_ocb *o, const aeskit_key *k, const aeskit_ocb_key *ok, int enc,
+                     const uint8_t *nonce, size_t nonce_len, unsigned taglen)
+{
+    assert(nonce_len >= 1 && nonce_len <= 15);
+    assert(taglen >= 8 && taglen <= 16);
+    memset(o, 0, sizeof *o);
+    o->key = k;
+    o->ok = ok;
+    o->enc = (uint8_t)(enc != 0);
+    o->taglen = taglen;
+
+    /* Nonce = num2str(TAGLEN mod 128, 7) || zeros || 1 || N */
+    uint8_t nb[16] = { 0 };
+    memcpy(nb + 16 - nonce_len, nonce, nonce_len);
+    nb[15 - nonce_len] |= 1;
+    nb[0] |= (uint8_t)((taglen * 8 % 128) << 1);
+    const unsigned bottom = nb[15] & 63;
+    nb[15] &= 0xc0;
+
+    /* Ktop = E(Nonce with bottom zeroed), built in st.offset, which it
+     * becomes: Stretch = Ktop || (Ktop[1..64] ^ Ktop[9..72]), 192 bits in
+     * s0 s1 s2; Offset_0 = Stretch[1+bottom..128+bottom]. */
+    k->impl->ecb_enc(k, o->st.offset, nb, 1);
+    const uint64_t s0 = aeskit_load_be64(o->st.offset);
+    const uint64_t s1 = aeskit_load_be64(o->st.offset + 8);
+    const uint64_t s2 = s0 ^ (s0 << 8 | s1 >> 56);
+    /* x >> (64 - bottom) as two shifts, so bottom == 0 needs no branch */
+    const unsigned rs = 63 - bottom;
+    aeskit_store_be64(o->st.offset, s0 << bottom | (s1 >> 1) >> rs);
+    aeskit_store_be64(o->st.offset + 8, s1 << bottom | (s2 >> 1) >> rs);
+}
+
+/* ---- whole blocks ---------------------------------------------------- */
+
+/* n whole blocks of AAD into o->ad (Sum_i ^= E(A_i ^ Offset_i)). */
+static void hash_blocks(aeskit_ocb *o, const uint8_t *a, size_t n)
+{
+    const aeskit_key *k = o->key;
+    const aeskit_ocb_key *ok = o->ok;
+    uint8_t buf[BATCH * 16];
+    blk off = blk_load(o->ad.offset), sum = blk_load(o->ad.checksum);
+    uint64_t i = o->ad.blocks;
+    const size_t used = 16 * (n < BATCH ? n : BATCH);
+
+    while (n > 0) {
+        size_t b = n < BATCH ? n : BATCH;
+        for (size_t j = 0; j < b; j++) {
+            off = blk_xor(off, blk_load(ok->l[ntz64(++i)]));
+            blk_store(buf + 16 * j, blk_xor(off, blk_load(a + 16 * j)));
+        }
+        k->impl->ecb_enc(k, buf, buf, b);
+        for (size_t j = 0; j < b; j++)
+            sum = blk_xor(sum, blk_load(buf + 16 * j));
+        a += 16 * b; n -= b;
+    }
+    blk_store(o->ad.offset, off);
+    blk_store(o->ad.checksum, sum);
+    o->ad.blocks = i;
+    aeskit_secure_zero(buf, used);
+}
+
+/* n whole data blocks on ecb_enc / ecb_dec, dst == src allowed: a batch is
+ * read whole (first pass) before any of it is written (second pass). The
+ * second pass walks the offsets again from the batch's first one rather
+ * than keeping them in a second buffer that would need wiping too. */
+static void generic_blocks(aeskit_ocb *o, uint8_t *dst, const uint8_t *src, size_t n)
+{
+    const aeskit_key *k = o->key;
+    const aeskit_ocb_key *ok = o->ok;
+    aeskit_ecb_fn *ecb = o->enc ? k->impl->ecb_enc : k->impl->ecb_dec;
+    uint8_t buf[BATCH * 16];
+    blk off = blk_load(o->st.offset), sum = blk_load(o->st.checksum);
+    uint64_t i = o->st.blocks;
+    const size_t used = 16 * (n < BATCH ? n : BATCH);
+
+    while (n > 0) {
+        const size_t b = n < BATCH ? n : BATCH;
+        const blk off0 = off;
+        const uint64_t i0 = i;
+        for (size_t j = 0; j < b; j++) {
+            const blk in = blk_load(src + 16 * j);
+            off = blk_xor(off, blk_load(ok->l[ntz64(++i)]));
+            blk_store(buf + 16 * j, blk_xor(in, off));
+            if (o->enc)
+                sum = blk_xor(sum, in);
+        }
+        ecb(k, buf, buf, b);
+        off = off0;
+        i = i0;
+        for (size_t j = 0; j < b; j++) {
+            off = blk_xor(off, blk_load(ok->l[ntz64(++i)]));
+            const blk out = blk_xor(blk_load(buf + 16 * j), off);
+            blk_store(dst + 16 * j, out);
+            if (!o->enc)
+                sum = blk_xor(sum, out);
+        }
+        src += 16 * b; dst += 16 * b; n -= b;
+    }
+    blk_store(o->st.offset, off);
+    blk_store(o->st.checksum, sum);
+    o->st.blocks = i;
+    aeskit_secure_zero(buf, used);
+}
+
+/* n whole data blocks: the fused slot does what it does, the rest here. */
+static void data_blocks(aeskit_ocb *o, uint8_t *dst, const uint8_t *src, size_t n)
+{
+    const aeskit_key *k = o->key;
+    size_t done = 0;
+    if (k->impl->ocb != NULL && n > 0) {
+        done = k->impl->ocb(k, o->ok, o->enc, &o->st, dst, src, n);
+        assert(done <= n);
+    }
+    generic_blocks(o, dst + 16 * done, src + 16 * done, n - done);
+}
+
+/* ---- streaming -------------------------------------------------------- */
+
+void aeskit_ocb_aad(aeskit_ocb *o, const uint8_t *aad, size_t len)
+{
+    if (o->apos > 0) {
+        size_t take = 16 - o->apos;
+        if (take > len)
+            take = len;
+        memcpy(o->apart + o->apos, aad, take);
+        o->apos += (unsigned)take;
+        aad += take; len -= take;
+        if (o->apos < 16)
+            return;
+        hash_blocks(o, o->apart, 1);
+        o->apos = 0;
+    }
+    /* A final whole block may be the last one of the AAD: that is fine,
+     * HASH treats a last whole block like any other. */
+    size_t n = len / 16;
+    hash_blocks(o, aad, n);
+    memcpy(o->apart, aad + 16 * n, len % 16);
+    o->apos = (unsigned)(len % 16);
+}
+
+size_t aeskit_ocb_update_len(const aeskit_ocb *o, size_t len)
+{
+    return (o->pos + len) / 16 * 16;
+}
+
+size_t aeskit_ocb_update(aeskit_ocb *o, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    size_t out = 0;
+    if (o->pos > 0) {
+        size_t take = 16 - o->pos;
+        if (len < take) {
+            memcpy(o->part + o->pos, src, len);
+            o->pos += (unsigned)len;
+            return 0;
+        }
+        if (dst == src) {
+            /* In place, output lags input by pos bytes: feed the blocks
+             * from a bounce buffer, and save the pos input bytes that
+             * each chunk's output overwrites before writing it (as in
+             * block.c). */
+            uint8_t tmp[BOUNCE * 16];
+            const unsigned pos = o->pos;
+            const uint8_t *in = src, *end = src + len;
+            size_t nblocks = (pos + len) / 16, c = pos;
+            memcpy(tmp, o->part, pos);
+            while (nblocks > 0) {
+                size_t b = nblocks < BOUNCE ? nblocks : BOUNCE;
+                size_t fill = 16 * b - c;
+                memcpy(tmp + c, in, fill);
+                in += fill;
+                c = (size_t)(end - in) < pos ? (size_t)(end - in) : pos;
+                memcpy(o->part, in, c);
+                in += c;
+                data_blocks(o, dst, tmp, b);
+                memcpy(tmp, o->part, c);
+                dst += 16 * b; out += 16 * b; nblocks -= b;
+            }
+            aeskit_secure_zero(tmp, sizeof tmp);
+            memcpy(o->part + c, in, (size_t)(end - in));
+            o->pos = (unsigned)(c + (size_t)(end - in));
+            assert(o->pos < 16);
+            return out;
+        }
+        memcpy(o->part + o->pos, src, take);
+        data_blocks(o, dst, o->part, 1);
+        src += take; len -= take; dst += 16; out = 16;
+        o->pos = 0;
+    }
+    size_t n = len / 16;
+    data_blocks(o, dst, src, n);
+    out += 16 * n;
+    memcpy(o->part, src + 16 * n, len % 16);
+    o->pos = (unsigned)(len % 16);
+    return out;
+}
+
+/* Scratch blocks live in o (apart once the AAD is closed, part once the
+ * data is), so that the one wipe of o at the end covers them. */
+size_t aeskit_ocb_finish(aeskit_ocb *o, uint8_t *dst, uint8_t tag[16])
+{
+    const aeskit_key *k = o->key;
+    const aeskit_ocb_key *ok = o->ok;
+    const size_t pos = o->pos;
+
+    /* HASH: a final partial AAD block is (A_* || 1 || 0*) ^ Offset_*. */
+    if (o->apos > 0) {
+        memset(o->apart + o->apos, 0, 16 - o->apos);
+        o->apart[o->apos] = 0x80;
+        aeskit_xor16(o->ad.offset, o->ad.offset, ok->l_star);
+        aeskit_xor16(o->apart, o->apart, o->ad.offset);
+        k->impl->ecb_enc(k, o->apart, o->apart, 1);
+        aeskit_xor16(o->ad.checksum, o->ad.checksum, o->apart);
+    }
+
+    /* P_* / C_*: xor with Pad = E(Offset_*); the checksum takes the
+     * plaintext as P_* || 1 || 0*. */
+    if (pos > 0) {
+        uint8_t *pad = o->apart;
+        aeskit_xor16(o->st.offset, o->st.offset, ok->l_star);
+        k->impl->ecb_enc(k, pad, o->st.offset, 1);
+        aeskit_xor_bytes(dst, o->part, pad, pos);
+        if (!o->enc)
+            memcpy(o->part, dst, pos);
+        memset(o->part + pos, 0, 16 - pos);
+        o->part[pos] = 0x80;
+        aeskit_xor16(o->st.checksum, o->st.checksum, o->part);
+    }
+
+    /* Tag = E(Checksum ^ Offset ^ L_$) ^ HASH(A) */
+    aeskit_xor16(o->st.checksum, o->st.checksum, o->st.offset);
+    aeskit_xor16(o->st.checksum, o->st.checksum, ok->l_dollar);
+    k->impl->ecb_enc(k, tag, o->st.checksum, 1);
+    aeskit_xor16(tag, tag, o->ad.checksum);
+    aeskit_secure_zero(o, sizeof *o);
+    return pos;
+}
