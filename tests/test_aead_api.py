@@ -1,0 +1,745 @@
+"""The AEAD Python surface (AESGCM, AESOCB3): construction, generate_key, nonce and tag
+lengths, argument types and keywords, `_into` buffers and overlap, accepted buffer types,
+and GCM's length limits (OverflowError before any work, one-shot and cumulative)."""
+
+import array
+import json
+import mmap
+import os
+import subprocess
+import sys
+import textwrap
+
+import aeskit
+import numpy as np
+import pytest
+
+from aead_helpers import (
+    AEADS,
+    BAD_NONCE_LENGTHS,
+    BAD_TAG_LENGTHS,
+    KEY_SIZES,
+    NONCE_LENGTHS,
+    TAG_LENGTHS,
+    aead_cls,
+    new_aead,
+    rand,
+    ref_libs,
+    ref_seal,
+)
+
+KEY = bytes(range(0x10, 0x30))[:16]
+NONCE = bytes(range(0x40, 0x4C))
+AAD = b"header"
+DATA = bytes(range(40))
+NON_BUFFERS = ["0123456789abcdef", 16, list(range(16)), 1.5, object()]
+
+name_param = pytest.mark.parametrize("name", AEADS)
+
+
+def _ids(x):
+    return type(x).__name__
+
+
+def _sealed(name, t=16, key=KEY, nonce=NONCE, data=DATA, aad=AAD):
+    return ref_seal(name, key, nonce, data, aad, t)
+
+
+# ---------------------------------------------------------------- construction
+
+@name_param
+@pytest.mark.parametrize("ks", KEY_SIZES)
+def test_attributes(backend, backends_info, name, ks):
+    for t in TAG_LENGTHS[name]:
+        obj = new_aead(name, bytes(ks), tag_length=t, backend=backend)
+        assert obj.backend == backend
+        assert obj.key_size == ks * 8
+        assert obj.tag_length == t
+    auto = aead_cls(name)(bytes(ks))
+    assert auto.backend == backends_info.default
+    assert auto.tag_length == 16
+    assert aead_cls(name)(bytes(ks), backend="auto").backend == backends_info.default
+
+
+@name_param
+def test_attributes_are_read_only(name):
+    obj = aead_cls(name)(KEY)
+    for attr, value in (("backend", "portable"), ("key_size", 256), ("tag_length", 8)):
+        with pytest.raises((AttributeError, TypeError)):
+            setattr(obj, attr, value)
+
+
+@name_param
+@pytest.mark.parametrize("bad", NON_BUFFERS + [None], ids=_ids)
+def test_key_not_a_buffer(name, bad):
+    with pytest.raises(TypeError):
+        aead_cls(name)(bad)
+
+
+@name_param
+@pytest.mark.parametrize("n", [0, 1, 8, 15, 17, 20, 23, 25, 31, 33, 48, 64])
+def test_key_bad_length(name, n):
+    with pytest.raises(ValueError) as ei:
+        aead_cls(name)(bytes(n))
+    msg = str(ei.value)
+    for size in ("16", "24", "32"):
+        assert size in msg, msg
+
+
+@name_param
+def test_keyword_only_options(name):
+    with pytest.raises(TypeError):
+        aead_cls(name)(KEY, 16)
+    with pytest.raises(TypeError):
+        aead_cls(name)(KEY, 16, "portable")
+    with pytest.raises(TypeError):
+        aead_cls(name)(KEY, tag_length=16, nonsense=1)
+    assert aead_cls(name)(key=KEY).key_size == 128
+
+
+@name_param
+def test_unknown_backend(name, backends_info):
+    with pytest.raises(ValueError) as ei:
+        aead_cls(name)(KEY, backend="no-such-backend")
+    assert "no-such-backend" in str(ei.value) or any(b in str(ei.value)
+                                                     for b in backends_info.all)
+
+
+@name_param
+@pytest.mark.parametrize("t", sorted(set(BAD_TAG_LENGTHS["GCM"] + BAD_TAG_LENGTHS["OCB3"])))
+def test_bad_tag_length(name, t):
+    if t in TAG_LENGTHS[name]:
+        assert aead_cls(name)(KEY, tag_length=t).tag_length == t
+        return
+    with pytest.raises(ValueError) as ei:
+        aead_cls(name)(KEY, tag_length=t)
+    assert "tag" in str(ei.value).lower(), str(ei.value)
+
+
+@name_param
+@pytest.mark.parametrize("bad", [16.0, "16", b"\x10", None], ids=_ids)
+def test_tag_length_wrong_type(name, bad):
+    with pytest.raises(TypeError):
+        aead_cls(name)(KEY, tag_length=bad)
+
+
+# ---------------------------------------------------------------- generate_key
+
+@name_param
+@pytest.mark.parametrize("bits", [128, 192, 256])
+def test_generate_key(backend, name, bits):
+    cls = aead_cls(name)
+    k1, k2 = cls.generate_key(bits), cls.generate_key(bits)
+    assert type(k1) is bytes and len(k1) == bits // 8
+    assert k1 != k2
+    obj = cls(k1, backend=backend)
+    assert obj.key_size == bits
+    assert obj.encrypt(NONCE, DATA, None) == ref_seal(name, k1, NONCE, DATA, b"")
+    assert type(cls(KEY).generate_key(bits)) is bytes  # a classmethod, also via an instance
+
+
+@name_param
+def test_generate_key_keyword(name):
+    """pyca/cryptography's generate_key takes bit_length= by name too."""
+    assert len(aead_cls(name).generate_key(bit_length=192)) == 24
+
+
+@name_param
+@pytest.mark.parametrize("bits", [0, -128, 64, 127, 129, 255, 257, 384, 512, 1024])
+def test_generate_key_bad_size(name, bits):
+    with pytest.raises(ValueError):
+        aead_cls(name).generate_key(bits)
+
+
+@name_param
+@pytest.mark.parametrize("bad", [128.0, "128", None, b"\x80", [128]], ids=_ids)
+def test_generate_key_wrong_type(name, bad):
+    with pytest.raises(TypeError):
+        aead_cls(name).generate_key(bad)
+
+
+# ---------------------------------------------------------------- nonces
+
+@name_param
+def test_nonce_lengths_accepted(backend, name):
+    for ks in KEY_SIZES:
+        key = rand(ks, ks)
+        obj = new_aead(name, key, backend=backend)
+        for nl in NONCE_LENGTHS[name] + ((200, 1000) if name == "GCM" else ()):
+            nonce = rand(nl, nl)
+            sealed = obj.encrypt(nonce, DATA, AAD)
+            libs = ref_libs(name, nl, 16)
+            if libs:
+                assert sealed == ref_seal(name, key, nonce, DATA, AAD), nl
+            assert obj.decrypt(nonce, sealed, AAD) == DATA
+            enc = obj.encryptor(nonce)
+            enc.authenticate_additional_data(AAD)
+            assert enc.update(DATA) + enc.finalize() + enc.tag == sealed
+
+
+def _all_entry_points(obj, nonce, data=DATA, aad=AAD, buf=None):
+    buf = bytearray(100) if buf is None else buf
+    return [
+        ("encrypt", lambda: obj.encrypt(nonce, data, aad)),
+        ("decrypt", lambda: obj.decrypt(nonce, data, aad)),
+        ("encrypt_into", lambda: obj.encrypt_into(nonce, data, aad, buf)),
+        ("decrypt_into", lambda: obj.decrypt_into(nonce, data, aad, buf)),
+        ("encryptor", lambda: obj.encryptor(nonce)),
+        ("decryptor", lambda: obj.decryptor(nonce)),
+    ]
+
+
+@name_param
+def test_nonce_bad_length(backend, name):
+    obj = new_aead(name, KEY, backend=backend)
+    sealed = _sealed(name)
+    for nl in BAD_NONCE_LENGTHS[name]:
+        for label, call in _all_entry_points(obj, bytes(nl), data=sealed):
+            with pytest.raises(ValueError) as ei:
+                call()
+            assert not isinstance(ei.value, aeskit.InvalidTag), (label, nl)
+            assert "nonce" in str(ei.value).lower(), (label, str(ei.value))
+
+
+@name_param
+@pytest.mark.parametrize("bad", NON_BUFFERS + [None], ids=_ids)
+def test_nonce_not_a_buffer(backend, name, bad):
+    obj = new_aead(name, KEY, backend=backend)
+    for _label, call in _all_entry_points(obj, bad):
+        with pytest.raises(TypeError):
+            call()
+
+
+# ---------------------------------------------------------------- data, AAD, keywords
+
+@name_param
+@pytest.mark.parametrize("bad", NON_BUFFERS + [None], ids=_ids)
+def test_data_not_a_buffer(backend, name, bad):
+    obj = new_aead(name, KEY, backend=backend)
+    for _label, call in _all_entry_points(obj, NONCE, data=bad)[:4]:
+        with pytest.raises(TypeError):
+            call()
+    for make in (obj.encryptor, obj.decryptor):
+        with pytest.raises(TypeError):
+            make(NONCE).update(bad)
+        with pytest.raises(TypeError):
+            make(NONCE).update_into(bad, bytearray(64))
+
+
+@name_param
+@pytest.mark.parametrize("bad", NON_BUFFERS, ids=_ids)
+def test_aad_not_a_buffer(backend, name, bad):
+    obj = new_aead(name, KEY, backend=backend)
+    sealed = _sealed(name)
+    for _label, call in _all_entry_points(obj, NONCE, data=sealed, aad=bad)[:4]:
+        with pytest.raises(TypeError):
+            call()
+    for make in (obj.encryptor, obj.decryptor):
+        with pytest.raises(TypeError):
+            make(NONCE).authenticate_additional_data(bad)
+    with pytest.raises(TypeError):
+        obj.encryptor(NONCE).authenticate_additional_data(None)
+
+
+@name_param
+def test_aad_none_is_empty(backend, name):
+    obj = new_aead(name, KEY, backend=backend)
+    sealed = _sealed(name, aad=b"")
+    assert obj.encrypt(NONCE, DATA, None) == sealed == obj.encrypt(NONCE, DATA, b"")
+    assert obj.decrypt(NONCE, sealed, None) == DATA
+    buf = bytearray(len(sealed))
+    assert obj.encrypt_into(NONCE, DATA, None, buf) == len(sealed) and buf == sealed
+    assert obj.decrypt_into(NONCE, sealed, None, buf) == len(DATA) and buf[:40] == DATA
+
+
+@name_param
+def test_keywords_like_pyca(backend, name):
+    obj = new_aead(name, KEY, backend=backend)
+    sealed = _sealed(name)
+    assert obj.encrypt(nonce=NONCE, data=DATA, associated_data=AAD) == sealed
+    assert obj.encrypt(NONCE, data=DATA, associated_data=AAD) == sealed
+    assert obj.encrypt(NONCE, DATA, associated_data=AAD) == sealed
+    assert obj.decrypt(nonce=NONCE, data=sealed, associated_data=AAD) == DATA
+    buf = bytearray(len(sealed))
+    assert obj.encrypt_into(nonce=NONCE, data=DATA, associated_data=AAD, buf=buf) == len(sealed)
+    assert buf == sealed
+    out = bytearray(len(DATA))
+    assert obj.decrypt_into(NONCE, sealed, AAD, buf=out) == len(DATA)
+    assert out == DATA
+
+
+@name_param
+def test_wrong_argument_counts(backend, name):
+    obj = new_aead(name, KEY, backend=backend)
+    sealed = _sealed(name)
+    with pytest.raises(TypeError):
+        obj.encrypt(NONCE, DATA)  # associated_data is required, as in pyca
+    with pytest.raises(TypeError):
+        obj.encrypt(NONCE, DATA, AAD, bytearray(100))
+    with pytest.raises(TypeError):
+        obj.decrypt(NONCE, sealed)
+    with pytest.raises(TypeError):
+        obj.encrypt_into(NONCE, DATA, AAD)
+    with pytest.raises(TypeError):
+        obj.encrypt(NONCE, DATA, AAD, nonce=NONCE)
+    with pytest.raises(TypeError):
+        obj.encrypt(NONCE, DATA, associated_data=AAD, extra=1)
+    with pytest.raises(TypeError):
+        obj.encryptor()
+    with pytest.raises(TypeError):
+        obj.encryptor(NONCE).update()
+
+
+@name_param
+def test_results(backend, name):
+    obj = new_aead(name, KEY, tag_length=12, backend=backend)
+    src = bytearray(DATA)
+    sealed = obj.encrypt(NONCE, src, AAD)
+    assert type(sealed) is bytes and len(sealed) == 52
+    assert src == DATA  # the input is never modified by the bytes-returning call
+    opened = obj.decrypt(NONCE, bytearray(sealed), AAD)
+    assert type(opened) is bytes and opened == DATA
+    assert type(obj.encrypt_into(NONCE, DATA, AAD, bytearray(52))) is int
+
+
+# ---------------------------------------------------------------- _into buffers
+
+@name_param
+@pytest.mark.parametrize("t", [16, 8])
+def test_into_buffer_too_small(backend, name, t):
+    obj = new_aead(name, KEY, tag_length=t, backend=backend)
+    sealed = _sealed(name, t)
+    for short in (0, 1, len(DATA) + t - 1):
+        buf = bytearray(b"\xee" * short)
+        with pytest.raises(ValueError, match=rf"\b{len(DATA) + t}\b"):
+            obj.encrypt_into(NONCE, DATA, AAD, buf)
+        assert buf == b"\xee" * short
+    for short in (0, 1, len(DATA) - 1):
+        buf = bytearray(b"\xee" * short)
+        with pytest.raises(ValueError, match=rf"\b{len(DATA)}\b") as ei:
+            obj.decrypt_into(NONCE, sealed, AAD, buf)
+        assert not isinstance(ei.value, aeskit.InvalidTag)
+        assert buf == b"\xee" * short
+
+
+@name_param
+@pytest.mark.parametrize("make", [bytes, lambda n: memoryview(bytes(n))],
+                         ids=["bytes", "readonly-memoryview"])
+def test_into_readonly_buffer(backend, name, make):
+    obj = new_aead(name, KEY, backend=backend)
+    sealed = _sealed(name)
+    with pytest.raises(TypeError):
+        obj.encrypt_into(NONCE, DATA, AAD, make(100))
+    with pytest.raises(TypeError):
+        obj.decrypt_into(NONCE, sealed, AAD, make(100))
+    for ctx in (obj.encryptor(NONCE), obj.decryptor(NONCE)):
+        with pytest.raises(TypeError):
+            ctx.update_into(DATA, make(100))
+
+
+@name_param
+@pytest.mark.parametrize("bad", NON_BUFFERS + [None], ids=_ids)
+def test_into_buffer_not_a_buffer(backend, name, bad):
+    obj = new_aead(name, KEY, backend=backend)
+    with pytest.raises(TypeError):
+        obj.encrypt_into(NONCE, DATA, AAD, bad)
+    with pytest.raises(TypeError):
+        obj.decrypt_into(NONCE, _sealed(name), AAD, bad)
+    with pytest.raises(TypeError):
+        obj.encryptor(NONCE).update_into(DATA, bad)
+
+
+def _views(store, a, b, n, m):
+    mv = memoryview(store)
+    return mv[a:a + n], mv[b:b + m]
+
+
+@name_param
+@pytest.mark.parametrize("shift", [1, -1, 15, -15, 16, -16, 17, 39, -39, 55, -55])
+def test_into_partial_overlap(backend, name, shift):
+    """data and buf in one bytearray, `shift` bytes apart: refused when they overlap (a
+    shift of 55 overlaps only the 56-byte sealed input of decrypt_into), nothing written;
+    fine when they do not."""
+    obj = new_aead(name, KEY, backend=backend)
+    sealed = _sealed(name)
+    n = len(DATA)
+    for fn, src_len, out_len, src, want in ((obj.encrypt_into, n, n + 16, DATA, sealed),
+                                            (obj.decrypt_into, n + 16, n, sealed, DATA)):
+        store = bytearray(200)
+        base = 70
+        store[base:base + src_len] = src
+        data, buf = _views(store, base, base + shift, src_len, out_len)
+        overlap = base < base + shift + out_len and base + shift < base + src_len
+        if not overlap:
+            assert fn(NONCE, data, AAD, buf) == len(want)
+            assert bytes(buf) == want
+            continue
+        before = bytes(store)
+        with pytest.raises(ValueError) as ei:
+            fn(NONCE, data, AAD, buf)
+        assert not isinstance(ei.value, aeskit.InvalidTag)
+        assert bytes(store) == before
+    if abs(shift) < 48:
+        for ctx in (obj.encryptor(NONCE), obj.decryptor(NONCE)):
+            store = bytearray(range(200))
+            data, buf = _views(store, 70, 70 + shift, 48, 48)
+            with pytest.raises(ValueError):
+                ctx.update_into(data, buf)
+
+
+@name_param
+def test_into_adjacent_is_not_overlap(backend, name):
+    obj = new_aead(name, KEY, backend=backend)
+    sealed = _sealed(name)
+    n = len(DATA)
+    store = bytearray(DATA) + bytearray(n + 16)
+    mv = memoryview(store)
+    assert obj.encrypt_into(NONCE, mv[:n], AAD, mv[n:]) == n + 16
+    assert store[n:] == sealed and store[:n] == DATA
+    store = bytearray(n) + bytearray(sealed)
+    mv = memoryview(store)
+    assert obj.decrypt_into(NONCE, mv[n:], AAD, mv[:n]) == n
+    assert store[:n] == DATA
+
+
+@name_param
+def test_in_place(backend, name):
+    """The data itself as buf: decrypt with the very same object, encrypt with the data at
+    the start of a buffer that has room for the tag."""
+    obj = new_aead(name, KEY, backend=backend)
+    sealed = _sealed(name)
+    n = len(DATA)
+    buf = bytearray(DATA) + bytearray(16)
+    assert obj.encrypt_into(NONCE, memoryview(buf)[:n], AAD, buf) == n + 16
+    assert buf == sealed
+    assert obj.decrypt_into(NONCE, buf, AAD, buf) == n
+    assert buf[:n] == DATA
+
+
+# ---------------------------------------------------------------- buffer types
+
+def _variants(data):
+    n = len(data)
+    mm = mmap.mmap(-1, max(n, 1))
+    mm.write(data)
+
+    def arr(code):
+        a = array.array(code)
+        a.frombytes(data)
+        return a
+
+    out = [
+        ("bytes", data),
+        ("bytearray", bytearray(data)),
+        ("memoryview", memoryview(data)),
+        ("memoryview-slice", memoryview(b"xyz" + data)[3:]),
+        ("array-B", arr("B")),
+        ("mmap", mm if n == len(mm) else memoryview(mm)[:n]),
+        ("numpy-u8", np.frombuffer(data, dtype=np.uint8).copy()),
+    ]
+    if n % 4 == 0 and n:
+        out += [("array-I", arr("I")),
+                ("numpy-u32-2d", np.frombuffer(data, dtype=np.uint32).reshape(-1, 2).copy()
+                 if n % 8 == 0 else np.frombuffer(data, dtype=np.uint32).copy())]
+    return out
+
+
+@name_param
+def test_accepted_input_types(backend, name):
+    obj = new_aead(name, KEY, backend=backend)
+    sealed = _sealed(name)
+    for label, v in _variants(DATA):
+        assert obj.encrypt(NONCE, v, AAD) == sealed, label
+        ctx = obj.encryptor(NONCE)
+        ctx.authenticate_additional_data(AAD)
+        assert ctx.update(v) + ctx.finalize() + ctx.tag == sealed, label
+    for label, v in _variants(sealed):
+        assert obj.decrypt(NONCE, v, AAD) == DATA, label
+    for label, v in _variants(AAD + b"xy"):  # 8 bytes so that the 4-byte types fit
+        want = ref_seal(name, KEY, NONCE, DATA, AAD + b"xy")
+        assert obj.encrypt(NONCE, DATA, v) == want, label
+    for label, v in _variants(KEY):
+        assert new_aead(name, v, backend=backend).encrypt(NONCE, DATA, AAD) == sealed, label
+    for label, v in _variants(NONCE):
+        assert obj.encrypt(v, DATA, AAD) == sealed, label
+    for label, v in _variants(sealed[-16:]):
+        ctx = obj.decryptor(NONCE)
+        ctx.authenticate_additional_data(AAD)
+        assert ctx.update(sealed[:-16]) + ctx.finalize_with_tag(v) == DATA, label
+
+
+@name_param
+def test_accepted_output_buffer_types(backend, name):
+    obj = new_aead(name, KEY, backend=backend)
+    sealed = _sealed(name)
+    for label, buf in _variants(bytes(len(sealed))):
+        if memoryview(buf).readonly:
+            continue
+        assert obj.encrypt_into(NONCE, DATA, AAD, buf) == len(sealed), label
+        assert bytes(memoryview(buf).cast("B")) == sealed, label
+    arr = np.frombuffer(sealed, dtype=np.uint32).reshape(7, 2).copy()  # 56 bytes, 2-d
+    assert obj.decrypt_into(NONCE, arr, AAD, arr) == len(DATA)
+    assert arr.tobytes()[:len(DATA)] == DATA
+
+
+@name_param
+def test_non_contiguous_rejected(backend, name):
+    obj = new_aead(name, KEY, backend=backend)
+    strided = np.arange(96, dtype=np.uint8)[::2]
+    mv_strided = memoryview(bytes(96))[::2]
+    for bad in (strided, mv_strided):
+        with pytest.raises((TypeError, ValueError)):
+            obj.encrypt(NONCE, bad, AAD)
+        with pytest.raises((TypeError, ValueError)):
+            obj.encrypt(NONCE, DATA, bad)
+        with pytest.raises((TypeError, ValueError)):
+            obj.encrypt(np.arange(24, dtype=np.uint8)[::2], DATA, AAD)
+        with pytest.raises((TypeError, ValueError)):
+            obj.encrypt_into(NONCE, DATA, AAD, np.zeros(200, np.uint8)[::2])
+    with pytest.raises((TypeError, ValueError)):
+        aead_cls(name)(np.arange(32, dtype=np.uint8)[::2])
+
+
+@name_param
+@pytest.mark.parametrize("empty", [b"", bytearray(), memoryview(b""), np.zeros(0, np.uint8)],
+                         ids=["bytes", "bytearray", "memoryview", "numpy"])
+def test_length_zero(backend, name, empty):
+    obj = new_aead(name, KEY, backend=backend)
+    tag_only = ref_seal(name, KEY, NONCE, b"", b"")
+    assert obj.encrypt(NONCE, empty, empty) == tag_only
+    assert obj.decrypt(NONCE, tag_only, empty) == b""
+    buf = bytearray(b"\xee" * 20)
+    assert obj.encrypt_into(NONCE, empty, None, buf) == 16
+    assert buf[:16] == tag_only and buf[16:] == b"\xee" * 4
+    assert obj.decrypt_into(NONCE, tag_only, None, bytearray()) == 0
+    ctx = obj.encryptor(NONCE)
+    ctx.authenticate_additional_data(empty)
+    assert ctx.update(empty) == b""
+    assert ctx.update_into(empty, bytearray()) == 0
+    assert ctx.finalize() == b""
+    assert ctx.tag == tag_only
+
+
+# ---------------------------------------------------------------- GCM limits
+
+LIMIT_SCRIPT = textwrap.dedent(r'''
+    import ctypes, json, mmap, sys
+    import aeskit
+
+    backend = sys.argv[1]
+    L = 2**36 - 32          # most plaintext bytes
+    A = 2**61 - 1           # most AAD bytes
+    PROT_NONE, PROT_RW = 0, mmap.PROT_READ | mmap.PROT_WRITE
+    NORESERVE = getattr(mmap, "MAP_NORESERVE", 0x4000)
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long]
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    keep = []
+
+    def claimed(size, real=1 << 20):
+        """A writable buffer that says it holds `size` bytes: 1 MiB of real zeros, then an
+        inaccessible reservation (up to 2^40 bytes), so touching the rest faults at once
+        instead of eating memory."""
+        reserve = min(size, 2**40) + real
+        addr = libc.mmap(None, reserve, PROT_NONE,
+                         mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | NORESERVE, -1, 0)
+        assert addr not in (None, ctypes.c_void_p(-1).value), ctypes.get_errno()
+        assert libc.mprotect(addr, real, PROT_RW) == 0
+        arr = (ctypes.c_ubyte * size).from_address(addr)
+        keep.append(arr)
+        return memoryview(arr).cast("B")
+
+    def real_zero_map(size):
+        m = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | NORESERVE,
+                      prot=mmap.PROT_READ)
+        keep.append(m)
+        return m
+
+    g = aeskit.AESGCM(bytes(16), backend=backend)
+    g4 = aeskit.AESGCM(bytes(16), tag_length=4, backend=backend)
+    n12, n16, n1 = bytes(12), bytes(16), b"\x01"
+
+    # Each case builds its buffers first (a harness failure is not a pass), then returns the
+    # call under test.
+    def stream(ctxmaker, first, second_size, into=False, aad=False):
+        second = claimed(second_size)
+        out = claimed(second_size + 16) if into else None
+
+        def run():
+            ctx = ctxmaker()
+            if aad:
+                ctx.authenticate_additional_data(first)
+                ctx.authenticate_additional_data(second)
+            elif into:
+                ctx.update(first)
+                ctx.update_into(second, out)
+            else:
+                ctx.update(first)
+                ctx.update(second)
+        return run
+
+    def call(fn, *args):
+        return lambda: fn(*args)
+
+    CASES = {
+        "encrypt: plaintext 2^36-31": lambda: call(g.encrypt, n12, claimed(L + 1), None),
+        "encrypt: plaintext 2^36-31, 16-byte nonce":
+            lambda: call(g.encrypt, n16, claimed(L + 1), None),
+        "encrypt: plaintext 2^36-31, 1-byte nonce, 4-byte tag":
+            lambda: call(g4.encrypt, n1, claimed(L + 1), None),
+        "encrypt: plaintext 2^40": lambda: call(g.encrypt, n12, claimed(2**40), None),
+        "decrypt: ciphertext 2^36-31 + tag":
+            lambda: call(g.decrypt, n12, claimed(L + 1 + 16), None),
+        "decrypt: 4-byte tag": lambda: call(g4.decrypt, n12, claimed(L + 1 + 4), None),
+        "encrypt_into": lambda: call(g.encrypt_into, n12, claimed(L + 1), None, claimed(L + 17)),
+        "decrypt_into": lambda: call(g.decrypt_into, n12, claimed(L + 17), None, claimed(L + 1)),
+        "encrypt: AAD 2^61": lambda: call(g.encrypt, n12, b"", claimed(A + 1)),
+        "encrypt: AAD 2^62": lambda: call(g.encrypt, n12, b"", claimed(2**62)),
+        "decrypt: AAD 2^61": lambda: call(g.decrypt, n12, bytes(16), claimed(A + 1)),
+        "encrypt_into: AAD 2^61":
+            lambda: call(g.encrypt_into, n12, b"", claimed(A + 1), bytearray(16)),
+        "decrypt_into: AAD 2^61":
+            lambda: call(g.decrypt_into, n12, bytes(16), claimed(A + 1), bytearray(16)),
+        "encryptor: update 2^36-31 at once": lambda: stream(lambda: g.encryptor(n12), b"", L + 1),
+        "encryptor: update_into 2^36-31 at once":
+            lambda: stream(lambda: g.encryptor(n12), b"", L + 1, into=True),
+        "encryptor: cumulative 32 + (2^36-48)":
+            lambda: stream(lambda: g.encryptor(n12), bytes(32), L - 16),
+        "encryptor: cumulative via update_into":
+            lambda: stream(lambda: g.encryptor(n12), bytes(32), L - 16, into=True),
+        "decryptor: cumulative 32 + (2^36-48)":
+            lambda: stream(lambda: g.decryptor(n12), bytes(32), L - 16),
+        "decryptor: update_into cumulative":
+            lambda: stream(lambda: g.decryptor(n16), bytes(32), L - 16, into=True),
+        "encryptor: AAD 2^61 at once":
+            lambda: stream(lambda: g.encryptor(n12), b"", A + 1, aad=True),
+        "encryptor: AAD cumulative 32 + (2^61-32)":
+            lambda: stream(lambda: g.encryptor(n12), bytes(32), A + 1 - 32, aad=True),
+        "decryptor: AAD cumulative 32 + (2^61-32)":
+            lambda: stream(lambda: g.decryptor(n12), bytes(32), A + 1 - 32, aad=True),
+        # Last: a real read-only NORESERVE mapping (no guard: an implementation that works
+        # before checking is slow here rather than crashing).
+        "encrypt: real read-only mapping of 2^36-31 bytes":
+            lambda: call(g.encrypt, n12, real_zero_map(L + 1), None),
+    }
+    # At the limits exactly: accepted, so the work starts and faults on the guard. Run one
+    # per process (argv[2]); they show that the checks above are not simply too strict.
+    AT_LIMIT = {
+        "encrypt_into: plaintext exactly 2^36-32":
+            lambda: call(g.encrypt_into, n12, claimed(L), None, claimed(L + 16)),
+        "decrypt_into: plaintext exactly 2^36-32":
+            lambda: call(g.decrypt_into, n12, claimed(L + 16), None, claimed(L)),
+        "encryptor: cumulative exactly 2^36-32":
+            lambda: stream(lambda: g.encryptor(n12), bytes(32), L - 32, into=True),
+        "encrypt_into: AAD exactly 2^61-1":
+            lambda: call(g.encrypt_into, n12, b"", claimed(A), bytearray(16)),
+    }
+    if len(sys.argv) > 2:
+        CASES = {sys.argv[2]: AT_LIMIT[sys.argv[2]]}
+    for name, build in CASES.items():
+        try:
+            fn = build()
+        except BaseException as e:  # noqa: BLE001
+            print("RESULT " + json.dumps([name, "HARNESS " + type(e).__name__ + ": " + str(e)]),
+                  flush=True)
+            continue
+        print("START " + json.dumps(name), flush=True)
+        try:
+            fn()
+            result = "returned without an error"
+        except BaseException as e:  # noqa: BLE001 - report everything to the parent
+            result = type(e).__name__ + ": " + str(e)[:300]
+        print("RESULT " + json.dumps([name, result]), flush=True)
+''')
+
+LIMIT_CASES = [
+    "encrypt: plaintext 2^36-31",
+    "encrypt: plaintext 2^36-31, 16-byte nonce",
+    "encrypt: plaintext 2^36-31, 1-byte nonce, 4-byte tag",
+    "encrypt: plaintext 2^40",
+    "decrypt: ciphertext 2^36-31 + tag",
+    "decrypt: 4-byte tag",
+    "encrypt_into",
+    "decrypt_into",
+    "encrypt: AAD 2^61",
+    "encrypt: AAD 2^62",
+    "decrypt: AAD 2^61",
+    "encrypt_into: AAD 2^61",
+    "decrypt_into: AAD 2^61",
+    "encryptor: update 2^36-31 at once",
+    "encryptor: update_into 2^36-31 at once",
+    "encryptor: cumulative 32 + (2^36-48)",
+    "encryptor: cumulative via update_into",
+    "decryptor: cumulative 32 + (2^36-48)",
+    "decryptor: update_into cumulative",
+    "encryptor: AAD 2^61 at once",
+    "encryptor: AAD cumulative 32 + (2^61-32)",
+    "decryptor: AAD cumulative 32 + (2^61-32)",
+    "encrypt: real read-only mapping of 2^36-31 bytes",
+]
+_limit_runs = {}
+
+
+def _limit_results(backend):
+    """Run every limit case for a backend in one child process: a case that touches the data
+    before checking faults on the guard (or times out) and must not take pytest down."""
+    if backend not in _limit_runs:
+        env = dict(os.environ, AESKIT_BACKEND=backend)
+        try:
+            p = subprocess.run([sys.executable, "-c", LIMIT_SCRIPT, backend], env=env,
+                               capture_output=True, text=True, timeout=120)
+            out, rc, err = p.stdout, p.returncode, p.stderr
+        except subprocess.TimeoutExpired as e:
+            out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+            rc, err = "timeout after 120 s", ""
+        results, started = {}, None
+        for line in out.splitlines():
+            if line.startswith("START "):
+                started = json.loads(line[6:])
+            elif line.startswith("RESULT "):
+                k, v = json.loads(line[7:])
+                results[k] = v
+                started = None
+        _limit_runs[backend] = (results, started, rc, err[-2000:])
+    return _limit_runs[backend]
+
+
+AT_LIMIT_CASES = [
+    "encrypt_into: plaintext exactly 2^36-32",
+    "decrypt_into: plaintext exactly 2^36-32",
+    "encryptor: cumulative exactly 2^36-32",
+    "encrypt_into: AAD exactly 2^61-1",
+]
+
+
+@pytest.mark.parametrize("case", AT_LIMIT_CASES)
+def test_gcm_limits_are_exact(backend, case):
+    """At exactly 2^36-32 bytes of plaintext (2^61-1 of AAD) GCM accepts the call and starts
+    work, which in the child faults on the guard pages: the limit is not set too low (and the
+    guard harness does catch work done before a check)."""
+    env = dict(os.environ, AESKIT_BACKEND=backend)
+    p = subprocess.run([sys.executable, "-c", LIMIT_SCRIPT, backend, case], env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert f"START {json.dumps(case)}" in p.stdout, p.stdout + p.stderr
+    assert "RESULT" not in p.stdout, f"refused at the limit: {p.stdout}"
+    assert p.returncode in (-11, -7), (p.returncode, p.stderr[-2000:])  # SIGSEGV / SIGBUS
+
+
+@pytest.mark.parametrize("case", LIMIT_CASES)
+def test_gcm_limits(backend, case):
+    """GCM refuses more than 2^36-32 bytes of plaintext or 2^61-1 of AAD with OverflowError,
+    before touching the data, one-shot and cumulatively in streaming."""
+    results, died_in, rc, err = _limit_results(backend)
+    if case not in results:
+        if died_in == case:
+            pytest.fail(f"the child process died in this case (rc={rc}): the data was "
+                        f"touched before the limit check\n{err}")
+        pytest.fail(f"not reached: the child died in {died_in!r} (rc={rc})\n{err}")
+    assert results[case].startswith("OverflowError"), results[case]
+
+
+def test_limit_cases_listed():
+    """LIMIT_CASES is the parent's copy of the child's case names."""
+    assert all(f'"{c}"' in LIMIT_SCRIPT for c in LIMIT_CASES + AT_LIMIT_CASES)

@@ -1,0 +1,301 @@
+"""Differential tests of AES-GCM and AES-OCB3 against pyca/cryptography and pycryptodome
+(every reference that takes the parameters), and every backend against "portable".
+
+hypothesis draws data and AAD lengths weighted to where kernels hand over to their tails:
+every length 0..(3*8+2)*16+17, multiples of the 8-block batch +-{0, 1, 15, 16, 17}, and
+10,000 +-17; nonce and tag lengths over everything each mode allows.
+"""
+
+import hashlib
+import mmap
+import threading
+
+import numpy as np
+import pytest
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+from hypothesis import given
+from hypothesis import strategies as st
+
+from aead_helpers import (
+    AEADS,
+    GuardedBuffer,
+    KEY_SIZES,
+    NONCE_LENGTHS,
+    TAG_LENGTHS,
+    boundary_lengths,
+    chunks,
+    new_aead,
+    rand,
+    ref_libs,
+    ref_open,
+    ref_seal,
+    stream_open,
+    stream_seal,
+    zero_map,
+)
+
+BOUNDARY = boundary_lengths()
+lengths = st.one_of(
+    st.sampled_from(BOUNDARY),
+    st.integers(0, 3 * 8 * 16 + 17),
+    st.integers(10000 - 17, 10000 + 17),
+)
+aad_lengths = st.one_of(st.just(0), lengths)
+seeds = st.integers(0, 2**64 - 1)
+offsets = st.one_of(st.just(0), st.integers(1, 15))
+
+
+def nonces(name):
+    """12 bytes half the time (GCM's fast path, OCB's usual), any allowed length otherwise."""
+    return st.one_of(st.just(12), st.sampled_from(NONCE_LENGTHS[name])).flatmap(
+        lambda n: st.binary(min_size=n, max_size=n))
+
+
+def tag_lengths(name):
+    return st.one_of(st.just(16), st.sampled_from(TAG_LENGTHS[name]))
+
+
+name_param = pytest.mark.parametrize("name", AEADS)
+ks_param = pytest.mark.parametrize("ks", KEY_SIZES)
+
+
+@name_param
+@ks_param
+@given(data=st.data(), n=lengths, na=aad_lengths, seed=seeds)
+def test_one_shot_matches_references(backend, name, ks, data, n, na, seed):
+    nonce = data.draw(nonces(name), label="nonce")
+    t = data.draw(tag_lengths(name), label="tag_length")
+    key, pt, aad = rand(seed, ks), rand(seed + 1, n), rand(seed + 2, na)
+    obj = new_aead(name, key, tag_length=t, backend=backend)
+    sealed = obj.encrypt(nonce, pt, aad)
+    assert type(sealed) is bytes and len(sealed) == n + t
+    libs = ref_libs(name, len(nonce), t)
+    assert libs
+    for lib in libs:
+        assert sealed == ref_seal(name, key, nonce, pt, aad, t, lib=lib), lib
+    assert obj.decrypt(nonce, sealed, aad) == pt
+    assert ref_open(name, key, nonce, sealed, aad, t) == pt
+    if backend != "portable":
+        port = new_aead(name, key, tag_length=t, backend="portable")
+        assert port.encrypt(nonce, pt, aad) == sealed
+        assert port.decrypt(nonce, sealed, aad) == pt
+
+
+@name_param
+@ks_param
+@given(data=st.data(), n=lengths, na=aad_lengths, seed=seeds)
+def test_streaming_splits_match_one_shot(backend, name, ks, data, n, na, seed):
+    """Any split of AAD and data into calls, empty calls included, update and update_into
+    mixed, equals one-shot, both directions."""
+    nonce = data.draw(nonces(name), label="nonce")
+    t = data.draw(tag_lengths(name), label="tag_length")
+    key, pt, aad = rand(seed, ks), rand(seed + 1, n), rand(seed + 2, na)
+    obj = new_aead(name, key, tag_length=t, backend=backend)
+    sealed = ref_seal(name, key, nonce, pt, aad, t)
+    ct, tag = sealed[:n], sealed[n:]
+    cuts = data.draw(st.lists(st.integers(0, n), max_size=8), label="cuts")
+    acuts = data.draw(st.lists(st.integers(0, na), max_size=5), label="aad_cuts")
+    into = data.draw(st.lists(st.booleans(), min_size=len(cuts) + 1, max_size=len(cuts) + 1),
+                     label="use_into")
+    assert stream_seal(obj, name, nonce, pt, chunks(aad, acuts), chunks(pt, cuts),
+                       into) == (ct, tag)
+    assert stream_open(obj, name, nonce, tag, chunks(aad, acuts), chunks(ct, cuts),
+                       into) == pt
+
+
+@name_param
+@ks_param
+@given(data=st.data(), n=lengths, na=aad_lengths, seed=seeds, off=offsets)
+def test_in_place(backend, name, ks, data, n, na, seed, off):
+    """encrypt_into with data at the start of buf, decrypt_into with buf the data itself,
+    at an unaligned offset."""
+    nonce = data.draw(nonces(name), label="nonce")
+    t = data.draw(tag_lengths(name), label="tag_length")
+    key, pt, aad = rand(seed, ks), rand(seed + 1, n), rand(seed + 2, na)
+    obj = new_aead(name, key, tag_length=t, backend=backend)
+    sealed = ref_seal(name, key, nonce, pt, aad, t)
+    store = bytearray(b"\x77" * off) + pt + bytearray(t) + b"\x88" * 3
+    mv = memoryview(store)
+    assert obj.encrypt_into(nonce, mv[off:off + n], aad, mv[off:off + n + t]) == n + t
+    assert store[off:off + n + t] == sealed
+    assert obj.decrypt_into(nonce, mv[off:off + n + t], aad, mv[off:off + n + t]) == n
+    assert store[off:off + n] == pt
+    assert store[:off] == b"\x77" * off and store[off + n + t:] == b"\x88" * 3
+    # The very same bytearray as data and buf.
+    buf = bytearray(sealed)
+    assert obj.decrypt_into(nonce, buf, aad, buf) == n
+    assert buf[:n] == pt
+
+
+@name_param
+@ks_param
+@given(data=st.data(), n=lengths, na=aad_lengths, seed=seeds, offs=st.tuples(*[offsets] * 5),
+       slack=st.sampled_from([0, 1, 16, 100]), encrypting=st.booleans())
+def test_unaligned_into(backend, name, ks, data, n, na, seed, offs, slack, encrypting):
+    nonce = data.draw(nonces(name), label="nonce")
+    t = data.draw(tag_lengths(name), label="tag_length")
+    key, pt, aad = rand(seed, ks), rand(seed + 1, n), rand(seed + 2, na)
+    sealed = ref_seal(name, key, nonce, pt, aad, t)
+    src, want = (pt, sealed) if encrypting else (sealed, pt)
+    k_off, n_off, a_off, d_off, o_off = offs
+
+    def placed(b, off):
+        return memoryview(bytearray(b"\xa5" * off) + b)[off:]
+
+    sentinel = bytes((i * 37 + 11) & 0xFF for i in range(o_off + len(want) + slack))
+    out = bytearray(sentinel)
+    obj = new_aead(name, placed(key, k_off), tag_length=t, backend=backend)
+    fn = obj.encrypt_into if encrypting else obj.decrypt_into
+    assert fn(placed(nonce, n_off), placed(src, d_off), placed(aad, a_off),
+              memoryview(out)[o_off:]) == len(want)
+    assert out[o_off:o_off + len(want)] == want
+    assert out[:o_off] == sentinel[:o_off]
+    assert out[o_off + len(want):] == sentinel[o_off + len(want):]
+
+
+@pytest.mark.parametrize("name,t", [(name, t) for name in AEADS for t in TAG_LENGTHS[name]])
+def test_short_tags_write_exactly_tag_length(backend, name, t):
+    """Go #80288 wrote 16 tag bytes whatever the tag length."""
+    key, nonce, pt = rand(1, 16), rand(2, 12), rand(3, 40)
+    obj = new_aead(name, key, tag_length=t, backend=backend)
+    buf = bytearray(b"\xee" * (40 + 16))
+    assert obj.encrypt_into(nonce, pt, b"", buf) == 40 + t
+    assert buf[:40 + t] == ref_seal(name, key, nonce, pt, b"", t)
+    assert buf[40 + t:] == b"\xee" * (16 - t)
+    enc = obj.encryptor(nonce)
+    enc.update(pt)
+    enc.finalize()
+    assert len(enc.tag) == t
+
+
+def test_large_aad_bit_length(backend):
+    """GCM's length block holds bit counts in 64 bits: 2^29 + 16 bytes of AAD is more than
+    2^32 bits (wrong tags for AAD >= 512 MB in the wild). A NORESERVE zero mapping costs no
+    memory."""
+    n = 2**29 + 16
+    m = zero_map(n)
+    try:
+        key, nonce, pt = rand(5, 16), rand(6, 12), rand(7, 33)
+        obj = new_aead("GCM", key, backend=backend)
+        sealed = obj.encrypt(nonce, pt, m)
+        assert sealed == ref_seal("GCM", key, nonce, pt, memoryview(m))
+        assert obj.decrypt(nonce, sealed, m) == pt
+    finally:
+        m.close()
+
+
+@name_param
+def test_mmap_inputs(backend, name):
+    """Inputs straight from an mmap (read-only), as large-file users pass them."""
+    n = 3 * 4096 + 5
+    m = mmap.mmap(-1, n)
+    m.write(rand(8, n))
+    ro = zero_map(4096)
+    key, nonce = rand(9, 32), rand(10, 12)
+    obj = new_aead(name, key, backend=backend)
+    sealed = obj.encrypt(nonce, m, ro)
+    assert sealed == ref_seal(name, key, nonce, m[:], bytes(4096))
+    m.close()
+    ro.close()
+
+
+def test_large_plaintext_bit_length(backend):
+    """2^29 + 16 bytes of plaintext is more than 2^32 bits (wrong tags past 2 GB and decrypt
+    failures past 256 MiB in the wild): encrypt_into, then decrypt_into in place, against
+    pyca/cryptography streaming over the same zero pages."""
+    n = 2**29 + 16
+    zeros = zero_map(n)
+    key, nonce, aad = rand(11, 16), rand(12, 12), b"big"
+    enc = Cipher(algorithms.AES(key), modes.GCM(nonce)).encryptor()
+    enc.authenticate_additional_data(aad)
+    want_hash = hashlib.sha256()
+    for i in range(0, n, 1 << 24):
+        want_hash.update(enc.update(memoryview(zeros)[i:i + (1 << 24)]))
+    enc.finalize()
+    buf = mmap.mmap(-1, n + 16)
+    try:
+        obj = new_aead("GCM", key, backend=backend)
+        assert obj.encrypt_into(nonce, zeros, aad, buf) == n + 16
+        assert buf[n:] == enc.tag
+        assert hashlib.sha256(memoryview(buf)[:n]).digest() == want_hash.digest()
+        assert obj.decrypt_into(nonce, buf, aad, buf) == n
+        assert not np.frombuffer(buf, dtype=np.uint8, count=n).any()
+    finally:
+        buf.close()
+        zeros.close()
+
+
+@pytest.mark.parametrize("name", AEADS)
+@pytest.mark.parametrize("length", [0, 1, 15, 16, 17, 31, 32, 112, 127, 128, 129, 143, 144,
+                                    255, 256, 257, 4096, 4097])
+def test_no_access_past_the_end(backend, name, length):
+    """Every input and output ends right before an unmapped page (bytes objects have slack
+    that hides a few bytes of over-read)."""
+    key, nonce = GuardedBuffer(32, rand(1, 32)), GuardedBuffer(12, rand(2, 12))
+    obj = new_aead(name, key.view, backend=backend)
+    pt = GuardedBuffer(length, rand(3, length))
+    aad = GuardedBuffer(length % 37 + (length & 16), rand(4, length % 37 + (length & 16)))
+    want = ref_seal(name, bytes(key.view), bytes(nonce.view), bytes(pt.view), bytes(aad.view))
+    out = GuardedBuffer(length + 16)
+    assert obj.encrypt_into(nonce.view, pt.view, aad.view, out.view) == length + 16
+    assert bytes(out.view) == want
+    assert obj.encrypt(nonce.view, pt.view, aad.view) == want
+    back = GuardedBuffer(length)
+    assert obj.decrypt_into(nonce.view, out.view, aad.view, back.view) == length
+    assert bytes(back.view) == bytes(pt.view)
+    assert obj.decrypt_into(nonce.view, out.view, aad.view, out.view) == length  # in place
+    assert bytes(out.view[:length]) == bytes(pt.view)
+    # Streaming over guarded pieces, and the tag through a guarded buffer.
+    ctx = obj.encryptor(nonce.view)
+    ctx.authenticate_additional_data(aad.view)
+    third = GuardedBuffer(length // 3, bytes(pt.view[:length // 3]))
+    rest = GuardedBuffer(length - length // 3, bytes(pt.view[length // 3:]))
+    got = ctx.update(third.view) + ctx.update(rest.view) + ctx.finalize()
+    assert got + ctx.tag == want
+    dec = obj.decryptor(nonce.view)
+    dec.authenticate_additional_data(aad.view)
+    ct = GuardedBuffer(length, want[:length])
+    tag = GuardedBuffer(16, want[length:])
+    assert dec.update(ct.view) + dec.finalize_with_tag(tag.view) == bytes(pt.view)
+
+
+@pytest.mark.parametrize("name", AEADS)
+def test_shared_key_object_threads(backend, name):
+    """4 threads share one key object: one-shot, _into and streaming equal serial use."""
+    key = rand(13, 32)
+    obj = new_aead(name, key, backend=backend)
+    sizes = [0, 16, 161, 4096, 1 << 14, (1 << 20) + 33]
+    jobs = [(t, rand(t * 10 + k, 12), rand(t * 10 + k, n), rand(k, k * 7))
+            for t in range(4) for k, n in enumerate(sizes)]
+    serial = {(t, nonce): obj.encrypt(nonce, data, aad) for t, nonce, data, aad in jobs}
+    results, errors = {}, []
+    barrier = threading.Barrier(4)
+
+    def work(me):
+        try:
+            barrier.wait()
+            for t, nonce, data, aad in jobs:
+                if t != me:
+                    continue
+                sealed = obj.encrypt(nonce, data, aad)
+                assert obj.decrypt(nonce, sealed, aad) == data
+                ctx = obj.encryptor(nonce)
+                ctx.authenticate_additional_data(aad)
+                s = ctx.update(data[:len(data) // 2]) + ctx.update(data[len(data) // 2:])
+                s += ctx.finalize() + ctx.tag
+                buf = bytearray(data) + bytearray(16)
+                obj.encrypt_into(nonce, memoryview(buf)[:len(data)], aad, buf)
+                assert sealed == s == buf
+                results[(t, nonce)] = sealed
+        except BaseException as e:  # noqa: BLE001 - reported to the main thread
+            errors.append(e)
+
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for th in ts:
+        th.start()
+    for th in ts:
+        th.join()
+    assert not errors, errors
+    assert results == serial
+    t, nonce, data, aad = jobs[-1]
+    assert serial[(t, nonce)] == ref_seal(name, key, nonce, data, aad)

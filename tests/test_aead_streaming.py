@@ -1,0 +1,414 @@
+"""AEAD streaming contexts: every split of AAD and data into calls equals one-shot (OpenSSL
+#2273 and CVE-2025-69418: OCB lost or left unencrypted a buffered tail); GCM returns every
+byte at once, OCB3 whole blocks only with the 0..15-byte tail at finalize; the context's
+state machine (AAD before data, tag after finalize, nothing after finalize)."""
+
+import hashlib
+import itertools
+import threading
+
+import aeskit
+import pytest
+
+from aead_helpers import (
+    AEADS,
+    chunks,
+    new_aead,
+    rand,
+    ref_seal,
+    stream_len,
+    stream_open,
+    stream_seal,
+)
+
+KEY = rand(1, 32)
+NONCE = rand(2, 12)
+
+name_param = pytest.mark.parametrize("name", AEADS)
+dir_param = pytest.mark.parametrize("direction", ["encrypt", "decrypt"])
+
+
+def _sealed(name, pt, aad, t=16):
+    s = ref_seal(name, KEY, NONCE, pt, aad, t)
+    return s[:len(pt)], s[len(pt):]
+
+
+def _run(obj, name, direction, aad_pieces, data_pieces, pt, ct, tag, use_into=()):
+    if direction == "encrypt":
+        assert stream_seal(obj, name, NONCE, pt, aad_pieces, data_pieces, use_into) == (ct, tag)
+    else:
+        assert stream_open(obj, name, NONCE, tag, aad_pieces, data_pieces, use_into) == pt
+
+
+@name_param
+@dir_param
+def test_every_two_way_split_of_data(backend, name, direction):
+    obj = new_aead(name, KEY, backend=backend)
+    pt, aad = rand(3, 16 * 17 + 5), rand(4, 21)  # past two 8-block batches, and a tail
+    ct, tag = _sealed(name, pt, aad)
+    src = pt if direction == "encrypt" else ct
+    for i in range(len(src) + 1):
+        _run(obj, name, direction, [aad], [src[:i], src[i:]], pt, ct, tag,
+             use_into=(bool(i & 1), bool(i & 2)))
+
+
+@name_param
+@dir_param
+def test_every_two_way_split_of_aad(backend, name, direction):
+    obj = new_aead(name, KEY, backend=backend)
+    pt, aad = rand(5, 37), rand(6, 16 * 17 + 5)
+    ct, tag = _sealed(name, pt, aad)
+    src = pt if direction == "encrypt" else ct
+    for i in range(len(aad) + 1):
+        _run(obj, name, direction, [aad[:i], aad[i:]], [src], pt, ct, tag)
+
+
+@name_param
+@dir_param
+def test_every_three_way_split(backend, name, direction):
+    obj = new_aead(name, KEY, backend=backend)
+    pt, aad = rand(7, 50), rand(8, 35)
+    ct, tag = _sealed(name, pt, aad)
+    src = pt if direction == "encrypt" else ct
+    for i, j in itertools.combinations_with_replacement(range(len(src) + 1), 2):
+        _run(obj, name, direction, [aad], chunks(src, [i, j]), pt, ct, tag)
+    for i, j in itertools.combinations_with_replacement(range(len(aad) + 1), 2):
+        _run(obj, name, direction, chunks(aad, [i, j]), [src], pt, ct, tag)
+
+
+@name_param
+@dir_param
+@pytest.mark.parametrize("step", [1, 3, 15, 16, 17, 31, 33, 127, 128, 129, 255])
+def test_fixed_steps(backend, name, direction, step):
+    obj = new_aead(name, KEY, backend=backend)
+    pt, aad = rand(9, 16 * 64 + 9), rand(10, 16 * 9 + 3)
+    ct, tag = _sealed(name, pt, aad)
+    src = pt if direction == "encrypt" else ct
+    pieces = [src[i:i + step] for i in range(0, len(src), step)]
+    apieces = [aad[i:i + step] for i in range(0, len(aad), step)]
+    _run(obj, name, direction, apieces, pieces, pt, ct, tag)
+    _run(obj, name, direction, apieces, pieces, pt, ct, tag, use_into=[True] * len(pieces))
+
+
+@name_param
+@dir_param
+def test_empty_calls_change_nothing(backend, name, direction):
+    obj = new_aead(name, KEY, backend=backend)
+    pt, aad = rand(11, 40), rand(12, 20)
+    ct, tag = _sealed(name, pt, aad)
+    src = pt if direction == "encrypt" else ct
+    _run(obj, name, direction, [b"", b"", aad[:3], b"", aad[3:], b""],
+         [b"", src[:16], b"", b"", src[16:], b""], pt, ct, tag)
+    # No AAD call at all, one empty call, several: all the same as AAD b"".
+    ct0, tag0 = _sealed(name, pt, b"")
+    for apieces in ([], [b""], [b"", b"", b""]):
+        _run(obj, name, direction, apieces, [src if direction == "encrypt" else ct0],
+             pt, ct0, tag0)
+
+
+@name_param
+def test_empty_message(backend, name):
+    obj = new_aead(name, KEY, backend=backend)
+    for aad in (b"", rand(13, 17)):
+        ct, tag = _sealed(name, b"", aad)
+        assert ct == b""
+        assert stream_seal(obj, name, NONCE, b"", [aad], []) == (b"", tag)
+        assert stream_open(obj, name, NONCE, tag, [aad], []) == b""
+
+
+def test_ocb_holds_back_partial_blocks(backend):
+    obj = new_aead("OCB3", KEY, backend=backend)
+    pt = rand(14, 70)
+    ct, tag = _sealed("OCB3", pt, b"")
+    ctx = obj.encryptor(NONCE)
+    assert ctx.update(pt[:15]) == b""
+    assert ctx.update(pt[15:16]) == ct[:16]
+    assert ctx.update(pt[16:17]) == b""
+    assert ctx.update(pt[17:50]) == ct[16:48]
+    assert ctx.update(b"") == b""
+    assert ctx.update(pt[50:64]) == ct[48:64]
+    assert ctx.update(pt[64:]) == b""
+    assert ctx.finalize() == ct[64:]
+    assert ctx.tag == tag
+    dec = obj.decryptor(NONCE)
+    assert dec.update(ct[:31]) == pt[:16]
+    assert dec.update(ct[31:33]) == pt[16:32]
+    assert dec.update(ct[33:]) == pt[32:64]
+    assert dec.finalize_with_tag(tag) == pt[64:]
+
+
+def test_ocb_whole_block_at_the_end_is_not_held(backend):
+    """A message of whole blocks comes out entirely from update; finalize gives b""."""
+    obj = new_aead("OCB3", KEY, backend=backend)
+    pt = rand(15, 64)
+    ct, tag = _sealed("OCB3", pt, b"")
+    ctx = obj.encryptor(NONCE)
+    assert ctx.update(pt) == ct
+    assert ctx.finalize() == b""
+    assert ctx.tag == tag
+
+
+def test_gcm_returns_every_byte_at_once(backend):
+    obj = new_aead("GCM", KEY, backend=backend)
+    pt = rand(16, 300)
+    ct, tag = _sealed("GCM", pt, b"ad")
+    for direction, src, want in (("encrypt", pt, ct), ("decrypt", ct, pt)):
+        ctx = obj.encryptor(NONCE) if direction == "encrypt" else obj.decryptor(NONCE)
+        ctx.authenticate_additional_data(b"ad")
+        out = [ctx.update(src[i:i + 1]) for i in range(len(src))]
+        assert all(len(o) == 1 for o in out)
+        end = ctx.finalize() if direction == "encrypt" else ctx.finalize_with_tag(tag)
+        assert end == b""
+        assert b"".join(out) == want
+
+
+@name_param
+def test_update_into_sizes(backend, name):
+    """update_into needs room for that call's output (OCB: whole blocks incl. pending bytes)
+    and returns the count; a larger buffer is fine, the rest untouched."""
+    obj = new_aead(name, KEY, backend=backend)
+    pt = rand(17, 48)
+    ct, tag = _sealed(name, pt, b"")
+    ctx = obj.encryptor(NONCE)
+    first = ctx.update(pt[:10])
+    assert len(first) == stream_len(name, 0, 10)
+    need = stream_len(name, 10, 30)
+    if need:
+        small = bytearray(b"\xee" * (need - 1))
+        with pytest.raises(ValueError, match=rf"\b{need}\b"):
+            ctx.update_into(pt[10:40], small)
+        assert small == b"\xee" * (need - 1)
+    big = bytearray(b"\xee" * (need + 5))
+    assert ctx.update_into(pt[10:40], big) == need
+    assert big[need:] == b"\xee" * 5
+    rest = ctx.update(pt[40:]) + ctx.finalize()
+    assert first + bytes(big[:need]) + rest == ct
+    assert ctx.tag == tag
+
+
+@name_param
+def test_streaming_in_place(backend, name):
+    """update_into with the input itself as buf: any cut for GCM, block-aligned for OCB3
+    (whose output lags its input otherwise)."""
+    obj = new_aead(name, KEY, backend=backend)
+    pt = rand(18, 16 * 20 + (7 if name == "GCM" else 0))
+    ct, tag = _sealed(name, pt, b"")
+    cuts = [5, 5, 37, 200] if name == "GCM" else [16, 16, 48, 208]
+    for direction in ("encrypt", "decrypt"):
+        buf = bytearray(pt if direction == "encrypt" else ct)
+        mv = memoryview(buf)
+        ctx = obj.encryptor(NONCE) if direction == "encrypt" else obj.decryptor(NONCE)
+        pos = 0
+        for piece in chunks(range(len(buf)), cuts):
+            m = len(piece)
+            assert ctx.update_into(mv[pos:pos + m], mv[pos:pos + m]) == m
+            pos += m
+        end = ctx.finalize() if direction == "encrypt" else ctx.finalize_with_tag(tag)
+        assert end == b""
+        assert buf == (ct if direction == "encrypt" else pt)
+        if direction == "encrypt":
+            assert ctx.tag == tag
+
+
+@name_param
+def test_contexts_are_independent(backend, name):
+    obj = new_aead(name, KEY, backend=backend)
+    pt = rand(19, 16 * 20 + 3)
+    nonce2 = rand(20, 12)
+    ct, tag = _sealed(name, pt, b"x")
+    e1, e2, d1 = obj.encryptor(NONCE), obj.encryptor(nonce2), obj.decryptor(NONCE)
+    for c in (e1, e2, d1):
+        c.authenticate_additional_data(b"x")
+    o1, o2, o3 = [], [], []
+    for i in range(0, len(pt), 24):
+        o1.append(e1.update(pt[i:i + 24]))
+        o2.append(e2.update(pt[i:i + 24]))
+        o3.append(d1.update(ct[i:i + 24]))
+        assert obj.encrypt(NONCE, pt, b"x") == ct + tag  # one-shot calls in between
+    o1.append(e1.finalize())
+    o2.append(e2.finalize())
+    o3.append(d1.finalize_with_tag(tag))
+    assert b"".join(o1) == ct and e1.tag == tag
+    assert b"".join(o2) + e2.tag == ref_seal(name, KEY, nonce2, pt, b"x")
+    assert b"".join(o3) == pt
+
+
+# ---------------------------------------------------------------- the state machine
+
+@name_param
+def test_context_type(backend, name):
+    obj = new_aead(name, KEY, backend=backend)
+    assert type(obj.encryptor(NONCE)) is aeskit.AEADContext
+    assert type(obj.decryptor(NONCE)) is aeskit.AEADContext
+
+
+@name_param
+def test_decryptor_docstring_warns(name):
+    cls = getattr(aeskit, "AES" + name)
+    doc = (cls.decryptor.__doc__ or "").lower()
+    assert "unauthenticated" in doc or "not authenticated" in doc, cls.decryptor.__doc__
+
+
+@name_param
+def test_aad_after_update_is_refused(backend, name):
+    obj = new_aead(name, KEY, backend=backend)
+    for make in (obj.encryptor, obj.decryptor):
+        ctx = make(NONCE)
+        ctx.authenticate_additional_data(b"a")
+        ctx.authenticate_additional_data(b"b")
+        ctx.update(b"data")
+        with pytest.raises(ValueError):
+            ctx.authenticate_additional_data(b"c")
+        with pytest.raises(ValueError):
+            ctx.authenticate_additional_data(b"")
+
+
+@name_param
+def test_tag_before_finalize(backend, name):
+    assert issubclass(aeskit.NotYetFinalized, Exception)
+    obj = new_aead(name, KEY, backend=backend)
+    ctx = obj.encryptor(NONCE)
+    with pytest.raises(aeskit.NotYetFinalized):
+        _ = ctx.tag
+    ctx.update(b"x" * 20)
+    with pytest.raises(aeskit.NotYetFinalized):
+        _ = ctx.tag
+    ctx.finalize()
+    assert ctx.tag == ctx.tag and len(ctx.tag) == 16
+
+
+@name_param
+def test_decryptor_finalize_needs_the_tag(backend, name):
+    obj = new_aead(name, KEY, backend=backend)
+    pt = rand(21, 20)
+    ct, tag = _sealed(name, pt, b"")
+    ctx = obj.decryptor(NONCE)
+    out = ctx.update(ct)
+    with pytest.raises(ValueError):
+        ctx.finalize()
+    # finalize() refused, the context still finishes with the tag.
+    assert out + ctx.finalize_with_tag(tag) == pt
+
+
+@name_param
+def test_encryptor_has_no_finalize_with_tag(backend, name):
+    obj = new_aead(name, KEY, backend=backend)
+    ctx = obj.encryptor(NONCE)
+    ctx.update(b"abc")
+    with pytest.raises((ValueError, AttributeError, TypeError)):
+        ctx.finalize_with_tag(bytes(16))
+
+
+def _after_finalize_calls(ctx):
+    buf = bytearray(b"\xee" * 64)
+    return [
+        ("update", lambda: ctx.update(b"x" * 20)),
+        ("update-empty", lambda: ctx.update(b"")),
+        ("update_into", lambda: ctx.update_into(b"x" * 20, buf)),
+        ("aad", lambda: ctx.authenticate_additional_data(b"x")),
+        ("finalize", ctx.finalize),
+        ("finalize_with_tag", lambda: ctx.finalize_with_tag(bytes(16))),
+    ], buf
+
+
+@name_param
+@pytest.mark.parametrize("how", ["encrypt", "decrypt-ok", "decrypt-bad-tag"])
+def test_already_finalized(backend, name, how):
+    obj = new_aead(name, KEY, backend=backend)
+    pt = rand(22, 20)
+    ct, tag = _sealed(name, pt, b"")
+    if how == "encrypt":
+        ctx = obj.encryptor(NONCE)
+        ctx.update(pt)
+        ctx.finalize()
+        tag_before = ctx.tag
+    else:
+        ctx = obj.decryptor(NONCE)
+        ctx.update(ct)
+        if how == "decrypt-ok":
+            ctx.finalize_with_tag(tag)
+        else:
+            with pytest.raises(aeskit.InvalidTag):
+                ctx.finalize_with_tag(bytes(16))
+    calls, buf = _after_finalize_calls(ctx)
+    for label, call in calls:
+        if how == "encrypt" and label == "finalize_with_tag":
+            expected = (aeskit.AlreadyFinalized, ValueError, AttributeError, TypeError)
+        else:
+            expected = aeskit.AlreadyFinalized
+        with pytest.raises(expected):
+            call()
+    assert buf == b"\xee" * 64
+    if how == "encrypt":
+        assert ctx.tag == tag_before == tag
+
+
+BIG = 4 << 20  # well above any GIL-release threshold
+
+
+@name_param
+def test_shared_context_from_two_threads(backend, name):
+    """Two threads hammer one encryptor with BIG updates of zeros: each update raises
+    RuntimeError or returns the next unused chunk of the serial output, never one twice,
+    and the tag covers exactly the chunks handed out."""
+    per_thread = 2
+    zeros = bytes(BIG)
+    ctx = new_aead(name, KEY, backend=backend).encryptor(NONCE)
+    got, raised, errors = [], [], []
+    lock = threading.Lock()
+    barrier = threading.Barrier(2)
+
+    def work():
+        try:
+            barrier.wait()
+            for _ in range(per_thread):
+                try:
+                    out = ctx.update(zeros)
+                except RuntimeError as e:
+                    with lock:
+                        raised.append(e)
+                    continue
+                assert len(out) == BIG  # BIG is whole blocks: OCB3 holds nothing back
+                with lock:
+                    got.append(hashlib.sha256(out).hexdigest())
+        except BaseException as e:  # noqa: BLE001 - reported to the main thread
+            errors.append(e)
+
+    ts = [threading.Thread(target=work) for _ in range(2)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors, errors
+    assert got, "every update raised: the context never worked"
+    assert len(got) + len(raised) == 2 * per_thread
+    assert len(set(got)) == len(got), "the same output was handed out twice"
+    k = len(got)
+    serial = ref_seal(name, KEY, NONCE, bytes(BIG * k), b"")
+    assert sorted(got) == sorted(hashlib.sha256(serial[i * BIG:(i + 1) * BIG]).hexdigest()
+                                 for i in range(k))
+    assert ctx.finalize() == b""
+    assert ctx.tag == serial[BIG * k:]
+
+
+@name_param
+@pytest.mark.parametrize("t", [16, 12])
+def test_finalize_with_tag_arguments(backend, name, t):
+    """A tag longer than tag_length is refused (ValueError, never accepted on a prefix);
+    one shorter is an InvalidTag (test_aead_tamper); a non-buffer is a TypeError."""
+    obj = new_aead(name, KEY, tag_length=t, backend=backend)
+    pt = rand(23, 21)
+    ct, tag = _sealed(name, pt, b"", t)
+    for bad in (tag + b"\0", tag + bytes(16 - t + 1)):
+        ctx = obj.decryptor(NONCE)
+        ctx.update(ct)
+        with pytest.raises(ValueError):
+            ctx.finalize_with_tag(bad)
+    for bad in ("0" * t, None, t):
+        ctx = obj.decryptor(NONCE)
+        ctx.update(ct)
+        with pytest.raises(TypeError):
+            ctx.finalize_with_tag(bad)
+    ctx = obj.decryptor(NONCE)
+    out = ctx.update(ct)
+    assert out + ctx.finalize_with_tag(bytearray(tag)) == pt
