@@ -19,6 +19,7 @@ from aeskit.bench.report import SCHEMA
 TINY = ["--key-bits", "128", "--backend", "auto", "--repetitions", "1",
         "--slope-range", "16:208:64"]
 HAVE_CRYPTOGRAPHY = importlib.util.find_spec("cryptography") is not None
+HAVE_PYCRYPTODOME = importlib.util.find_spec("Crypto") is not None
 
 
 def bench(*args, check=True):
@@ -123,6 +124,43 @@ def test_json_run_with_views():
     assert len(doc["by_length"]) == len(doc["slope"])
     for r in doc["by_length"]:
         assert [p["bytes"] for p in r["points"]] == [16, 64, 4096, 8192]
+
+
+def test_aead_text_run():
+    peers = ["--peers", "cryptography"] if HAVE_CRYPTOGRAPHY else ["--peers", "none"]
+    proc = bench(*TINY, "--modes", "GCM,OCB", *peers, "--sizes", "16,4K")
+    out = proc.stdout
+    backend = aeskit.backends().default
+    for text in (f"AES-128 aeskit {backend} kernel", f"AES-128 aeskit {backend} api",
+                 "GCM enc", "GCM dec", "OCB enc", "OCB dec", "16-byte tag",
+                 "AES-128 GCM enc: speed by data length",
+                 "AES-128 OCB dec: speed by data length"):
+        assert text in out, text
+    if HAVE_CRYPTOGRAPHY:
+        assert "AES-128 cryptography" in out
+
+
+def test_aead_json_run():
+    installed = [name for name, have in (("cryptography", HAVE_CRYPTOGRAPHY),
+                                         ("pycryptodome", HAVE_PYCRYPTODOME)) if have]
+    peers = ["--peers", ",".join(installed) or "none"]
+    proc = bench(*TINY, "--modes", "ctr,gcm,ocb", "--backend", "all", *peers,
+                 "--sizes", "16,100", "--json")
+    doc = json.loads(proc.stdout)
+    check_schema(doc)
+    assert doc["meta"]["settings"]["modes"] == ["CTR", "GCM", "OCB"]
+    ops = {(r["mode"], r["direction"]) for r in doc["slope"]}
+    assert ops == {(m, d) for m in ("CTR", "GCM", "OCB") for d in ("enc", "dec")}
+    layers = {(r["backend"], r["layer"]) for r in doc["slope"] if r["impl"] == "aeskit"}
+    assert layers == {(b, la) for b in aeskit.backends().available for la in ("kernel", "api")}
+    for r in doc["slope"] + doc["by_length"]:
+        if r["mode"] in ("GCM", "OCB") and r["impl"] == "aeskit" and r["layer"] == "api":
+            # an AEAD decryption reads a kept ciphertext into a second buffer
+            assert r["in_place"] == (r["direction"] == "enc")
+    for r in doc["slope"]:
+        if r["mode"] in ("GCM", "OCB") and r["impl"] == "aeskit" and r["backend"] == "aesni":
+            assert isinstance(r["floor_cycles_per_byte"], (int, float))
+    assert len(doc["by_length"]) == len(doc["slope"])
 
 
 def test_csv_run_has_bench_slope_layout():

@@ -1,12 +1,21 @@
 """How fast a mode can possibly run here: the AES units' own limits.
 
-A parallel mode (ECB, CBC/CFB decryption, CTR) is bound by AES throughput:
-rounds x (cycles per AESENC over independent blocks) per 16 bytes. A serial
+A parallel mode (ECB, CBC/CFB decryption, CTR, GCM, OCB3) is bound by AES
+throughput: rounds x (cycles per AESENC over independent blocks) per 16
+bytes. A serial
 mode (CBC/CFB encryption, OFB) is bound by latency: each block waits for the
 previous one's last round, rounds x latency per 16 bytes; CFB8 pays that per
 byte. Both numbers are measured on this CPU (``_aeskit.aes_probe``), not
 taken from a table, since they differ between cores: Zen 4 has a 4-cycle
 AESENC, Ice Lake a 3-cycle one.
+
+The AEADs are parallel in both directions. OCB3's own work beside AES (the
+offset and checksum XORs) is light, so its floor is close to the real limit.
+GCM adds GHASH, a carry-less multiply per block that runs on another
+execution unit (PCLMULQDQ) alongside AESENC: its floor is the AES part
+alone, and the gap above it is what GHASH fails to hide. Both leave out the
+fixed per-message cost (key-dependent setup, the tag), which is the
+intercept, not the slope.
 
 These are the floors of the 128-bit AES-NI instructions, which the ``aesni``
 and ``portable`` fallbacks' rows are not held to; wide (VAES) backends run
@@ -36,7 +45,11 @@ class AesProbe:
     throughput: float
 
     def floor(self, op: Operation) -> float:
-        """Cycles per byte no 128-bit AES-NI code can beat for op here."""
+        """Cycles per byte no 128-bit AES-NI code can beat for op here.
+
+        GCM and OCB are parallel (not in SERIAL): rounds x throughput / 16, the
+        AES part only; GCM's GHASH runs on another unit and is not added.
+        """
         rounds = ROUNDS[op.key_bits]
         if op.mode == "CFB8":
             return rounds * self.latency

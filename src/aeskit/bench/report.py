@@ -85,6 +85,11 @@ def header_lines(run: Run) -> list[Line]:
         _plain("layers: kernel = C loop, GIL released; api = encrypt_into on a reused buffer;"
                " peers: reused context, update_into / output="),
     ]
+    if any(row.op.aead for row in run.slope):
+        lines.append(_plain("AEADs (GCM, OCB = OCB3): one call = one message, 12-byte nonce + "
+                            "data, no associated data, 16-byte tag; api = encrypt_into in place"
+                            " / decrypt_into from a kept ciphertext; peers: one-shot "
+                            "encrypt_into, pycryptodome AES.new per message"))
     probe = m.get("aes_probe")
     if probe:
         lat, tput = probe["aesenc_latency_cycles"], probe["aesenc_cycles_per_instruction"]
@@ -92,7 +97,9 @@ def header_lines(run: Run) -> list[Line]:
             f"AES-NI here: AESENC latency {lat:.2f} cycles, {tput:.2f} cycles each over "
             f"independent blocks; floor = rounds x {tput:.2f} / 16 c/B for parallel modes, "
             f"rounds x {lat:.2f} / 16 for serial ones (AES-128: {10 * tput / 16:.4g} and "
-            f"{10 * lat / 16:.4g}); x floor = measured / floor"))
+            f"{10 * lat / 16:.4g}); x floor = measured / floor"
+            + ("; GCM's floor is its AES part (GHASH runs on another unit)"
+               if any(row.op.mode == "GCM" for row in run.slope) else "")))
     if any(row.vs for row in run.slope):
         lines.append(_plain("vs PEER: aeskit speed / peer speed, from the slopes "
                             "(above 1: aeskit is faster)"))

@@ -15,6 +15,17 @@ interleaved under identical conditions.
   ``update_into``, pycryptodome with one reused cipher object and
   ``output=``: their fastest idiomatic calls, also looped in Python.
 
+The AEADs (GCM, OCB3) time whole messages instead: one call is a 12-byte
+nonce plus ``size`` bytes of data, no associated data, a 16-byte tag. An
+encryption writes ciphertext || tag over the data (the buffer has 16 spare
+bytes); a decryption reads a valid ciphertext made once per size (in place
+would destroy it) into a separate reused buffer, so its working set is
+twice the data. Peers: cryptography's one-shot ``encrypt_into`` /
+``decrypt_into`` (``encrypt``/``decrypt`` on releases without them),
+pycryptodome's ``AES.new(...)`` per message (its objects take one nonce
+each) with ``encrypt_and_digest``/``decrypt_and_verify``, ``output=`` where
+the mode accepts it (GCM, not OCB).
+
 All buffers are in place where the library accepts it, so the working set is
 the data length, and start at a 64-byte boundary plus ``--unaligned``.
 """
@@ -32,8 +43,11 @@ import aeskit
 
 from .system import native
 
-MODES = ("ECB", "CBC", "CFB", "CFB8", "OFB", "CTR")
+MODES = ("ECB", "CBC", "CFB", "CFB8", "OFB", "CTR", "GCM", "OCB")
 WHOLE_BLOCK_MODES = frozenset({"ECB", "CBC"})
+#: The AEADs, timed per whole message (module docstring); "OCB" is OCB3.
+AEAD_MODES = frozenset({"GCM", "OCB"})
+TAG_BYTES = 16
 KEY_BITS = (128, 192, 256)
 LAYERS = ("kernel", "api")
 PEERS = ("cryptography", "pycryptodome")
@@ -64,11 +78,17 @@ class Operation:
     def whole_blocks(self) -> bool:
         return self.mode in WHOLE_BLOCK_MODES
 
+    @property
+    def aead(self) -> bool:
+        return self.mode in AEAD_MODES
+
     def key(self) -> bytes:
         return bytes(range(self.key_bits // 8))
 
 
 IV = bytes(range(0xF0, 0x100))
+#: The AEADs' nonce: the same 12 bytes aeskit's C kernel uses.
+NONCE = IV[:12]
 
 
 def aligned(size: int, offset: int) -> memoryview:
@@ -100,8 +120,26 @@ class Target(Protocol):
     def release(self) -> None: ...
 
 
+_AESKIT_CLASS = {"OCB": "AESOCB3"}
+
+
 def _aeskit_class(mode: str) -> Any:
-    return getattr(aeskit, "AES" + mode)
+    return getattr(aeskit, _AESKIT_CLASS.get(mode, "AES" + mode))
+
+
+def _aead_ciphertexts(op: Operation, offset: int) -> Callable[[int], memoryview]:
+    """size -> a valid ciphertext || tag of size bytes of data under op's key and NONCE,
+    made once per size (by aeskit's default backend) in an aligned buffer."""
+    cipher = _aeskit_class(op.mode)(op.key())
+    made: dict[int, memoryview] = {}
+
+    def get(size: int) -> memoryview:
+        if size not in made:
+            buf = aligned(size + TAG_BYTES, offset)
+            cipher.encrypt_into(NONCE, buf[:size], None, buf)
+            made[size] = buf
+        return made[size]
+    return get
 
 
 class KernelTarget:
@@ -146,18 +184,33 @@ class ApiTarget:
         self.offset = offset
         self._fn = self.cipher.encrypt_into if op.encrypt else self.cipher.decrypt_into
         self._buf: memoryview | None = None
+        # an AEAD decryption reads a kept ciphertext into a separate buffer
+        self.in_place = not op.aead or op.encrypt
+        self._ciphertext: Callable[[int], memoryview] | None = None
 
     @property
     def name(self) -> str:
         return f"{self.backend} api"
 
     def prepare(self, max_size: int) -> None:
-        self._buf = aligned(max_size, self.offset)
+        self._buf = aligned(max_size + (TAG_BYTES if self.op.aead else 0), self.offset)
+        if self.op.aead and not self.op.encrypt:
+            self._ciphertext = _aead_ciphertexts(self.op, self.offset)
 
     def time(self, size: int, loops: int) -> int:
         assert self._buf is not None
         buf = self._buf[:size]
         fn = self._fn
+        if self.op.aead:
+            nonce = NONCE
+            if self._ciphertext is not None:  # decrypt_into(nonce, ct || tag, None, out)
+                data, out = self._ciphertext(size), buf
+            else:  # encrypt_into(nonce, data, None, data + 16 bytes): exact overlap
+                data, out = buf, self._buf[:size + TAG_BYTES]
+            t0 = time.perf_counter_ns()
+            for _ in repeat(None, loops):
+                fn(nonce, data, None, out)
+            return time.perf_counter_ns() - t0
         if self.op.mode == "ECB":
             t0 = time.perf_counter_ns()
             for _ in repeat(None, loops):
@@ -171,6 +224,7 @@ class ApiTarget:
 
     def release(self) -> None:
         self._buf = None
+        self._ciphertext = None
 
 
 class _UpdateTarget:
@@ -224,8 +278,125 @@ class _UpdateTarget:
         self._buf = self._out = None
 
 
-def _cryptography(op: Operation, offset: int) -> _UpdateTarget:
+class _AeadPeerTarget:
+    """A peer's one-shot AEAD call per message (module docstring).
+
+    style ``into``: ``call(nonce, data, None, out)``; ``oneshot``:
+    ``call(nonce, data, None)`` returning new bytes; ``pycryptodome``:
+    ``new(key, mode, nonce=nonce).METHOD(...)`` with ``output=out`` when
+    ``output_keyword``. Each loop is written out so the timed call has no
+    wrapper around it.
+    """
+
+    layer = "api"
+
+    def __init__(self, impl: str, backend: str, op: Operation, style: str, call: Any,
+                 offset: int, output_keyword: bool = False) -> None:
+        self.impl = impl
+        self.backend = backend
+        self.op = op
+        self.style = style
+        self._call = call
+        self.output_keyword = output_keyword
+        self.offset = offset
+        # encryptions that write over their input; a returned bytes object, or
+        # a decryption's output, is a second buffer
+        self.in_place = op.encrypt and (style == "into" or output_keyword)
+        self._buf: memoryview | None = None
+        self._ciphertext: Callable[[int], memoryview] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.impl
+
+    def prepare(self, max_size: int) -> None:
+        self._buf = aligned(max_size + TAG_BYTES, self.offset)
+        if not self.op.encrypt:
+            self._ciphertext = _aead_ciphertexts(self.op, self.offset)
+        # pycryptodome's first GCM message loads its modules and takes over 10 ms,
+        # which calibration would keep as a sample of a long call
+        self.time(min(max_size, 16), 1)
+
+    def time(self, size: int, loops: int) -> int:
+        assert self._buf is not None
+        call, nonce = self._call, NONCE
+        if self.op.encrypt:
+            data, out = self._buf[:size], self._buf[:size + TAG_BYTES]
+            if self.style == "pycryptodome":
+                data = out = self._buf[:size]
+        else:
+            assert self._ciphertext is not None
+            data, out = self._ciphertext(size), self._buf[:size]
+        if self.style == "into":
+            t0 = time.perf_counter_ns()
+            for _ in repeat(None, loops):
+                call(nonce, data, None, out)
+            return time.perf_counter_ns() - t0
+        if self.style == "oneshot":
+            t0 = time.perf_counter_ns()
+            for _ in repeat(None, loops):
+                call(nonce, data, None)
+            return time.perf_counter_ns() - t0
+        new, key, mode = call
+        if self.op.encrypt:  # the tag comes back as bytes: the data is written in place
+            if self.output_keyword:
+                t0 = time.perf_counter_ns()
+                for _ in repeat(None, loops):
+                    new(key, mode, nonce=nonce).encrypt_and_digest(data, output=data)
+                return time.perf_counter_ns() - t0
+            t0 = time.perf_counter_ns()
+            for _ in repeat(None, loops):
+                new(key, mode, nonce=nonce).encrypt_and_digest(data)
+            return time.perf_counter_ns() - t0
+        ct, tag = data[:size], bytes(data[size:])
+        if self.output_keyword:
+            t0 = time.perf_counter_ns()
+            for _ in repeat(None, loops):
+                new(key, mode, nonce=nonce).decrypt_and_verify(ct, tag, output=out)
+            return time.perf_counter_ns() - t0
+        t0 = time.perf_counter_ns()
+        for _ in repeat(None, loops):
+            new(key, mode, nonce=nonce).decrypt_and_verify(ct, tag)
+        return time.perf_counter_ns() - t0
+
+    def release(self) -> None:
+        self._buf = None
+        self._ciphertext = None
+
+
+def _openssl_backend() -> str:
     from cryptography.hazmat.backends.openssl import backend as ossl
+
+    engine = ossl.openssl_version_text().split(" ")
+    return " ".join(engine[:2]) if len(engine) >= 2 else "OpenSSL"
+
+
+def _cryptography_aead(op: Operation, offset: int) -> _AeadPeerTarget | None:
+    aead: Any = importlib.import_module("cryptography.hazmat.primitives.ciphers.aead")
+    from cryptography.exceptions import UnsupportedAlgorithm
+
+    try:
+        obj = (aead.AESGCM if op.mode == "GCM" else aead.AESOCB3)(op.key())
+    except UnsupportedAlgorithm:  # OCB3 on an OpenSSL fork without it: no row
+        return None
+    into = "encrypt_into" if op.encrypt else "decrypt_into"
+    if hasattr(obj, into):  # cryptography 47 and later
+        return _AeadPeerTarget("cryptography", _openssl_backend(), op, "into",
+                               getattr(obj, into), offset)
+    return _AeadPeerTarget("cryptography", _openssl_backend(), op, "oneshot",
+                           obj.encrypt if op.encrypt else obj.decrypt, offset)
+
+
+def _pycryptodome_aead(op: Operation, offset: int) -> _AeadPeerTarget:
+    aes: Any = importlib.import_module("Crypto.Cipher.AES")
+    mode = aes.MODE_GCM if op.mode == "GCM" else aes.MODE_OCB
+    # GCM's encrypt_and_digest / decrypt_and_verify take output=, OCB's do not
+    return _AeadPeerTarget("pycryptodome", "pycryptodome", op, "pycryptodome",
+                           (aes.new, op.key(), mode), offset,
+                           output_keyword=op.mode == "GCM")
+
+
+def _cryptography(op: Operation, offset: int) -> _UpdateTarget:
     from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
     from cryptography.hazmat.primitives.ciphers import modes as std
 
@@ -247,9 +418,7 @@ def _cryptography(op: Operation, offset: int) -> _UpdateTarget:
     # Stream modes take an output exactly as long as the input, so in place
     # works; block modes insist on len + 15 bytes of room.
     in_place = op.mode not in WHOLE_BLOCK_MODES
-    engine = ossl.openssl_version_text().split(" ")
-    backend = " ".join(engine[:2]) if len(engine) >= 2 else "OpenSSL"
-    return _UpdateTarget("cryptography", backend, ctx.update_into, in_place, offset,
+    return _UpdateTarget("cryptography", _openssl_backend(), ctx.update_into, in_place, offset,
                          out_slack=0 if in_place else 15)
 
 
@@ -274,6 +443,10 @@ _PEER_FACTORIES: dict[str, Callable[[Operation, int], _UpdateTarget]] = {
     "cryptography": _cryptography,
     "pycryptodome": _pycryptodome,
 }
+_AEAD_PEER_FACTORIES: dict[str, Callable[[Operation, int], _AeadPeerTarget | None]] = {
+    "cryptography": _cryptography_aead,
+    "pycryptodome": _pycryptodome_aead,
+}
 _PEER_MODULES = {"cryptography": "cryptography.hazmat.primitives.ciphers",
                  "pycryptodome": "Crypto.Cipher.AES"}
 
@@ -296,5 +469,7 @@ def make_targets(op: Operation, backends: list[str], layers: list[str], peers: l
         if "api" in layers:
             targets.append(ApiTarget(op, backend, offset))
     for peer in peers:
-        targets.append(_PEER_FACTORIES[peer](op, offset))
+        target = (_AEAD_PEER_FACTORIES if op.aead else _PEER_FACTORIES)[peer](op, offset)
+        if target is not None:
+            targets.append(target)
     return targets

@@ -26,6 +26,15 @@ int aeskit_key_of(PyObject *obj, const aeskit_key **key, enum aeskit_mode *mode)
 /* Adds AESGCM, AESOCB3, AEADContext, InvalidTag, NotYetFinalized (py/aead.c). */
 int aeskit_add_aead_types(PyObject *module);
 
+/* For kernel_time (py/bench.c): whether obj is an AESGCM/AESOCB3 object
+ * (no exception either way), and loops whole one-shot messages on it in
+ * place: nonce (12 bytes) + size bytes, no associated data; enc seals and
+ * writes the tag after the data (buf needs size + 16 bytes), dec opens with
+ * the tag computed but not compared. Runs without the GIL; obj must stay
+ * alive. (py/aead.c) */
+int aeskit_aead_of(PyObject *obj);
+void aeskit_aead_kernel(PyObject *obj, int enc, uint8_t *buf, size_t size, size_t loops);
+
 /* Adds clock_mhz and kernel_time (py/bench.c). */
 int aeskit_add_bench(PyObject *module);
 
