@@ -217,6 +217,9 @@ void aeskit_clmul_ghash(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8
                         size_t n);
 size_t aeskit_aesni_ocb(const aeskit_key *k, const aeskit_ocb_key *ok, int enc,
                         aeskit_ocb_state *st, uint8_t *dst, const uint8_t *src, size_t n);
+size_t aeskit_aesni_gcm(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                        uint8_t ctr[16], uint8_t acc[16], uint8_t *dst, const uint8_t *src,
+                        size_t n);
 #endif
 
 /*

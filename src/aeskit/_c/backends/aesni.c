@@ -488,4 +488,5 @@ const struct aeskit_impl aeskit_aesni_impl = {
     .ghash_key = aeskit_clmul_ghash_key,
     .ghash = aeskit_clmul_ghash,
     .ocb = aeskit_aesni_ocb,
+    .gcm = aeskit_aesni_gcm,
 };
