@@ -26,6 +26,7 @@ struct aeskit_impl;
  * table it points at. Nothing outside the backend reads rk.
  *   portable: bitsliced round keys, 8 words per round
  *   aesni:    encryption keys [0..rounds], then decryption keys
+ *   vaes_*:   aesni's (their set_key is aesni's)
  */
 typedef struct aeskit_key {
     uint64_t rk[128];
@@ -150,6 +151,8 @@ struct aeskit_impl {
 extern const struct aeskit_impl aeskit_portable_impl;
 #if defined(AESKIT_HAVE_X86)
 extern const struct aeskit_impl aeskit_aesni_impl;
+extern const struct aeskit_impl aeskit_vaes_avx2_impl;
+extern const struct aeskit_impl aeskit_vaes_avx512_impl;
 #endif
 
 /* ---- generic helpers (modes/generic.c) ------------------------------

@@ -8,6 +8,8 @@
 
 const struct aeskit_impl *const aeskit_impls[] = {
 #if defined(AESKIT_HAVE_X86)
+    &aeskit_vaes_avx512_impl,
+    &aeskit_vaes_avx2_impl,
     &aeskit_aesni_impl,
 #endif
     &aeskit_portable_impl,

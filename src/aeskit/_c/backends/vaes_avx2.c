@@ -1,0 +1,43 @@
+/*
+ * vaes_avx2.c: vaes_body.h on 256-bit registers, two blocks per VAES
+ * instruction. Contracts: aeskit.h; the kernels, their lanes and their
+ * folds: vaes_body.h.
+ *
+ * Needs AES-NI, PCLMULQDQ, SSSE3, SSE4.1 (aesni's slots, reused), AVX,
+ * AVX2, VAES and VPCLMULQDQ with the OS saving YMM state, never ZMM state:
+ * the Zen 3 / Alder Lake class has no AVX-512. Built as its own library
+ * with exactly those -m flags and called only after the CPU check.
+ *
+ * Why this width: ymm VAES sustains 2 instructions per cycle at latency 4
+ * on Zen 4, so 8 registers (16 blocks) must be in flight to reach 4 blocks
+ * per cycle; 8 data registers still leave room for the keys in 16.
+ *
+ * Why the reused slots are valid: set_key is aesni's (then points the key
+ * at this table), so the key layout is aesni's exactly, which is what
+ * aesni's cbc_enc, cfb_enc, ofb, GHASH and OCB read. The fused GCM slot is
+ * left empty: modes/gcm.c then runs this table's CTR and GHASH.
+ */
+#define VAES_VL 32
+#define VAES_NV 8
+#define VAES_FN(name) vaes_avx2_##name
+#define VAES_IMPL aeskit_vaes_avx2_impl
+
+#include "vaes_body.h"
+
+const struct aeskit_impl aeskit_vaes_avx2_impl = {
+    .name = "vaes_avx2",
+    .cpu_needs = AESKIT_CPU_AES | AESKIT_CPU_PCLMUL | AESKIT_CPU_SSSE3 | AESKIT_CPU_SSE41
+                 | AESKIT_CPU_AVX | AESKIT_CPU_AVX2 | AESKIT_CPU_VAES | AESKIT_CPU_VPCLMUL,
+    .set_key = vaes_avx2_set_key,
+    .ecb_enc = vaes_avx2_ecb_enc,
+    .ecb_dec = vaes_avx2_ecb_dec,
+    .cbc_enc = vaes_avx2_cbc_enc,
+    .cbc_dec = vaes_avx2_cbc_dec,
+    .cfb_enc = vaes_avx2_cfb_enc,
+    .cfb_dec = vaes_avx2_cfb_dec,
+    .ofb = vaes_avx2_ofb,
+    .ctr = vaes_avx2_ctr,
+    .ghash_key = vaes_avx2_ghash_key,
+    .ghash = vaes_avx2_ghash,
+    .ocb = aeskit_aesni_ocb,
+};
