@@ -210,6 +210,17 @@ size_t aeskit_stream_update(aeskit_stream *st, uint8_t *dst, const uint8_t *src,
 unsigned aeskit_stream_pending(const aeskit_stream *st);
 int aeskit_mode_is_blockwise(enum aeskit_mode mode);   /* ECB, CBC */
 
+/*
+ * Whole blocks out, a partial block kept: the streaming update shared by
+ * ECB, CBC and OCB3. part/pos hold the pending bytes (pos < 16); each run
+ * of whole blocks goes to fn(ctx, dst, src, n). Writes and returns
+ * 16 * floor((pos + len) / 16) bytes; dst == src works (the output then
+ * lags the input by pos bytes, so the blocks go through a bounce buffer).
+ */
+typedef void aeskit_blocks_fn(void *ctx, uint8_t *dst, const uint8_t *src, size_t n);
+size_t aeskit_blockwise_update(uint8_t part[16], unsigned *pos, aeskit_blocks_fn *fn,
+                               void *ctx, uint8_t *dst, const uint8_t *src, size_t len);
+
 /* ---- GHASH and AEADs (backends/ghash_*.c, modes/gcm.c, modes/ocb.c) ---- */
 void aeskit_ct64_ghash_key(aeskit_ghash_key *hk, const uint8_t h[16]);
 void aeskit_ct64_ghash(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,

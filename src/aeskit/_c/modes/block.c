@@ -7,7 +7,8 @@
 #include "aeskit.h"
 #include "common.h"
 
-/* Blocks per bounce chunk when ECB/CBC run in place with input pending. */
+/* Blocks per bounce chunk when a blockwise stream runs in place with input
+ * pending. */
 #define BOUNCE 64
 
 void aeskit_stream_init(aeskit_stream *st, const aeskit_key *k, enum aeskit_mode mode,
@@ -41,8 +42,9 @@ size_t aeskit_stream_out_len(const aeskit_stream *st, size_t len)
 }
 
 /* n whole blocks of an ECB/CBC stream. */
-static void blocks(aeskit_stream *st, uint8_t *dst, const uint8_t *src, size_t n)
+static void blocks(void *ctx, uint8_t *dst, const uint8_t *src, size_t n)
 {
+    aeskit_stream *st = ctx;
     const aeskit_key *k = st->key;
     const struct aeskit_impl *im = k->impl;
     if (st->mode == AESKIT_ECB)
@@ -51,54 +53,55 @@ static void blocks(aeskit_stream *st, uint8_t *dst, const uint8_t *src, size_t n
         (st->enc ? im->cbc_enc : im->cbc_dec)(k, st->iv, dst, src, n);
 }
 
-static size_t update_blockwise(aeskit_stream *st, uint8_t *dst, const uint8_t *src,
-                               size_t len)
+size_t aeskit_blockwise_update(uint8_t part[16], unsigned *pos, aeskit_blocks_fn *fn,
+                               void *ctx, uint8_t *dst, const uint8_t *src, size_t len)
 {
     size_t out = 0;
-    if (st->pos > 0) {
-        size_t take = 16 - st->pos;
+    if (*pos > 0) {
+        size_t take = 16 - *pos;
         if (len < take) {
-            memcpy(st->buf + st->pos, src, len);
-            st->pos += (unsigned)len;
+            memcpy(part + *pos, src, len);
+            *pos += (unsigned)len;
             return 0;
         }
         if (dst == src) {
-            /* In place, output lags input by pos bytes: feed the kernel
+            /* In place, output lags input by pos bytes: feed the blocks
              * from a bounce buffer, and save the pos input bytes that
-             * each chunk's output overwrites before writing it. */
+             * each chunk's output overwrites before writing it. The
+             * pending bytes lead each chunk. */
             uint8_t tmp[BOUNCE * 16];
-            const unsigned pos = st->pos;
+            const unsigned p = *pos;
             const uint8_t *in = src, *end = src + len;
-            size_t nblocks = (pos + len) / 16, c = pos;
-            memcpy(tmp, st->buf, pos);
+            size_t nblocks = (p + len) / 16, c = p;
+            memcpy(tmp, part, p);
             while (nblocks > 0) {
                 size_t b = nblocks < BOUNCE ? nblocks : BOUNCE;
                 size_t fill = 16 * b - c;
                 memcpy(tmp + c, in, fill);
                 in += fill;
-                c = (size_t)(end - in) < pos ? (size_t)(end - in) : pos;
-                memcpy(st->buf, in, c);
+                c = (size_t)(end - in) < p ? (size_t)(end - in) : p;
+                memcpy(part, in, c);
                 in += c;
-                blocks(st, dst, tmp, b);
-                memcpy(tmp, st->buf, c);
+                fn(ctx, dst, tmp, b);
+                memcpy(tmp, part, c);
                 dst += 16 * b; out += 16 * b; nblocks -= b;
             }
             aeskit_secure_zero(tmp, sizeof tmp);
-            memcpy(st->buf + c, in, (size_t)(end - in));
-            st->pos = (unsigned)(c + (size_t)(end - in));
-            assert(st->pos < 16);
+            memcpy(part + c, in, (size_t)(end - in));
+            *pos = (unsigned)(c + (size_t)(end - in));
+            assert(*pos < 16);
             return out;
         }
-        memcpy(st->buf + st->pos, src, take);
-        blocks(st, dst, st->buf, 1);
+        memcpy(part + *pos, src, take);
+        fn(ctx, dst, part, 1);
         src += take; len -= take; dst += 16; out = 16;
-        st->pos = 0;
+        *pos = 0;
     }
     size_t n = len / 16;
-    blocks(st, dst, src, n);
+    fn(ctx, dst, src, n);
     out += 16 * n;
-    memcpy(st->buf, src + 16 * n, len % 16);
-    st->pos = (unsigned)(len % 16);
+    memcpy(part, src + 16 * n, len % 16);
+    *pos = (unsigned)(len % 16);
     return out;
 }
 
@@ -184,7 +187,7 @@ size_t aeskit_stream_update(aeskit_stream *st, uint8_t *dst, const uint8_t *src,
     switch (st->mode) {
     case AESKIT_ECB:
     case AESKIT_CBC:
-        return update_blockwise(st, dst, src, len);
+        return aeskit_blockwise_update(st->buf, &st->pos, blocks, st, dst, src, len);
     case AESKIT_CFB8:
         update_cfb8(st, dst, src, len);
         return len;

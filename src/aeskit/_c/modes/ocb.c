@@ -20,8 +20,6 @@
 #include "common.h"
 
 #define BATCH 32
-/* Blocks per bounce chunk when update runs in place with data pending. */
-#define BOUNCE 32
 
 static_assert(sizeof(((aeskit_ocb_key *)0)->l) / 16 == 64,
               "one L per possible ntz of a 64-bit block index");
@@ -187,8 +185,9 @@ static void generic_blocks(aeskit_ocb *o, uint8_t *dst, const uint8_t *src, size
 }
 
 /* n whole data blocks: the fused slot does what it does, the rest here. */
-static void data_blocks(aeskit_ocb *o, uint8_t *dst, const uint8_t *src, size_t n)
+static void data_blocks(void *ctx, uint8_t *dst, const uint8_t *src, size_t n)
 {
+    aeskit_ocb *o = ctx;
     const aeskit_key *k = o->key;
     size_t done = 0;
     if (k->impl->ocb != NULL && n > 0) {
@@ -229,53 +228,7 @@ size_t aeskit_ocb_update_len(const aeskit_ocb *o, size_t len)
 
 size_t aeskit_ocb_update(aeskit_ocb *o, uint8_t *dst, const uint8_t *src, size_t len)
 {
-    size_t out = 0;
-    if (o->pos > 0) {
-        size_t take = 16 - o->pos;
-        if (len < take) {
-            memcpy(o->part + o->pos, src, len);
-            o->pos += (unsigned)len;
-            return 0;
-        }
-        if (dst == src) {
-            /* In place, output lags input by pos bytes: feed the blocks
-             * from a bounce buffer, and save the pos input bytes that
-             * each chunk's output overwrites before writing it (as in
-             * block.c). */
-            uint8_t tmp[BOUNCE * 16];
-            const unsigned pos = o->pos;
-            const uint8_t *in = src, *end = src + len;
-            size_t nblocks = (pos + len) / 16, c = pos;
-            memcpy(tmp, o->part, pos);
-            while (nblocks > 0) {
-                size_t b = nblocks < BOUNCE ? nblocks : BOUNCE;
-                size_t fill = 16 * b - c;
-                memcpy(tmp + c, in, fill);
-                in += fill;
-                c = (size_t)(end - in) < pos ? (size_t)(end - in) : pos;
-                memcpy(o->part, in, c);
-                in += c;
-                data_blocks(o, dst, tmp, b);
-                memcpy(tmp, o->part, c);
-                dst += 16 * b; out += 16 * b; nblocks -= b;
-            }
-            aeskit_secure_zero(tmp, sizeof tmp);
-            memcpy(o->part + c, in, (size_t)(end - in));
-            o->pos = (unsigned)(c + (size_t)(end - in));
-            assert(o->pos < 16);
-            return out;
-        }
-        memcpy(o->part + o->pos, src, take);
-        data_blocks(o, dst, o->part, 1);
-        src += take; len -= take; dst += 16; out = 16;
-        o->pos = 0;
-    }
-    size_t n = len / 16;
-    data_blocks(o, dst, src, n);
-    out += 16 * n;
-    memcpy(o->part, src + 16 * n, len % 16);
-    o->pos = (unsigned)(len % 16);
-    return out;
+    return aeskit_blockwise_update(o->part, &o->pos, data_blocks, o, dst, src, len);
 }
 
 /* Scratch blocks live in o (apart once the AAD is closed, part once the
