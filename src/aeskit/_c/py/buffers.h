@@ -54,4 +54,20 @@ static int aeskit_check_out_len(const Py_buffer *out, size_t need)
     return 0;
 }
 
+/* A key argument and a backend name, checked: the backend to expand it
+ * with, and kb holding the key bytes (release it); NULL with an exception. */
+static const struct aeskit_impl *aeskit_key_argument(PyObject *keyobj, const char *backend,
+                                                     Py_buffer *kb)
+{
+    const struct aeskit_impl *impl = aeskit_resolve_backend(backend);
+    if (impl == NULL || aeskit_get_buffer(keyobj, kb, 0, "key") < 0)
+        return NULL;
+    if (kb->len != 16 && kb->len != 24 && kb->len != 32) {
+        PyErr_Format(PyExc_ValueError, "key must be 16, 24 or 32 bytes, got %zd", kb->len);
+        aeskit_release(kb);
+        return NULL;
+    }
+    return impl;
+}
+
 #endif

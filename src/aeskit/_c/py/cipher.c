@@ -46,17 +46,10 @@ static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     const char *backend = "auto";
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$s:AES", kwlist, &keyobj, &backend))
         return NULL;
-    const struct aeskit_impl *impl = aeskit_resolve_backend(backend);
+    Py_buffer kb;
+    const struct aeskit_impl *impl = aeskit_key_argument(keyobj, backend, &kb);
     if (impl == NULL)
         return NULL;
-    Py_buffer kb;
-    if (aeskit_get_buffer(keyobj, &kb, 0, "key") < 0)
-        return NULL;
-    if (kb.len != 16 && kb.len != 24 && kb.len != 32) {
-        PyErr_Format(PyExc_ValueError, "key must be 16, 24 or 32 bytes, got %zd", kb.len);
-        aeskit_release(&kb);
-        return NULL;
-    }
     KeyObject *self = (KeyObject *)type->tp_alloc(type, 0);
     if (self != NULL) {
         self->mode = AESKIT_ECB;
