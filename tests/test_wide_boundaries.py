@@ -17,7 +17,8 @@ import ctypes
 import functools
 
 import pytest
-from aead_helpers import gcm_j0, gcm_model_ciphertext, new_aead, nonce_for_j0, ref_seal
+from aead_helpers import (gcm_j0, gcm_model_ciphertext, new_aead, nonce_for_j0, ref_seal,
+                          stream_seal)
 from helpers import KEY_SIZES, decrypt, decrypt_into, encrypt, encrypt_into, new, ref
 
 W = 32
@@ -147,3 +148,28 @@ def test_ctr_be32_wrap_via_gcm(backend, ks):
         if short in (1, 17, W + 1):
             assert sealed[:-16] == gcm_model_ciphertext(key, j0, data)
             assert sealed == ref_seal("GCM", key, nonce, data)
+
+
+# ---------------------------------------------------------------- GHASH
+
+GHASH_W = 32   # blocks per reduction of the widest GHASH (vaes_*: 32; aesni: 8)
+GHASH_NONCES = (bytes(range(16)), bytes((i * 13 + 7) & 0xFF for i in range(16 * GHASH_W + 1)))
+
+
+@pytest.mark.parametrize("nonce", GHASH_NONCES, ids=lambda n: f"nonce{len(n)}")
+def test_ghash_every_block_count(backend, nonce):
+    """GHASH through AAD hashing: AAD of every block count 1..3W+1 after a prefix of 0, W and
+    2W blocks, in one call and as two AAD updates split at the prefix, against portable. A
+    non-12-byte nonce runs J0 through GHASH too (one block, then 16W+1 bytes)."""
+    key = KEYS[16]
+    obj = new_aead("GCM", key, backend=backend)
+    ref_obj = new_aead("GCM", key, backend="portable")
+    pt = DATA[:37]
+    for prefix in (0, GHASH_W, 2 * GHASH_W):
+        for k in range(1, 3 * GHASH_W + 2):
+            aad = DATA[:16 * (prefix + k)]
+            want = ref_obj.encrypt(nonce, pt, aad)
+            assert obj.encrypt(nonce, pt, aad) == want, (prefix, k)
+            split = 16 * prefix
+            got = stream_seal(obj, "GCM", nonce, pt, [aad[:split], aad[split:]], [pt])
+            assert got == (want[:-16], want[-16:]), (prefix, k)

@@ -14,8 +14,10 @@
  *
  * Why the reused slots are valid: set_key is aesni's (then points the key
  * at this table), so the key layout is aesni's exactly, which is what
- * aesni's cbc_enc, cfb_enc, ofb, GHASH and OCB read. The fused GCM slot is
- * left empty: modes/gcm.c then runs this table's CTR and GHASH.
+ * aesni's cbc_enc, cfb_enc, ofb and OCB read. GHASH is this table's own
+ * (vaes_body.h: VPCLMULQDQ on every lane, its own ghash_key layout). The
+ * fused GCM slot is left empty: modes/gcm.c then runs this table's CTR and
+ * GHASH.
  */
 #define VAES_VL 32
 #define VAES_NV 8

@@ -515,7 +515,7 @@ static void VAES_FN(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[
     vaes_store128(ctr, _mm_shuffle_epi8(c, swap));
 }
 
-/* ---- the serial and GHASH slots: aesni's --------------------------------
+/* ---- the serial slots: aesni's ------------------------------------------
  * set_key is aesni's, so a key here has aesni's exact layout and every aesni
  * function is valid on it; they are reached through aesni's table at run
  * time, so whatever that table holds is what runs here. Serial modes gain
@@ -545,13 +545,150 @@ static void VAES_FN(ofb)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
     aeskit_aesni_impl.ofb(k, iv, dst, src, n);
 }
 
+/* ---- GHASH on VPCLMULQDQ ------------------------------------------------
+ * ghash_clmul.c's method (reflected lanes, powers stored as H^i * x^-1,
+ * Karatsuba, Montgomery-style reduction by 0xC2...), run on every 128-bit
+ * lane of a vector: VAES_GW blocks per reduction, block j of a group
+ * multiplied by H^(VAES_GW - j), the accumulator folded into block 0 (lane 0
+ * of the first vector). The three Karatsuba sums stay vectors until the
+ * group ends; then their lanes are XORed together and one 128-bit reduction
+ * follows. A tail of r < VAES_GW blocks uses H^r..H^1 the same way, its last
+ * vector partial (zero lanes multiply to zero; no byte outside the n blocks
+ * is read).
+ *
+ * Speed, measured on Zen 4 (GHASH alone, 16 KiB, core cycles): VPCLMULQDQ
+ * issues about once per 2.3 cycles on ymm (2 lanes) and once per 3 on zmm
+ * (4 lanes), against once per 2 on xmm, so the bulk is bound by its 3
+ * multiplies per block: zmm ~0.14 c/B, ymm ~0.21 c/B (aesni's xmm ~0.43).
+ * 32 blocks per reduction beat 16 by 30% on zmm and 4% on ymm (half the
+ * folds and reductions, more independent work around each); the vector
+ * carrying acc goes last so the others' products do not wait on the
+ * previous reduction (4% on zmm and ymm at 32). The Karatsuba halves
+ * (hi ^ lo) are made from the powers, not stored: the 32 powers fill the
+ * 512-byte key, and in the bulk loop the compiler keeps them in registers.
+ *
+ * ghash_key layout (hk->w as bytes): 16 * i holds H^(VAES_GW - i) * x^-1 for
+ * i = 0..VAES_GW-1 (descending, so block j of an r-block group finds its
+ * power at 16 * (VAES_GW - r + j) and a vector load picks up consecutive
+ * blocks' powers). Private to this table (aesni's layout differs). */
+
+#define VAES_GW 32   /* blocks per reduction */
+static_assert(sizeof(((aeskit_ghash_key *)0)->w) >= VAES_GW * AESKIT_BLOCK,
+              "aeskit_ghash_key holds the vaes powers");
+static_assert(VAES_GW % VAES_BPV == 0, "a group is whole vectors");
+
+#if VAES_VL == 32
+#define vaes_clmul(a, b, imm) _mm256_clmulepi64_epi128((a), (b), (imm))
+#define vaes_shuffle32_4e(a) _mm256_shuffle_epi32((a), 0x4E)
+VAES_INLINE __m128i vaes_fold_lanes(vaes_v v)
+{
+    return _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+}
+VAES_INLINE vaes_v vaes_zero(void) { return _mm256_setzero_si256(); }
+VAES_INLINE vaes_v vaes_from128(__m128i a) { return _mm256_zextsi128_si256(a); }
+#else
+#define vaes_clmul(a, b, imm) _mm512_clmulepi64_epi128((a), (b), (imm))
+#define vaes_shuffle32_4e(a) _mm512_shuffle_epi32((a), (_MM_PERM_ENUM)0x4E)
+VAES_INLINE __m128i vaes_fold_lanes(vaes_v v)
+{
+    const __m256i h = _mm256_xor_si256(_mm512_castsi512_si256(v),
+                                       _mm512_extracti64x4_epi64(v, 1));
+    return _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+}
+VAES_INLINE vaes_v vaes_zero(void) { return _mm512_setzero_si512(); }
+VAES_INLINE vaes_v vaes_from128(__m128i a) { return _mm512_zextsi128_si512(a); }
+#endif
+
+VAES_INLINE __m128i vaes_gbswap(void)
+{
+    return _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+
+/* The 256-bit unreduced sum as Karatsuba's three parts, 128-bit. */
+VAES_INLINE __m128i vaes_greduce(__m128i slo, __m128i smid, __m128i shi)
+{
+    const __m128i poly = _mm_set_epi64x(0, (long long)UINT64_C(0xC200000000000000));
+    const __m128i mid = _mm_xor_si128(smid, _mm_xor_si128(slo, shi));
+    __m128i lo = _mm_xor_si128(slo, _mm_slli_si128(mid, 8));
+    const __m128i hi = _mm_xor_si128(shi, _mm_srli_si128(mid, 8));
+
+    lo = _mm_xor_si128(_mm_shuffle_epi32(lo, 0x4E), _mm_clmulepi64_si128(lo, poly, 0x00));
+    lo = _mm_xor_si128(_mm_shuffle_epi32(lo, 0x4E), _mm_clmulepi64_si128(lo, poly, 0x00));
+    return _mm_xor_si128(hi, lo);
+}
+
+/* acc folded with r = 1..VAES_GW blocks; r is a constant at the bulk call. */
+VAES_INLINE __m128i vaes_gblocks(const aeskit_ghash_key *hk, __m128i acc, const uint8_t *p,
+                                 size_t r)
+{
+    const vaes_v bswap = vaes_bcast(vaes_gbswap());
+    const uint8_t *pw = (const uint8_t *)hk->w + AESKIT_BLOCK * (VAES_GW - r);
+    vaes_v lo = vaes_zero(), mid = vaes_zero(), hi = vaes_zero();
+    const size_t nv = (r + VAES_BPV - 1) / VAES_BPV;
+    const size_t last = r - (nv - 1) * VAES_BPV;
+
+    /* Vector 0, the one that carries acc, goes last: the products of the
+     * others do not wait for the previous reduction. */
+    _Pragma("GCC unroll 16")
+    for (size_t jj = 1; jj <= nv; jj++) {
+        const size_t j = jj == nv ? 0 : jj;
+        const size_t nb = j == nv - 1 ? last : VAES_BPV;
+        const size_t off = (size_t)VAES_VL * j;
+        vaes_v x = vaes_shuffle8(vaes_load_part(p + off, nb), bswap);
+        if (j == 0)
+            x = vaes_xor(x, vaes_from128(acc));
+        const vaes_v h = vaes_load_part(pw + off, nb);
+        const vaes_v hkk = vaes_xor(h, vaes_shuffle32_4e(h));
+        const vaes_v xk = vaes_xor(x, vaes_shuffle32_4e(x));
+        lo = vaes_xor(lo, vaes_clmul(x, h, 0x00));
+        hi = vaes_xor(hi, vaes_clmul(x, h, 0x11));
+        mid = vaes_xor(mid, vaes_clmul(xk, hkk, 0x00));
+    }
+    return vaes_greduce(vaes_fold_lanes(lo), vaes_fold_lanes(mid), vaes_fold_lanes(hi));
+}
+
+/* a * b * x on register images: with b = H^i x^-1 this is a * H^i. */
+static __m128i VAES_FN(gmul)(__m128i a, __m128i b)
+{
+    const __m128i ak = _mm_xor_si128(a, _mm_shuffle_epi32(a, 0x4E));
+    const __m128i bk = _mm_xor_si128(b, _mm_shuffle_epi32(b, 0x4E));
+    return vaes_greduce(_mm_clmulepi64_si128(a, b, 0x00), _mm_clmulepi64_si128(ak, bk, 0x00),
+                        _mm_clmulepi64_si128(a, b, 0x11));
+}
+
 static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16])
 {
-    aeskit_aesni_impl.ghash_key(hk, h);
+    /* H * x^-1 (ghash_clmul.c): shift left one bit; the x^0 bit that leaves
+     * comes back as x^-1 = x^127 + x^6 + x + 1, without a branch on H. */
+    const __m128i hb = _mm_shuffle_epi8(vaes_load128(h), vaes_gbswap());
+    const uint64_t a1 = (uint64_t)_mm_extract_epi64(hb, 1);
+    const uint64_t a0 = (uint64_t)_mm_cvtsi128_si64(hb);
+    const uint64_t carry = 0 - (a1 >> 63);
+    const uint64_t h1 = ((a1 << 1) | (a0 >> 63)) ^ (carry & UINT64_C(0xC200000000000000));
+    const uint64_t h0 = (a0 << 1) ^ (carry & 1);
+    const __m128i base = _mm_set_epi64x((long long)h1, (long long)h0);
+    uint8_t *out = (uint8_t *)hk->w;
+    __m128i pw = base;
+
+    for (size_t i = 1; i <= VAES_GW; i++) {   /* pw = H^i x^-1 */
+        if (i > 1)
+            pw = VAES_FN(gmul)(pw, base);
+        vaes_store128(out + AESKIT_BLOCK * (VAES_GW - i), pw);
+    }
 }
 
 static void VAES_FN(ghash)(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
                            size_t n)
 {
-    aeskit_aesni_impl.ghash(hk, acc, p, n);
+    assert(n == 0 || (p != NULL && acc != NULL));
+    if (n == 0)
+        return;
+    const __m128i bswap = vaes_gbswap();
+    __m128i y = _mm_shuffle_epi8(vaes_load128(acc), bswap);
+
+    for (; n >= VAES_GW; n -= VAES_GW, p += VAES_GW * AESKIT_BLOCK)
+        y = vaes_gblocks(hk, y, p, VAES_GW);
+    if (n > 0)
+        y = vaes_gblocks(hk, y, p, n);
+    vaes_store128(acc, _mm_shuffle_epi8(y, bswap));
 }
