@@ -273,18 +273,8 @@ static PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssize_t na
     if (check_gcm_limits(self, aad_len, body) < 0)
         goto done;
     uint8_t *dst;
-    if (into) {
-        if (aeskit_get_buffer(a[3], &out, 1, "buf") < 0 ||
-            aeskit_check_out_len(&out, out_len) < 0 ||
-            aeskit_check_overlap(&data, &out, out_len) < 0)
-            goto done;
-        dst = out.buf;
-    } else {
-        result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)out_len);
-        if (result == NULL)
-            goto done;
-        dst = (uint8_t *)PyBytes_AS_STRING(result);
-    }
+    if (aeskit_output(into ? a[3] : NULL, &data, out_len, &out, &result, &dst) < 0)
+        goto done;
     if (!enc)
         memcpy(want, (const uint8_t *)data.buf + body, t);
     const uint8_t *aadp = aad.obj ? aad.buf : (const uint8_t *)"";
@@ -468,18 +458,8 @@ static PyObject *actx_update_impl(AeadCtx *ctx, PyObject *const *args, Py_ssize_
         check_gcm_limits(ctx->owner, 0, ctx->s.gcm.data_len + (uint64_t)len) < 0)
         goto done;
     uint8_t *dst;
-    if (into) {
-        if (aeskit_get_buffer(args[1], &out, 1, "buf") < 0 ||
-            aeskit_check_out_len(&out, out_len) < 0 ||
-            aeskit_check_overlap(&data, &out, out_len) < 0)
-            goto done;
-        dst = out.buf;
-    } else {
-        result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)out_len);
-        if (result == NULL)
-            goto done;
-        dst = (uint8_t *)PyBytes_AS_STRING(result);
-    }
+    if (aeskit_output(into ? args[1] : NULL, &data, out_len, &out, &result, &dst) < 0)
+        goto done;
     ctx->updated = 1;
     if (len >= AESKIT_GIL_THRESHOLD) {
         Py_BEGIN_ALLOW_THREADS

@@ -54,6 +54,29 @@ static int aeskit_check_out_len(const Py_buffer *out, size_t need)
     return 0;
 }
 
+/*
+ * Where a call's out_len bytes of output go: into the caller's buf (bufobj
+ * non-NULL: writable, big enough, not partly over the input, held in out)
+ * or into a new bytes object (*result). 0 with *dst set, or -1 with an
+ * exception set.
+ */
+static int aeskit_output(PyObject *bufobj, const Py_buffer *in, size_t out_len,
+                         Py_buffer *out, PyObject **result, uint8_t **dst)
+{
+    if (bufobj != NULL) {
+        if (aeskit_get_buffer(bufobj, out, 1, "buf") < 0 ||
+            aeskit_check_out_len(out, out_len) < 0 || aeskit_check_overlap(in, out, out_len) < 0)
+            return -1;
+        *dst = out->buf;
+        return 0;
+    }
+    *result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)out_len);
+    if (*result == NULL)
+        return -1;
+    *dst = (uint8_t *)PyBytes_AS_STRING(*result);
+    return 0;
+}
+
 /* A key argument and a backend name, checked: the backend to expand it
  * with, and kb holding the key bytes (release it); NULL with an exception. */
 static const struct aeskit_impl *aeskit_key_argument(PyObject *keyobj, const char *backend,

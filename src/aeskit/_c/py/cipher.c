@@ -140,17 +140,8 @@ static PyObject *oneshot(PyObject *op, PyObject *const *args, Py_ssize_t nargs, 
         goto done;
     }
     uint8_t *dst;
-    if (into) {
-        if (aeskit_get_buffer(args[has_iv + 1], &out, 1, "buf") < 0 ||
-            aeskit_check_out_len(&out, len) < 0 || aeskit_check_overlap(&data, &out, len) < 0)
-            goto done;
-        dst = out.buf;
-    } else {
-        result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)len);
-        if (result == NULL)
-            goto done;
-        dst = (uint8_t *)PyBytes_AS_STRING(result);
-    }
+    if (aeskit_output(into ? args[has_iv + 1] : NULL, &data, len, &out, &result, &dst) < 0)
+        goto done;
     aeskit_stream st;
     aeskit_stream_init(&st, &self->key, self->mode, enc, has_iv ? iv.buf : NULL);
     run(&st, dst, data.buf, len);
@@ -282,18 +273,8 @@ static PyObject *ctx_update_impl(CtxObject *ctx, PyObject *const *args, Py_ssize
     size_t len = (size_t)data.len;
     size_t out_len = aeskit_stream_out_len(&ctx->st, len);
     uint8_t *dst;
-    if (into) {
-        if (aeskit_get_buffer(args[1], &out, 1, "buf") < 0 ||
-            aeskit_check_out_len(&out, out_len) < 0 ||
-            aeskit_check_overlap(&data, &out, out_len) < 0)
-            goto done;
-        dst = out.buf;
-    } else {
-        result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)out_len);
-        if (result == NULL)
-            goto done;
-        dst = (uint8_t *)PyBytes_AS_STRING(result);
-    }
+    if (aeskit_output(into ? args[1] : NULL, &data, out_len, &out, &result, &dst) < 0)
+        goto done;
     run(&ctx->st, dst, data.buf, len);
     if (into)
         result = PyLong_FromSize_t(out_len);
