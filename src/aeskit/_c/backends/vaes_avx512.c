@@ -18,9 +18,8 @@
  * Why the reused slots are valid: set_key is aesni's (then points the key
  * at this table), so the key layout is aesni's exactly, which is what
  * aesni's cbc_enc, cfb_enc, ofb and OCB read. GHASH is this table's own
- * (vaes_body.h: VPCLMULQDQ on every lane, its own ghash_key layout). The
- * fused GCM slot is left empty: modes/gcm.c then runs this table's CTR and
- * GHASH.
+ * (vaes_body.h: VPCLMULQDQ on every lane, its own ghash_key layout), and
+ * so is the fused GCM slot (vaes_gcm.h, built for this width only).
  */
 #define VAES_VL 64
 #define VAES_NV 8
@@ -46,5 +45,6 @@ const struct aeskit_impl aeskit_vaes_avx512_impl = {
     .ctr = vaes_avx512_ctr,
     .ghash_key = vaes_avx512_ghash_key,
     .ghash = vaes_avx512_ghash,
+    .gcm = vaes_avx512_gcm,
     .ocb = aeskit_aesni_ocb,
 };

@@ -57,8 +57,12 @@
 #define VAES_UNROLL _Pragma("GCC unroll 8") /* >= VAES_NV */
 #if defined(__GNUC__)
 #define VAES_INLINE static inline __attribute__((always_inline))
+/* Keeps sums where the code puts them: without it GCC held each product of
+ * a fused GCM batch apart to add them up at the end, spilling ~24 zmm. */
+#define VAES_PIN(a, b, c) __asm__("" : "+v"(a), "+v"(b), "+v"(c))
 #else
 #define VAES_INLINE static inline
+#define VAES_PIN(a, b, c) ((void)0)
 #endif
 
 static_assert(VAES_NV <= 8, "VAES_UNROLL unrolls 8");
@@ -108,6 +112,7 @@ VAES_INLINE void vaes_store_part(uint8_t *p, vaes_v v, size_t nb)
 }
 
 VAES_INLINE vaes_v vaes_bcast(__m128i a) { return _mm256_broadcastsi128_si256(a); }
+VAES_INLINE __m128i vaes_low128(vaes_v a) { return _mm256_castsi256_si128(a); }
 VAES_INLINE vaes_v vaes_xor(vaes_v a, vaes_v b) { return _mm256_xor_si256(a, b); }
 VAES_INLINE vaes_v vaes_enc(vaes_v x, vaes_v k) { return _mm256_aesenc_epi128(x, k); }
 VAES_INLINE vaes_v vaes_enclast(vaes_v x, vaes_v k) { return _mm256_aesenclast_epi128(x, k); }
@@ -186,6 +191,7 @@ VAES_INLINE void vaes_store_part(uint8_t *p, vaes_v v, size_t nb)
 }
 
 VAES_INLINE vaes_v vaes_bcast(__m128i a) { return _mm512_broadcast_i32x4(a); }
+VAES_INLINE __m128i vaes_low128(vaes_v a) { return _mm512_castsi512_si128(a); }
 VAES_INLINE vaes_v vaes_xor(vaes_v a, vaes_v b) { return _mm512_xor_si512(a, b); }
 VAES_INLINE vaes_v vaes_enc(vaes_v x, vaes_v k) { return _mm512_aesenc_epi128(x, k); }
 VAES_INLINE vaes_v vaes_enclast(vaes_v x, vaes_v k) { return _mm512_aesenclast_epi128(x, k); }
@@ -237,12 +243,16 @@ VAES_INLINE size_t vaes_nb(size_t j, size_t w, size_t last)
     return j == w - 1 ? last : VAES_BPV;
 }
 
-VAES_INLINE void vaes_round(vaes_v *x, size_t w, const uint8_t *rk, unsigned i, int enc)
+VAES_INLINE void vaes_round_with(vaes_v *x, size_t w, vaes_v key, int enc)
 {
-    const vaes_v key = vaes_key(rk, i);
     VAES_UNROLL
     for (size_t j = 0; j < w; j++)
         x[j] = enc ? vaes_enc(x[j], key) : vaes_dec(x[j], key);
+}
+
+VAES_INLINE void vaes_round(vaes_v *x, size_t w, const uint8_t *rk, unsigned i, int enc)
+{
+    vaes_round_with(x, w, vaes_key(rk, i), enc);
 }
 
 /* Rounds 1..rounds-1 (enc: the cipher, else the Equivalent Inverse
@@ -439,14 +449,11 @@ VAES_INLINE void vaes_ctr_crypt(const uint8_t *rk, unsigned rounds, vaes_v *x, u
     }
 }
 
-/* w full vectors from c, whose lowest byte is a multiple of 16; returns
- * c + w * VAES_BPV. */
-VAES_INLINE __m128i vaes_ctr_batch(const uint8_t *rk, unsigned rounds, enum aeskit_ctr kind,
-                                   __m128i c, __m128i swap, const vaes_v *J, uint8_t *dst,
-                                   const uint8_t *src, size_t w)
+/* x[0..w-1] = the whitened counter blocks (k0 = rk[0]) of w full vectors
+ * from c, whose lowest byte is a multiple of 16; returns c + w * VAES_BPV. */
+VAES_INLINE __m128i vaes_ctr_whiten_k0(__m128i k0, enum aeskit_ctr kind, __m128i c,
+                                       __m128i swap, const vaes_v *J, vaes_v *x, size_t w)
 {
-    const __m128i k0 = vaes_load128(rk);
-    vaes_v x[VAES_NV];
     VAES_UNROLL
     for (size_t g = 0; g < w; g += VAES_G) {
         const size_t gw = w - g < VAES_G ? w - g : VAES_G;
@@ -456,8 +463,44 @@ VAES_INLINE __m128i vaes_ctr_batch(const uint8_t *rk, unsigned rounds, enum aesk
             x[g + j] = vaes_xor(base, J[j]);
         c = vaes_ctr_add(kind, c, VAES_BPV * gw);
     }
+    return c;
+}
+
+/* w full vectors from c, whose lowest byte is a multiple of 16; returns
+ * c + w * VAES_BPV. */
+VAES_INLINE __m128i vaes_ctr_batch(const uint8_t *rk, unsigned rounds, enum aeskit_ctr kind,
+                                   __m128i c, __m128i swap, const vaes_v *J, uint8_t *dst,
+                                   const uint8_t *src, size_t w)
+{
+    vaes_v x[VAES_NV];
+    c = vaes_ctr_whiten_k0(vaes_load128(rk), kind, c, swap, J, x, w);
     vaes_ctr_crypt(rk, rounds, x, dst, src, w, VAES_BPV);
     return c;
+}
+
+/* The swap that turns kind's counter block into lane integers and back. */
+VAES_INLINE __m128i vaes_ctr_swap(enum aeskit_ctr kind)
+{
+    return kind == AESKIT_CTR_LE32
+        ? _mm_set_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+        : _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+
+/* J[j]: lane l holds VAES_BPV * j + l at the counter's lowest byte (see
+ * above), for the VAES_G vectors of a group of 16. */
+VAES_INLINE void vaes_ctr_offsets(__m128i swap, vaes_v *J)
+{
+    const vaes_v vswap = vaes_bcast(swap), index = vaes_lane_index();
+    VAES_UNROLL
+    for (size_t j = 0; j < VAES_G; j++)
+        J[j] = vaes_shuffle8(
+            vaes_add32(index, vaes_bcast(_mm_cvtsi32_si128((int)(VAES_BPV * j)))), vswap);
+}
+
+/* Blocks before c's lowest byte is a multiple of 16. */
+VAES_INLINE size_t vaes_ctr_head(__m128i c)
+{
+    return (0u - (uint32_t)_mm_cvtsi128_si32(c)) & 15;
 }
 
 /* n blocks, one vector at a time, from any counter; returns c + n. */
@@ -488,22 +531,16 @@ static void VAES_FN(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[
         return;
     const uint8_t *rk = vaes_enc_keys(k);
     const unsigned rounds = k->rounds;
-    const __m128i swap = kind == AESKIT_CTR_LE32
-        ? _mm_set_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-        : _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m128i swap = vaes_ctr_swap(kind);
     __m128i c = _mm_shuffle_epi8(vaes_load128(ctr), swap);
 
-    const size_t head = (0u - (uint32_t)_mm_cvtsi128_si32(c)) & 15;
+    const size_t head = vaes_ctr_head(c);
     if (n >= head + VAES_W / 2) {
         c = vaes_ctr_single(rk, rounds, kind, c, swap, dst, src, head);
         n -= head, src += 16 * head, dst += 16 * head;
 
-        const vaes_v vswap = vaes_bcast(swap), index = vaes_lane_index();
         vaes_v J[VAES_G];
-        VAES_UNROLL
-        for (size_t j = 0; j < VAES_G; j++)
-            J[j] = vaes_shuffle8(
-                vaes_add32(index, vaes_bcast(_mm_cvtsi32_si128((int)(VAES_BPV * j)))), vswap);
+        vaes_ctr_offsets(swap, J);
         for (; n >= VAES_W; n -= VAES_W, src += 16 * VAES_W, dst += 16 * VAES_W)
             c = vaes_ctr_batch(rk, rounds, kind, c, swap, J, dst, src, VAES_NV);
         if (n >= VAES_W / 2) {
@@ -557,15 +594,19 @@ static void VAES_FN(ofb)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
  * is read).
  *
  * Speed, measured on Zen 4 (GHASH alone, 16 KiB, core cycles): VPCLMULQDQ
- * issues about once per 2.3 cycles on ymm (2 lanes) and once per 3 on zmm
- * (4 lanes), against once per 2 on xmm, so the bulk is bound by its 3
- * multiplies per block: zmm ~0.14 c/B, ymm ~0.21 c/B (aesni's xmm ~0.43).
- * 32 blocks per reduction beat 16 by 30% on zmm and 4% on ymm (half the
- * folds and reductions, more independent work around each); the vector
- * carrying acc goes last so the others' products do not wait on the
- * previous reduction (4% on zmm and ymm at 32). The Karatsuba halves
- * (hi ^ lo) are made from the powers, not stored: the 32 powers fill the
- * 512-byte key, and in the bulk loop the compiler keeps them in registers.
+ * issues once per 2 cycles at every width (independent chains), so 3
+ * multiplies per block bound zmm at 0.094 c/B and ymm at 0.19; with the
+ * byte swap, the Karatsuba halves and the sums, a stream of independent
+ * steps already takes 0.109 on zmm, and the bulk measures zmm ~0.146 c/B,
+ * ymm ~0.20 (aesni's xmm ~0.43). 32 blocks per reduction beat 16 by 30% on
+ * zmm and 4% on ymm (half the folds and reductions, more independent work
+ * around each); the vector carrying acc goes last so the others' products
+ * do not wait on the previous reduction (4% at 32); full groups go two
+ * vectors at a time, each sum taking both products in one three-way XOR on
+ * zmm (0.146 against 0.155). The Karatsuba halves (hi ^ lo) are made from
+ * the powers, not stored: the 32 powers fill the 512-byte key, and in the
+ * bulk loop the compiler keeps them in registers. A call of at most
+ * VAES_GSHORT blocks runs on xmm (vaes_gblocks128).
  *
  * ghash_key layout (hk->w as bytes): 16 * i holds H^(VAES_GW - i) * x^-1 for
  * i = 0..VAES_GW-1 (descending, so block j of an r-block group finds its
@@ -573,6 +614,9 @@ static void VAES_FN(ofb)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
  * blocks' powers). Private to this table (aesni's layout differs). */
 
 #define VAES_GW 32   /* blocks per reduction */
+#ifndef VAES_GSHORT
+#define VAES_GSHORT 4   /* at most this many blocks go on 128-bit registers */
+#endif
 static_assert(sizeof(((aeskit_ghash_key *)0)->w) >= VAES_GW * AESKIT_BLOCK,
               "aeskit_ghash_key holds the vaes powers");
 static_assert(VAES_GW % VAES_BPV == 0, "a group is whole vectors");
@@ -617,34 +661,141 @@ VAES_INLINE __m128i vaes_greduce(__m128i slo, __m128i smid, __m128i shi)
     return _mm_xor_si128(hi, lo);
 }
 
+/* The three Karatsuba sums of a group, lane-wise, until its reduction. */
+typedef struct vaes_gsum {
+    vaes_v lo, mid, hi;
+} vaes_gsum;
+
+VAES_INLINE vaes_gsum vaes_gsum_zero(void)
+{
+    const vaes_gsum s = {vaes_zero(), vaes_zero(), vaes_zero()};
+    return s;
+}
+
+/* Adds vector j (nb blocks) of the data at p times its powers from pw into
+ * s; vector 0 carries acc in its first lane. */
+VAES_INLINE void vaes_gstep_with(vaes_gsum *s, vaes_v h, vaes_v hkk, const uint8_t *p,
+                                 size_t j, size_t nb, __m128i acc)
+{
+    vaes_v x = vaes_shuffle8(vaes_load_part(p + (size_t)VAES_VL * j, nb),
+                             vaes_bcast(vaes_gbswap()));
+    if (j == 0)
+        x = vaes_xor(x, vaes_from128(acc));
+    const vaes_v xk = vaes_xor(x, vaes_shuffle32_4e(x));
+    s->lo = vaes_xor(s->lo, vaes_clmul(x, h, 0x00));
+    s->hi = vaes_xor(s->hi, vaes_clmul(x, h, 0x11));
+    s->mid = vaes_xor(s->mid, vaes_clmul(xk, hkk, 0x00));
+    VAES_PIN(s->lo, s->mid, s->hi);
+}
+
+#if VAES_VL == 64
+VAES_INLINE vaes_v vaes_xor3(vaes_v a, vaes_v b, vaes_v c)
+{
+    return _mm512_ternarylogic_epi64(a, b, c, 0x96);
+}
+#else
+VAES_INLINE vaes_v vaes_xor3(vaes_v a, vaes_v b, vaes_v c)
+{
+    return vaes_xor(a, vaes_xor(b, c));
+}
+#endif
+
+/* Two vectors, a and b, at once: each sum takes both products in one
+ * three-way XOR where the ISA has one. */
+VAES_INLINE void vaes_gstep2_with(vaes_gsum *s, const vaes_v *h, const vaes_v *hkk,
+                                  const uint8_t *p, size_t a, size_t b, __m128i acc)
+{
+    const vaes_v bswap = vaes_bcast(vaes_gbswap());
+    vaes_v xa = vaes_shuffle8(vaes_load(p + (size_t)VAES_VL * a), bswap);
+    vaes_v xb = vaes_shuffle8(vaes_load(p + (size_t)VAES_VL * b), bswap);
+    if (a == 0)
+        xa = vaes_xor(xa, vaes_from128(acc));
+    if (b == 0)
+        xb = vaes_xor(xb, vaes_from128(acc));
+    const vaes_v ka = vaes_xor(xa, vaes_shuffle32_4e(xa));
+    const vaes_v kb = vaes_xor(xb, vaes_shuffle32_4e(xb));
+    s->lo = vaes_xor3(s->lo, vaes_clmul(xa, h[a], 0x00), vaes_clmul(xb, h[b], 0x00));
+    s->hi = vaes_xor3(s->hi, vaes_clmul(xa, h[a], 0x11), vaes_clmul(xb, h[b], 0x11));
+    s->mid = vaes_xor3(s->mid, vaes_clmul(ka, hkk[a], 0x00), vaes_clmul(kb, hkk[b], 0x00));
+    VAES_PIN(s->lo, s->mid, s->hi);
+}
+
+/* Karatsuba's (hi ^ lo) of each lane's power, in its low half. */
+VAES_INLINE vaes_v vaes_gkara(vaes_v h)
+{
+    return vaes_xor(h, vaes_shuffle32_4e(h));
+}
+
+VAES_INLINE void vaes_gstep(vaes_gsum *s, const uint8_t *pw, const uint8_t *p, size_t j,
+                            size_t nb, __m128i acc)
+{
+    const vaes_v h = vaes_load_part(pw + (size_t)VAES_VL * j, nb);
+    vaes_gstep_with(s, h, vaes_gkara(h), p, j, nb, acc);
+}
+
+VAES_INLINE __m128i vaes_gfinish(vaes_gsum s)
+{
+    return vaes_greduce(vaes_fold_lanes(s.lo), vaes_fold_lanes(s.mid), vaes_fold_lanes(s.hi));
+}
+
+/* Where block j of an r-block group finds its power, H^(r - j). */
+VAES_INLINE const uint8_t *vaes_gpowers(const aeskit_ghash_key *hk, size_t r)
+{
+    return (const uint8_t *)hk->w + AESKIT_BLOCK * (VAES_GW - r);
+}
+
 /* acc folded with r = 1..VAES_GW blocks; r is a constant at the bulk call. */
 VAES_INLINE __m128i vaes_gblocks(const aeskit_ghash_key *hk, __m128i acc, const uint8_t *p,
                                  size_t r)
 {
-    const vaes_v bswap = vaes_bcast(vaes_gbswap());
-    const uint8_t *pw = (const uint8_t *)hk->w + AESKIT_BLOCK * (VAES_GW - r);
-    vaes_v lo = vaes_zero(), mid = vaes_zero(), hi = vaes_zero();
+    const uint8_t *pw = vaes_gpowers(hk, r);
     const size_t nv = (r + VAES_BPV - 1) / VAES_BPV;
     const size_t last = r - (nv - 1) * VAES_BPV;
+    vaes_gsum s = vaes_gsum_zero();
 
     /* Vector 0, the one that carries acc, goes last: the products of the
      * others do not wait for the previous reduction. */
+    if (r == VAES_GW) {   /* the bulk: in pairs (0.146 c/B on zmm against 0.155) */
+        vaes_v hv[VAES_GW / VAES_BPV], hkv[VAES_GW / VAES_BPV];
+        static_assert((VAES_GW / VAES_BPV) % 2 == 0, "a group is pairs of vectors");
+        _Pragma("GCC unroll 16")
+        for (size_t j = 0; j < nv; j++) {
+            hv[j] = vaes_load(pw + VAES_VL * j);
+            hkv[j] = vaes_gkara(hv[j]);
+        }
+        _Pragma("GCC unroll 16")
+        for (size_t j = 1; j < nv; j += 2)
+            vaes_gstep2_with(&s, hv, hkv, p, j, (j + 1) % nv, acc);
+        return vaes_gfinish(s);
+    }
     _Pragma("GCC unroll 16")
     for (size_t jj = 1; jj <= nv; jj++) {
         const size_t j = jj == nv ? 0 : jj;
-        const size_t nb = j == nv - 1 ? last : VAES_BPV;
-        const size_t off = (size_t)VAES_VL * j;
-        vaes_v x = vaes_shuffle8(vaes_load_part(p + off, nb), bswap);
-        if (j == 0)
-            x = vaes_xor(x, vaes_from128(acc));
-        const vaes_v h = vaes_load_part(pw + off, nb);
-        const vaes_v hkk = vaes_xor(h, vaes_shuffle32_4e(h));
-        const vaes_v xk = vaes_xor(x, vaes_shuffle32_4e(x));
-        lo = vaes_xor(lo, vaes_clmul(x, h, 0x00));
-        hi = vaes_xor(hi, vaes_clmul(x, h, 0x11));
-        mid = vaes_xor(mid, vaes_clmul(xk, hkk, 0x00));
+        vaes_gstep(&s, pw, p, j, j == nv - 1 ? last : VAES_BPV, acc);
     }
-    return vaes_greduce(vaes_fold_lanes(lo), vaes_fold_lanes(mid), vaes_fold_lanes(hi));
+    return vaes_gfinish(s);
+}
+
+/* The same for a few blocks (r = 1..VAES_GSHORT) on 128-bit registers:
+ * no lanes to fold at the end, whose cross-lane extracts made a short
+ * message's two GHASH calls slower than aesni's (see VAES_GSHORT). */
+VAES_INLINE __m128i vaes_gblocks128(const aeskit_ghash_key *hk, __m128i acc, const uint8_t *p,
+                                    size_t r)
+{
+    const uint8_t *pw = vaes_gpowers(hk, r);
+    __m128i lo = _mm_setzero_si128(), mid = _mm_setzero_si128(), hi = _mm_setzero_si128();
+    for (size_t j = 0; j < r; j++) {
+        __m128i x = _mm_shuffle_epi8(vaes_load128(p + AESKIT_BLOCK * j), vaes_gbswap());
+        if (j == 0)
+            x = _mm_xor_si128(x, acc);
+        const __m128i h = vaes_load128(pw + AESKIT_BLOCK * j);
+        const __m128i hkk = _mm_xor_si128(h, _mm_shuffle_epi32(h, 0x4E));
+        const __m128i xk = _mm_xor_si128(x, _mm_shuffle_epi32(x, 0x4E));
+        lo = _mm_xor_si128(lo, _mm_clmulepi64_si128(x, h, 0x00));
+        hi = _mm_xor_si128(hi, _mm_clmulepi64_si128(x, h, 0x11));
+        mid = _mm_xor_si128(mid, _mm_clmulepi64_si128(xk, hkk, 0x00));
+    }
+    return vaes_greduce(lo, mid, hi);
 }
 
 /* a * b * x on register images: with b = H^i x^-1 this is a * H^i. */
@@ -688,7 +839,14 @@ static void VAES_FN(ghash)(const aeskit_ghash_key *hk, uint8_t acc[16], const ui
 
     for (; n >= VAES_GW; n -= VAES_GW, p += VAES_GW * AESKIT_BLOCK)
         y = vaes_gblocks(hk, y, p, VAES_GW);
-    if (n > 0)
+    if (n > VAES_GSHORT)
         y = vaes_gblocks(hk, y, p, n);
+    else if (n > 0)
+        y = vaes_gblocks128(hk, y, p, n);
     vaes_store128(acc, _mm_shuffle_epi8(y, bswap));
 }
+
+/* ---- fused GCM: vaes_gcm.h, zmm only (its header says why) ----------------- */
+#if VAES_VL == 64
+#include "vaes_gcm.h"
+#endif

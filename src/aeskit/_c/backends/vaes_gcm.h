@@ -1,0 +1,134 @@
+/*
+ * vaes_gcm.h: the fused GCM slot of the vaes tables, part of vaes_body.h
+ * (included at its end, so it is built once per width and uses that
+ * width's CTR and GHASH pieces). Contract: aeskit.h (struct aeskit_impl,
+ * gcm).
+ *
+ * Each batch runs the AES rounds of VAES_W counter blocks (CTR's whitening
+ * trick, vaes_ctr_whiten_k0) with the GHASH of VAES_W other blocks threaded
+ * through the middle rounds, two vectors' VPCLMULQDQ at a time, the vector
+ * carrying the accumulator last (as vaes_gblocks orders them), and the
+ * group's one reduction after the stores, where its latency overlaps the
+ * next batch's rounds. Decrypting, the hashed blocks are the batch's own
+ * input, all loaded before it stores anything, so dst == src is safe.
+ * Encrypting, they are the previous batch's output, reread from dst (hot in
+ * L1): the first batch hashes nothing, and the last batch's ciphertext is
+ * hashed alone after the loop. aesni_gcm.c is the same design on 128-bit
+ * registers.
+ *
+ * zmm only: on ymm the same kernel ran slower than the split path (0.36-0.5
+ * c/B against 0.38 for AES-128 at 16 KiB): with 16 registers the 8 counter
+ * vectors, the sums and the hashed data do not fit, and the spills compete
+ * with the rounds. vaes_avx2 keeps the split path (its gcm slot is NULL).
+ *
+ * The blocks before the counter's lowest byte is a multiple of 16 (a
+ * 12-byte nonce starts at 2: 14 of them) go through this table's own CTR
+ * and GHASH slots; whole batches follow; the mode finishes the last
+ * 0..VAES_W-1 blocks with the split slots. A message shorter than its head
+ * and one batch is left to the split path entirely (returns 0).
+ *
+ * Speed (Zen 4): the floor is not max(CTR, GHASH). Measured with
+ * independent chains, a zmm VPCLMULQDQ issues once per 2 cycles, and next
+ * to zmm VAES each one takes a cycle from the AES units: an AES-128 batch
+ * of 32 blocks is 80 VAES + 24 VPCLMULQDQ = 104 cycles, 0.203 c/B, against
+ * 0.156 for CTR alone. On ymm the multiplies overlap the rounds almost
+ * fully (80 VAES + 24 VPCLMULQDQ on 16 blocks: 53 cycles instead of 40 +
+ * 48), but ymm GHASH alone is bound at 24 x 2 cycles per 16 blocks (0.19
+ * c/B), so both widths meet near 0.20. See docs/performance.md for what
+ * the kernels reach.
+ */
+
+/* What every batch of a call reads, made once per call: the round keys
+ * already broadcast and the powers with their Karatsuba halves. Read as
+ * memory operands, they spare each batch 10-14 broadcasts and 16 shuffles
+ * and XORs, which compete with VAES for the same pipes (0.28 c/B for AES-128
+ * on zmm with them in the loop). Holds the key schedule: wiped after use. */
+typedef struct vaes_gcm_ctx {
+    vaes_v keys[AESKIT_MAX_ROUNDS + 1];
+    vaes_v h[VAES_NV], hk[VAES_NV];
+    vaes_v J[VAES_G];
+} vaes_gcm_ctx;
+
+/* One batch of VAES_W blocks: CTR from c (lowest byte a multiple of 16)
+ * into dst, with *acc folded with the VAES_W blocks at hp (none if hp is
+ * NULL). Returns c + VAES_W. */
+VAES_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds, __m128i c,
+                                   __m128i swap, __m128i *acc, const uint8_t *hp,
+                                   uint8_t *dst, const uint8_t *src)
+{
+    vaes_v x[VAES_NV];
+    vaes_gsum s = vaes_gsum_zero();
+    const __m128i k0 = vaes_low128(g->keys[0]);
+    c = vaes_ctr_whiten_k0(k0, AESKIT_CTR_BE32, c, swap, g->J, x, VAES_NV);
+
+    /* Straight-line rounds as in vaes_middle; the hashed vectors ride two
+     * at a time (three-way XORs: 0.26 c/B against 0.27 one at a time) on
+     * rounds 2, 4, 6 and 8, vector 0 with acc in the last pair. */
+    _Pragma("GCC unroll 9")
+    for (unsigned i = 1; i < 10; i++) {
+        vaes_round_with(x, VAES_NV, g->keys[i], 1);
+        if (hp != NULL && i % 2 == 0 && i <= VAES_NV)
+            vaes_gstep2_with(&s, g->h, g->hk, hp, i - 1, i % VAES_NV, *acc);
+    }
+    for (unsigned i = 10; i < rounds; i++)
+        vaes_round_with(x, VAES_NV, g->keys[i], 1);
+    const vaes_v kl = g->keys[rounds];
+    VAES_UNROLL
+    for (size_t j = 0; j < VAES_NV; j++) {
+        const vaes_v d = vaes_load(src + VAES_VL * j);
+        vaes_store(dst + VAES_VL * j, vaes_enclast(x[j], vaes_xor(kl, d)));
+    }
+    if (hp != NULL)
+        *acc = vaes_gfinish(s);
+    return c;
+}
+
+#ifndef VAES_GCM_MIN
+#define VAES_GCM_MIN (3 * VAES_W)
+#endif
+
+static_assert(VAES_NV <= 9, "one hashed vector per middle round of AES-128");
+
+static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                           uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
+                           const uint8_t *src, size_t n)
+{
+    const __m128i swap = vaes_ctr_swap(AESKIT_CTR_BE32);
+    const size_t head = vaes_ctr_head(_mm_shuffle_epi8(vaes_load128(ctr), swap));
+    if (n < head + VAES_GCM_MIN)
+        return 0;
+    if (head > 0) {
+        if (!enc)
+            VAES_FN(ghash)(hk, acc, src, head);
+        VAES_FN(ctr)(k, AESKIT_CTR_BE32, ctr, dst, src, head);
+        if (enc)
+            VAES_FN(ghash)(hk, acc, dst, head);
+        dst += AESKIT_BLOCK * head, src += AESKIT_BLOCK * head;
+    }
+    const size_t batches = (n - head) / VAES_W;
+    const uint8_t *rk = vaes_enc_keys(k), *pw = vaes_gpowers(hk, VAES_W);
+    const unsigned rounds = k->rounds;
+    const __m128i gswap = vaes_gbswap();
+    __m128i c = _mm_shuffle_epi8(vaes_load128(ctr), swap);
+    __m128i y = _mm_shuffle_epi8(vaes_load128(acc), gswap);
+    vaes_gcm_ctx g;
+    for (unsigned i = 0; i <= rounds; i++)
+        g.keys[i] = vaes_key(rk, i);
+    for (size_t j = 0; j < VAES_NV; j++) {
+        g.h[j] = vaes_load(pw + VAES_VL * j);
+        g.hk[j] = vaes_gkara(g.h[j]);
+    }
+    vaes_ctr_offsets(swap, g.J);
+
+    for (size_t b = 0; b < batches; b++) {
+        const uint8_t *hp = !enc ? src : b > 0 ? dst - AESKIT_BLOCK * VAES_W : NULL;
+        c = vaes_gcm_batch(&g, rounds, c, swap, &y, hp, dst, src);
+        dst += AESKIT_BLOCK * VAES_W, src += AESKIT_BLOCK * VAES_W;
+    }
+    if (enc)
+        y = vaes_gblocks(hk, y, dst - AESKIT_BLOCK * VAES_W, VAES_W);
+    aeskit_secure_zero(g.keys, sizeof g.keys);
+    vaes_store128(ctr, _mm_shuffle_epi8(c, swap));
+    vaes_store128(acc, _mm_shuffle_epi8(y, gswap));
+    return head + batches * VAES_W;
+}
