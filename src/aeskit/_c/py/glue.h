@@ -38,4 +38,7 @@ void aeskit_aead_kernel(PyObject *obj, int enc, uint8_t *buf, size_t size, size_
 /* Adds clock_mhz and kernel_time (py/bench.c). */
 int aeskit_add_bench(PyObject *module);
 
+/* Adds _ctr_slot, for the tests (py/slots.c). */
+int aeskit_add_slots(PyObject *module);
+
 #endif

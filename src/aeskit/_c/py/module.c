@@ -153,7 +153,7 @@ PyMODINIT_FUNC PyInit__aeskit(void)
         PyModule_AddObjectRef(m, "AlreadyFinalized", aeskit_AlreadyFinalized) < 0 ||
         PyModule_AddIntConstant(m, "GIL_THRESHOLD", AESKIT_GIL_THRESHOLD) < 0 ||
         aeskit_add_cipher_types(m) < 0 || aeskit_add_aead_types(m) < 0 ||
-        aeskit_add_bench(m) < 0) {
+        aeskit_add_bench(m) < 0 || aeskit_add_slots(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }
