@@ -35,7 +35,7 @@ int aeskit_add_aead_types(PyObject *module);
 int aeskit_aead_of(PyObject *obj);
 void aeskit_aead_kernel(PyObject *obj, int enc, uint8_t *buf, size_t size, size_t loops);
 
-/* Adds clock_mhz and kernel_time (py/bench.c). */
+/* Adds clock_mhz, aes_probe, unit_probe and kernel_time (py/bench.c). */
 int aeskit_add_bench(PyObject *module);
 
 #endif
