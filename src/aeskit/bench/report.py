@@ -90,6 +90,14 @@ def header_lines(run: Run) -> list[Line]:
                             "data, no associated data, 16-byte tag; api = encrypt_into in place"
                             " / decrypt_into from a kept ciphertext; peers: one-shot "
                             "encrypt_into, pycryptodome AES.new per message"))
+    ghash = [row for row in run.slope if row.op.mode == "GHASH"]
+    if ghash:
+        lines.append(_plain(
+            f"GHASH: one direction, whole blocks, H from an AES-{ghash[0].op.key_bits} key and "
+            f"run under that key size only (GHASH does not depend on it); kernel = the "
+            f"backend's ghash slot alone; api and peers = GMAC: AES-GCM encrypt_into with no "
+            f"data and the bytes as associated data, tag to a reused buffer (pycryptodome: "
+            f"AES.new + update + digest per message)"))
     probe = m.get("aes_probe")
     if probe:
         lat, tput = probe["aesenc_latency_cycles"], probe["aesenc_cycles_per_instruction"]
@@ -246,7 +254,10 @@ def _ident(op: Operation, who: Who) -> dict[str, Any]:
 
 
 def to_json(run: Run) -> dict[str, Any]:
-    """Everything, with nulls where a value is unknown or not finite."""
+    """Everything, with nulls where a value is unknown or not finite.
+
+    ``direction`` is "enc", "dec", or null for a one-way row (GHASH).
+    """
     slope = []
     for r in run.slope:
         slope.append({

@@ -14,6 +14,9 @@
  * exactly what encrypt_into runs, minus Python) with the GIL released: the
  * "kernel" layer, comparable with `openssl speed`. AEAD objects run their
  * whole seal/open per call (aeskit_aead_kernel, py/aead.c).
+ *
+ * ghash_time: the same loop around an AESGCM object's ghash slot alone, the
+ * GHASH row of the kernel layer.
  */
 #include "glue.h"   /* Python.h first: it sets _POSIX_C_SOURCE for clock_gettime */
 
@@ -277,6 +280,47 @@ static PyObject *bench_kernel_time(PyObject *m, PyObject *const *args, Py_ssize_
     return PyLong_FromUnsignedLongLong(ns);
 }
 
+static PyObject *bench_ghash_time(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)m;
+    const aeskit_key *key;
+    const aeskit_ghash_key *hk;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError,
+                        "ghash_time(aesgcm_object, size, loops, offset) takes 4 arguments");
+        return NULL;
+    }
+    if (aeskit_gcm_keys_of(args[0], &key, &hk) < 0)
+        return NULL;
+    Py_ssize_t size = PyLong_AsSsize_t(args[1]);
+    Py_ssize_t loops = PyLong_AsSsize_t(args[2]);
+    Py_ssize_t offset = PyLong_AsSsize_t(args[3]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (size < 0 || size % 16 != 0 || loops < 1 || offset < 0 || offset > 63) {
+        PyErr_SetString(PyExc_ValueError,
+                        "need size >= 0 a multiple of 16, loops >= 1, 0 <= offset < 64");
+        return NULL;
+    }
+    uint8_t *mem = aligned_alloc(64, ((size_t)size + offset + 63) / 64 * 64 + 64);
+    if (mem == NULL)
+        return PyErr_NoMemory();
+    uint8_t *buf = mem + offset, acc[16] = {0};
+    for (Py_ssize_t i = 0; i < size; i++)
+        buf[i] = (uint8_t)(i * 131 + 7);
+    void (*ghash)(const aeskit_ghash_key *, uint8_t *, const uint8_t *, size_t) =
+        key->impl->ghash;
+    uint64_t ns;
+    Py_BEGIN_ALLOW_THREADS
+    uint64_t t0 = now_ns();
+    for (Py_ssize_t i = 0; i < loops; i++)
+        ghash(hk, acc, buf, (size_t)size / 16);
+    ns = now_ns() - t0;
+    Py_END_ALLOW_THREADS
+    free(mem);
+    return PyLong_FromUnsignedLongLong(ns);
+}
+
 static PyMethodDef bench_methods[] = {
     {"clock_mhz", bench_clock_mhz, METH_O,
      PyDoc_STR("clock_mhz(duration_ms) -> float | None\n\nCore clock from a dependent add "
@@ -296,6 +340,11 @@ static PyMethodDef bench_methods[] = {
                "64-byte alignment + offset, GIL released. For an AESGCM/AESOCB3 object "
                "one call is a whole message: 12-byte nonce, no associated data, the tag "
                "written after the data (enc) or computed and not compared (dec).")},
+    {"ghash_time", (PyCFunction)(void (*)(void))bench_ghash_time, METH_FASTCALL,
+     PyDoc_STR("ghash_time(aesgcm_object, size, loops, offset) -> int\n\n"
+               "Nanoseconds for loops calls of the object's backend's ghash slot on size "
+               "bytes (whole blocks), buffer at 64-byte alignment + offset, one accumulator "
+               "carried through, GIL released.")},
     {NULL, NULL, 0, NULL},
 };
 
