@@ -167,6 +167,42 @@ def test_aead_json_run():
     assert len(doc["by_length"]) == len(doc["slope"])
 
 
+FLOORED = [b for b in aeskit.backends().available if b in ("aesni", "vaes_avx2", "vaes_avx512")]
+
+
+@pytest.mark.skipif(not FLOORED, reason="no backend with a floor on this CPU")
+def test_floors_per_backend_in_json_and_text():
+    args = [*TINY, "--modes", "GHASH,CTR,OFB", "--backend", "all", "--layer", "kernel",
+            "--peers", "none"]
+    doc = json.loads(bench(*args, "--json").stdout)
+    check_schema(doc)
+    probe = doc["meta"]["aes_probe"]
+    assert set(probe) == {"aesenc_latency_cycles", "aesenc_cycles_per_instruction",
+                          "vaes_ymm_cycles_per_instruction", "vaes_zmm_cycles_per_instruction",
+                          "clmul_xmm_cycles_per_instruction", "clmul_ymm_cycles_per_instruction",
+                          "clmul_zmm_cycles_per_instruction"}
+    widths = doc["meta"]["floor_widths"]
+    assert widths["vaes_avx512"] == {"width": "zmm", "blocks_per_instruction": 4}
+    for r in doc["slope"]:
+        if r["backend"] in FLOORED:
+            assert isinstance(r["floor_cycles_per_byte"], float), (r["backend"], r["mode"])
+            assert isinstance(r["floor_basis"], str)
+            if r["mode"] == "OFB":
+                assert r["floor_basis"] == "AESENC latency"
+            else:
+                width = widths[r["backend"]]["width"]
+                unit = "CLMUL" if r["mode"] == "GHASH" else "AES"
+                assert r["floor_basis"] == f"{width} {unit} throughput"
+        else:  # portable
+            assert r["floor_cycles_per_byte"] is None and r["floor_basis"] is None
+    out = bench(*args).stdout
+    assert "floor c/B by the backend's width:" in out
+    for b in FLOORED:
+        assert f"{b} {widths[b]['width']} ({widths[b]['blocks_per_instruction']} per" in out
+        block = out.split(f"aeskit {b} kernel", 1)[1].split("=", 1)[0]
+        assert "floor c/B" in block and "x floor" in block
+
+
 def test_ghash_runs_once_in_one_direction():
     peers = ["--peers", "cryptography"] if HAVE_CRYPTOGRAPHY else ["--peers", "none"]
     args = [*TINY, "--key-bits", "192,256", "--modes", "GHASH,CTR", *peers, "--sizes", "16,100"]

@@ -15,7 +15,14 @@ import pytest
 import aeskit
 from aeskit.bench import command, targets
 from aeskit.bench.system import native
-from aeskit.bench.targets import NONCE, TAG_BYTES, ApiTarget, KernelTarget, Operation, make_targets
+from aeskit.bench.targets import (
+    NONCE,
+    TAG_BYTES,
+    ApiTarget,
+    KernelTarget,
+    Operation,
+    make_targets,
+)
 
 AEAD_CLASSES = {"GCM": aeskit.AESGCM, "OCB": aeskit.AESOCB3}
 PEERS = [p for p in targets.PEERS if targets.peer_available(p)]

@@ -253,11 +253,13 @@ def execute(opts: Options, progress: Progress) -> Run:
             t = series.target
             xs = [float(n) for n, _ in series.points]
             ys = [ns for _, ns in series.points]
-            bound = (aes.floor(op) if aes is not None and t.impl == "aeskit"
-                     and t.backend in floor.FLOOR_BACKENDS and op.mode != "GHASH" else None)
+            bound = (aes.floor(op, t.backend) if aes is not None and t.impl == "aeskit"
+                     else None)
             slope_rows.append(SlopeRow(op, Who(t.impl, t.backend, t.layer, t.in_place),
                                        fit_line(xs, ys), series.points, group.clock,
-                                       group.attempts, floor=bound))
+                                       group.attempts,
+                                       floor=bound.cycles_per_byte if bound else None,
+                                       floor_basis=bound.basis if bound else None))
         if opts.lengths:
             progress.begin(f"{op.algo} {op.label} by length")
             # one pass: a by-length group can hold seconds-long calls, and its clock
@@ -294,6 +296,8 @@ def execute(opts: Options, progress: Progress) -> Run:
                 "caches_source": caches.source, "logical_cpus": os.cpu_count()},
         "backends": info._asdict(),
         "aes_probe": aes.as_dict() if aes is not None else None,
+        "floor_widths": {name: {"width": w.name, "blocks_per_instruction": w.blocks}
+                         for name, w in floor.WIDTHS.items()},
         "clock": {"source": clock.source,
                   "mhz": median(mhz_values) if mhz_values else None,
                   "tolerance": settings.clock_tolerance},
