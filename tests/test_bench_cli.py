@@ -33,7 +33,7 @@ def bench(*args, check=True):
 
 NUMBER = (int, float)
 OPTIONAL_NUMBER = (int, float, type(None))
-IDENT = {"algo": str, "key_bits": int, "mode": str, "direction": str, "impl": str,
+IDENT = {"algo": str, "key_bits": int, "mode": str, "direction": (str, type(None)), "impl": str,
          "backend": str, "layer": str, "in_place": bool}
 SLOPE_ROW = {**IDENT, "ns_per_byte": NUMBER, "mib_per_s": OPTIONAL_NUMBER,
              "cycles_per_byte": OPTIONAL_NUMBER, "ns_per_call": NUMBER, "r2": NUMBER,
@@ -68,7 +68,11 @@ def check_schema(doc):
     assert doc["meta"]["versions"]["aeskit"] == aeskit.__version__
     for row in doc["slope"]:
         check_shape(row, SLOPE_ROW, "slope[]")
-        assert row["direction"] in ("enc", "dec") and row["layer"] in ("kernel", "api")
+        if row["mode"] == "GHASH":  # one way
+            assert row["direction"] is None
+        else:
+            assert row["direction"] in ("enc", "dec")
+        assert row["layer"] in ("kernel", "api")
         assert len(row["points"]) >= 2
         for p in row["points"]:
             check_shape(p, {"bytes": int, "ns_per_call": NUMBER}, "slope[].points[]")
@@ -161,6 +165,72 @@ def test_aead_json_run():
         if r["mode"] in ("GCM", "OCB") and r["impl"] == "aeskit" and r["backend"] == "aesni":
             assert isinstance(r["floor_cycles_per_byte"], (int, float))
     assert len(doc["by_length"]) == len(doc["slope"])
+
+
+FLOORED = [b for b in aeskit.backends().available if b in ("aesni", "vaes_avx2", "vaes_avx512")]
+
+
+@pytest.mark.skipif(not FLOORED, reason="no backend with a floor on this CPU")
+def test_floors_per_backend_in_json_and_text():
+    args = [*TINY, "--modes", "GHASH,CTR,OFB", "--backend", "all", "--layer", "kernel",
+            "--peers", "none"]
+    doc = json.loads(bench(*args, "--json").stdout)
+    check_schema(doc)
+    probe = doc["meta"]["aes_probe"]
+    assert set(probe) == {"aesenc_latency_cycles", "aesenc_cycles_per_instruction",
+                          "vaes_ymm_cycles_per_instruction", "vaes_zmm_cycles_per_instruction",
+                          "clmul_xmm_cycles_per_instruction", "clmul_ymm_cycles_per_instruction",
+                          "clmul_zmm_cycles_per_instruction"}
+    widths = doc["meta"]["floor_widths"]
+    assert widths["vaes_avx512"] == {"width": "zmm", "blocks_per_instruction": 4}
+    for r in doc["slope"]:
+        if r["backend"] in FLOORED:
+            assert isinstance(r["floor_cycles_per_byte"], float), (r["backend"], r["mode"])
+            assert isinstance(r["floor_basis"], str)
+            if r["mode"] == "OFB":
+                assert r["floor_basis"] == "AESENC latency"
+            else:
+                width = widths[r["backend"]]["width"]
+                unit = "CLMUL" if r["mode"] == "GHASH" else "AES"
+                assert r["floor_basis"] == f"{width} {unit} throughput"
+        else:  # portable
+            assert r["floor_cycles_per_byte"] is None and r["floor_basis"] is None
+    out = bench(*args).stdout
+    assert "floor c/B by the backend's width:" in out
+    for b in FLOORED:
+        assert f"{b} {widths[b]['width']} ({widths[b]['blocks_per_instruction']} per" in out
+        block = out.split(f"aeskit {b} kernel", 1)[1].split("=", 1)[0]
+        assert "floor c/B" in block and "x floor" in block
+
+
+def test_ghash_runs_once_in_one_direction():
+    peers = ["--peers", "cryptography"] if HAVE_CRYPTOGRAPHY else ["--peers", "none"]
+    args = [*TINY, "--key-bits", "192,256", "--modes", "GHASH,CTR", *peers, "--sizes", "16,100"]
+    doc = json.loads(bench(*args, "--json").stdout)
+    check_schema(doc)
+    ghash = [r for r in doc["slope"] if r["mode"] == "GHASH"]
+    impls = {(r["impl"], r["layer"]) for r in ghash}
+    assert impls == {("aeskit", "kernel"), ("aeskit", "api")} | (
+        {("cryptography", "api")} if HAVE_CRYPTOGRAPHY else set())
+    assert len(ghash) == len(impls)  # one row each: no enc/dec pair, no second key size
+    assert {r["key_bits"] for r in ghash} == {192} and {r["direction"] for r in ghash} == {None}
+    for r in ghash:
+        assert all(p["bytes"] % 16 == 0 for p in r["points"])  # whole blocks
+    ghash_lengths = [r for r in doc["by_length"] if r["mode"] == "GHASH"]
+    assert len(ghash_lengths) == len(ghash)
+    for r in ghash_lengths:  # 100 rounds down to 96
+        assert [p["bytes"] for p in r["points"]] == [16, 96]
+    assert {r["key_bits"] for r in doc["slope"] if r["mode"] == "CTR"} == {192, 256}
+
+    out = bench(*args).stdout
+    assert "GHASH: one direction" in out and "AES-192 key" in out
+    rows = [line.split("|")[0].strip() for line in out.splitlines() if "ns/B" in line]
+    assert rows.count("GHASH") == len(ghash)
+    assert "GHASH enc" not in out and "GHASH dec" not in out
+    assert "AES-192 GHASH: speed by data length" in out
+
+    csv_rows = [line.split(",") for line in bench(*args, "--csv").stdout.splitlines()]
+    assert len([r for r in csv_rows if r[2] == "GHASH" and r[3] == ""]) == len(ghash)
 
 
 def test_csv_run_has_bench_slope_layout():

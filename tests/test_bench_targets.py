@@ -3,22 +3,34 @@
 Mainly the AEADs: every target, aeskit's on both layers and each installed
 peer's, runs whole messages without error, which for a decryption means the
 kept ciphertext authenticates under that library; aeskit's api layer writes
-exactly what AESGCM/AESOCB3.encrypt would.
+exactly what AESGCM/AESOCB3.encrypt would. GHASH: the kernel runs the ghash
+slot of an AESGCM object only, on whole blocks; the api layer and the peers
+compute the GMAC of the buffer.
 """
+
+import argparse
 
 import pytest
 
 import aeskit
-from aeskit.bench import targets
+from aeskit.bench import command, targets
 from aeskit.bench.system import native
-from aeskit.bench.targets import NONCE, TAG_BYTES, ApiTarget, Operation, make_targets
+from aeskit.bench.targets import (
+    NONCE,
+    TAG_BYTES,
+    ApiTarget,
+    KernelTarget,
+    Operation,
+    make_targets,
+)
 
 AEAD_CLASSES = {"GCM": aeskit.AESGCM, "OCB": aeskit.AESOCB3}
 PEERS = [p for p in targets.PEERS if targets.peer_available(p)]
 
 
 def test_mode_list_has_the_aeads():
-    assert set(targets.MODES) >= {"ECB", "CBC", "CFB", "CFB8", "OFB", "CTR", "GCM", "OCB"}
+    assert set(targets.MODES) >= {"ECB", "CBC", "CFB", "CFB8", "OFB", "CTR", "GHASH", "GCM",
+                                  "OCB"}
     assert targets.AEAD_MODES == {"GCM", "OCB"}
     assert not any(Operation(m, True, 128).whole_blocks for m in targets.AEAD_MODES)
 
@@ -70,3 +82,79 @@ def test_every_aead_target_runs(mode, encrypt):
             t.release()
         if t.impl == "aeskit":  # decryption keeps its ciphertext apart
             assert t.in_place == (encrypt or t.layer == "kernel")
+
+
+def test_ghash_is_one_way_on_whole_blocks():
+    op = Operation("GHASH", True, 128)
+    assert op.one_way and op.whole_blocks and not op.aead
+    assert op.direction is None and op.label == "GHASH"
+    assert targets.ONE_WAY_MODES == {"GHASH"}
+    assert Operation("CTR", False, 128).label == "CTR dec"
+    assert not Operation("GCM", True, 128).one_way
+
+
+def _ops(*argv):
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    return command._operations(command.resolve(parser.parse_args(list(argv)), parser))
+
+
+def test_ghash_runs_once_under_the_first_key_size():
+    ops = _ops("--modes", "CTR,GHASH", "--key-bits", "256,128")
+    assert [op for op in ops if op.mode == "GHASH"] == [Operation("GHASH", True, 256)]
+    assert len([op for op in ops if op.mode == "CTR"]) == 4
+    assert Operation("GHASH", True, 128) in _ops()  # in the default mode list
+    quick = _ops("--quick")
+    assert [op.mode for op in quick].count("GHASH") == 1
+
+
+@pytest.mark.parametrize("backend", aeskit.backends().available)
+def test_ghash_time_takes_aesgcm_objects(backend):
+    obj = aeskit.AESGCM(bytes(32), backend=backend)
+    for size in (0, 16, 512, 4096, 4112):
+        ns = native().ghash_time(obj, size, 3, 5)
+        assert isinstance(ns, int) and ns >= 0
+    t = KernelTarget(Operation("GHASH", True, 128), backend, 9)
+    assert t.backend == backend and t.in_place
+    assert t.time(1024, 2) >= 0
+
+
+def test_ghash_time_refuses_what_is_not_ghash():
+    gcm = aeskit.AESGCM(bytes(16))
+    with pytest.raises(TypeError):
+        native().ghash_time(aeskit.AESOCB3(bytes(16)), 16, 1, 0)
+    with pytest.raises(TypeError):
+        native().ghash_time(aeskit.AESCTR(bytes(16)), 16, 1, 0)
+    with pytest.raises(TypeError):
+        native().ghash_time(gcm, 16, 1)
+    for size, loops, offset in ((17, 1, 0), (-16, 1, 0), (16, 0, 0), (16, 1, 64)):
+        with pytest.raises(ValueError):
+            native().ghash_time(gcm, size, loops, offset)
+
+
+@pytest.mark.parametrize("backend", aeskit.backends().available)
+def test_ghash_api_target_computes_the_gmac(backend):
+    t = ApiTarget(Operation("GHASH", True, 128), backend, 3)
+    t.prepare(4096)
+    assert t.in_place
+    for size in (16, 4096):
+        t.time(size, 1)
+        want = aeskit.AESGCM(bytes(range(16))).encrypt(NONCE, b"", bytes(t._buf[:size]))
+        assert bytes(t._tag) == want
+    t.release()
+
+
+def test_every_ghash_target_runs():
+    op = Operation("GHASH", True, 128)
+    got = make_targets(op, list(aeskit.backends().available), ["kernel", "api"], PEERS, 7)
+    assert {t.impl for t in got} == {"aeskit", *PEERS}
+    for t in got:
+        t.prepare(4096)
+        try:
+            for size in (16, 48, 4096):
+                assert t.time(size, 2) >= 0
+            if t.impl == "cryptography" and t.style == "into":  # the tag is where we can see it
+                aad = bytes(t._buf[:4096])
+                assert bytes(t._tag) == aeskit.AESGCM(op.key()).encrypt(NONCE, b"", aad)
+        finally:
+            t.release()

@@ -22,6 +22,7 @@ from .stats import fit_line, median, mib_per_s
 from .targets import (
     KEY_BITS,
     MODES,
+    ONE_WAY_MODES,
     PEERS,
     Operation,
     Target,
@@ -167,7 +168,7 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Option
         slope_sizes = sizes.slope_series(lo, hi, step)
         if len(slope_sizes) < 2 or len(sizes.for_mode(slope_sizes, True)) < 2:
             raise ValueError("--slope-range gives fewer than two sizes (two whole blocks "
-                             "for ECB/CBC) to fit a line through")
+                             "for ECB/CBC/GHASH) to fit a line through")
         lengths: tuple[int, ...] | None = None
         if args.sizes:
             lengths = sizes.parse_size_list(args.sizes)
@@ -188,9 +189,20 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Option
 
 
 def _operations(opts: Options) -> list[Operation]:
-    """bench-slope's order: key size, then mode, encryption before decryption."""
-    return [Operation(mode, enc, bits)
-            for bits in opts.key_bits for mode in opts.modes for enc in (True, False)]
+    """bench-slope's order: key size, then mode, encryption before decryption.
+
+    A one-way mode (GHASH) runs once, under the first key size: its speed
+    does not depend on the AES key size.
+    """
+    ops = []
+    for bits in opts.key_bits:
+        for mode in opts.modes:
+            if mode in ONE_WAY_MODES:
+                if bits == opts.key_bits[0]:
+                    ops.append(Operation(mode, True, bits))
+            else:
+                ops += [Operation(mode, True, bits), Operation(mode, False, bits)]
+    return ops
 
 
 def _check(row: LengthRow, target: Target, caches: system.Caches, settings: Settings,
@@ -241,11 +253,13 @@ def execute(opts: Options, progress: Progress) -> Run:
             t = series.target
             xs = [float(n) for n, _ in series.points]
             ys = [ns for _, ns in series.points]
-            bound = (aes.floor(op) if aes is not None and t.impl == "aeskit"
-                     and t.backend in floor.FLOOR_BACKENDS else None)
+            bound = (aes.floor(op, t.backend) if aes is not None and t.impl == "aeskit"
+                     else None)
             slope_rows.append(SlopeRow(op, Who(t.impl, t.backend, t.layer, t.in_place),
                                        fit_line(xs, ys), series.points, group.clock,
-                                       group.attempts, floor=bound))
+                                       group.attempts,
+                                       floor=bound.cycles_per_byte if bound else None,
+                                       floor_basis=bound.basis if bound else None))
         if opts.lengths:
             progress.begin(f"{op.algo} {op.label} by length")
             # one pass: a by-length group can hold seconds-long calls, and its clock
@@ -282,6 +296,8 @@ def execute(opts: Options, progress: Progress) -> Run:
                 "caches_source": caches.source, "logical_cpus": os.cpu_count()},
         "backends": info._asdict(),
         "aes_probe": aes.as_dict() if aes is not None else None,
+        "floor_widths": {name: {"width": w.name, "blocks_per_instruction": w.blocks}
+                         for name, w in floor.WIDTHS.items()},
         "clock": {"source": clock.source,
                   "mhz": median(mhz_values) if mhz_values else None,
                   "tolerance": settings.clock_tolerance},

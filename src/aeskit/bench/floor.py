@@ -1,29 +1,46 @@
-"""How fast a mode can possibly run here: the AES units' own limits.
+"""How fast a mode can possibly run here: the limits of the units a backend uses.
 
-A parallel mode (ECB, CBC/CFB decryption, CTR, GCM, OCB3) is bound by AES
-throughput: rounds x (cycles per AESENC over independent blocks) per 16
-bytes. A serial
-mode (CBC/CFB encryption, OFB) is bound by latency: each block waits for the
-previous one's last round, rounds x latency per 16 bytes; CFB8 pays that per
-byte. Both numbers are measured on this CPU (``_aeskit.aes_probe``), not
-taken from a table, since they differ between cores: Zen 4 has a 4-cycle
-AESENC, Ice Lake a 3-cycle one.
+Every number comes from this CPU (``_aeskit.aes_probe`` and ``unit_probe``:
+chains of one instruction timed against a chain of adds, in core cycles),
+not from a table, since cores differ: Zen 4 has a 4-cycle AESENC, Ice Lake
+a 3-cycle one.
 
-The AEADs are parallel in both directions. OCB3's own work beside AES (the
-offset and checksum XORs) is light, so its floor is close to the real limit.
-GCM adds GHASH, a carry-less multiply per block that runs on another
-execution unit (PCLMULQDQ) alongside AESENC: its floor is the AES part
-alone, and the gap above it is what GHASH fails to hide. Both leave out the
-fixed per-message cost (key-dependent setup, the tag), which is the
-intercept, not the slope.
+Each backend's parallel code runs on one register width (``WIDTHS``):
+``aesni`` on xmm, one block per instruction; ``vaes_avx2`` on ymm, two;
+``vaes_avx512`` on zmm, four. For that width:
 
-These are the floors of the 128-bit AES-NI instructions, which the ``aesni``
-and ``portable`` fallbacks' rows are not held to; wide (VAES) backends run
-four blocks per instruction and have their own.
+- a parallel mode (ECB, CBC/CFB decryption, CTR, GCM, OCB3) is bound by AES
+  throughput: rounds x (cycles per AES instruction over independent blocks)
+  / blocks per instruction, per 16 bytes;
+- a serial mode (CBC/CFB encryption, OFB) is bound by latency: each block
+  waits for the previous one's last round, rounds x AESENC latency per 16
+  bytes whatever the width (a wider register does not shorten a chain of one
+  block; the vaes tables run aesni's code for these); CFB8 pays that per
+  byte;
+- GHASH is bound by carry-less multiply throughput: Karatsuba's 3 multiplies
+  per block x cycles per (V)PCLMULQDQ / blocks per instruction, per 16
+  bytes. The reduction, one per many blocks, and the XORs are left out.
+
+A floor is that of the backend's width for every parallel mode, even where
+the table fills a slot with narrower code (OCB3 on the vaes tables is
+aesni's): the gap then shows what a kernel of the full width could gain.
+The ``portable`` backend has no floor.
+
+GCM's floor is its AES part alone: it assumes GHASH hides entirely behind
+AES. It cannot here. AES and carry-less multiplies share execution pipes on
+Zen 4: measured with 8 chains of each kind (a scratch loop, not the probe),
+AES-128 GCM's mix for 8 registers, 80 AES rounds and 24 multiplies, takes
+104 cycles on zmm against 80 and 48 apart (one cycle per instruction of
+either kind), 53 on ymm against 40 and 48, 60 on xmm against 44 and 48. So
+no GCM reaches this floor, and GCM's ``x floor`` includes that sharing.
+OCB3's own work beside AES (offset and checksum XORs) is light but shares
+the pipes too. Both leave out the fixed per-message cost (key-dependent
+setup, the tag), which is the intercept, not the slope.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,38 +50,109 @@ ROUNDS = {128: 10, 192: 12, 256: 14}
 #: (mode, encrypt) pairs whose blocks each wait for the previous one.
 SERIAL = {("CBC", True), ("CFB", True), ("OFB", True), ("OFB", False),
           ("CFB8", True), ("CFB8", False)}
-#: The backends these floors describe.
-FLOOR_BACKENDS = ("aesni",)
+#: Carry-less multiplies per GHASH block (Karatsuba).
+CLMUL_PER_BLOCK = 3
+BLOCK = 16
 
 
 @dataclass(frozen=True)
-class AesProbe:
-    """Core cycles per 128-bit AESENC: in one dependent chain, and in throughput."""
+class Width:
+    """The registers a backend's parallel kernels use."""
+
+    name: str    # "xmm", "ymm", "zmm"
+    blocks: int  # 16-byte blocks per instruction
+
+
+#: The backends that have floors, and the width each assumes.
+WIDTHS: Mapping[str, Width] = {
+    "aesni": Width("xmm", 1),
+    "vaes_avx2": Width("ymm", 2),
+    "vaes_avx512": Width("zmm", 4),
+}
+FLOOR_BACKENDS = tuple(WIDTHS)
+
+
+@dataclass(frozen=True)
+class Floor:
+    """A floor in cycles per byte, and which limit it is."""
+
+    cycles_per_byte: float
+    basis: str  # e.g. "zmm AES throughput", "AESENC latency", "ymm CLMUL throughput"
+
+
+@dataclass(frozen=True)
+class UnitProbe:
+    """Core cycles: AESENC latency, and per instruction over independent chains.
+
+    ``aes`` and ``clmul`` map a width ("xmm", "ymm", "zmm") to cycles per
+    AES round or carry-less multiply instruction; a width this CPU (or OS)
+    lacks is absent.
+    """
 
     latency: float
-    throughput: float
+    aes: Mapping[str, float]
+    clmul: Mapping[str, float]
 
-    def floor(self, op: Operation) -> float:
-        """Cycles per byte no 128-bit AES-NI code can beat for op here.
-
-        GCM and OCB are parallel (not in SERIAL): rounds x throughput / 16, the
-        AES part only; GCM's GHASH runs on another unit and is not added.
-        """
+    def floor(self, op: Operation, backend: str) -> Floor | None:
+        """Cycles per byte no code of backend's width can beat for op here, or
+        None (no floor for this backend, or the CPU lacks the width)."""
+        width = WIDTHS.get(backend)
+        if width is None:
+            return None
+        if op.mode == "GHASH":
+            clmul = self.clmul.get(width.name)
+            if clmul is None:
+                return None
+            return Floor(CLMUL_PER_BLOCK * clmul / width.blocks / BLOCK,
+                         f"{width.name} CLMUL throughput")
         rounds = ROUNDS[op.key_bits]
         if op.mode == "CFB8":
-            return rounds * self.latency
-        per_round = self.latency if (op.mode, op.encrypt) in SERIAL else self.throughput
-        return rounds * per_round / 16
+            return Floor(rounds * self.latency, "AESENC latency, per byte")
+        if (op.mode, op.encrypt) in SERIAL:
+            return Floor(rounds * self.latency / BLOCK, "AESENC latency")
+        aes = self.aes.get(width.name)
+        if aes is None:
+            return None
+        return Floor(rounds * aes / width.blocks / BLOCK, f"{width.name} AES throughput")
 
-    def as_dict(self) -> dict[str, float]:
-        return {"aesenc_latency_cycles": round(self.latency, 3),
-                "aesenc_cycles_per_instruction": round(self.throughput, 3)}
+    def as_dict(self) -> dict[str, float | None]:
+        """The JSON's ``meta.aes_probe``: cycles, null where the width is missing."""
+        out: dict[str, float | None] = {
+            "aesenc_latency_cycles": round(self.latency, 3),
+            # the 128-bit figure keeps its name from before the wide ones
+            "aesenc_cycles_per_instruction": _rounded(self.aes.get("xmm")),
+        }
+        for name in ("ymm", "zmm"):
+            out[f"vaes_{name}_cycles_per_instruction"] = _rounded(self.aes.get(name))
+        for name in ("xmm", "ymm", "zmm"):
+            out[f"clmul_{name}_cycles_per_instruction"] = _rounded(self.clmul.get(name))
+        return out
 
 
-def probe(native: Any) -> AesProbe | None:
-    """Measure, or None where the CPU has no AES-NI."""
-    got = native.aes_probe()
-    if got is None:
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
+
+
+def from_native(aes_probe: tuple[float, float] | None,
+                unit_probe: Mapping[str, float | None]) -> UnitProbe | None:
+    """The probe from what ``_aeskit.aes_probe()`` and ``unit_probe()`` return;
+    None without AES-NI (no floors at all then)."""
+    if aes_probe is None:
         return None
-    latency, throughput = got
-    return AesProbe(float(latency), float(throughput))
+    latency, xmm = aes_probe
+    aes = {"xmm": float(xmm)}
+    clmul: dict[str, float] = {}
+    for width in ("ymm", "zmm"):
+        got = unit_probe.get(f"vaes_{width}")
+        if got is not None:
+            aes[width] = float(got)
+    for width in ("xmm", "ymm", "zmm"):
+        got = unit_probe.get(f"clmul_{width}")
+        if got is not None:
+            clmul[width] = float(got)
+    return UnitProbe(float(latency), aes, clmul)
+
+
+def probe(native: Any) -> UnitProbe | None:
+    """Measure, or None where the CPU has no AES-NI."""
+    return from_native(native.aes_probe(), native.unit_probe())

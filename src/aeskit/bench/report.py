@@ -90,19 +90,58 @@ def header_lines(run: Run) -> list[Line]:
                             "data, no associated data, 16-byte tag; api = encrypt_into in place"
                             " / decrypt_into from a kept ciphertext; peers: one-shot "
                             "encrypt_into, pycryptodome AES.new per message"))
-    probe = m.get("aes_probe")
-    if probe:
-        lat, tput = probe["aesenc_latency_cycles"], probe["aesenc_cycles_per_instruction"]
+    ghash = [row for row in run.slope if row.op.mode == "GHASH"]
+    if ghash:
         lines.append(_plain(
-            f"AES-NI here: AESENC latency {lat:.2f} cycles, {tput:.2f} cycles each over "
-            f"independent blocks; floor = rounds x {tput:.2f} / 16 c/B for parallel modes, "
-            f"rounds x {lat:.2f} / 16 for serial ones (AES-128: {10 * tput / 16:.4g} and "
-            f"{10 * lat / 16:.4g}); x floor = measured / floor"
-            + ("; GCM's floor is its AES part (GHASH runs on another unit)"
-               if any(row.op.mode == "GCM" for row in run.slope) else "")))
+            f"GHASH: one direction, whole blocks, H from an AES-{ghash[0].op.key_bits} key and "
+            f"run under that key size only (GHASH does not depend on it); kernel = the "
+            f"backend's ghash slot alone; api and peers = GMAC: AES-GCM encrypt_into with no "
+            f"data and the bytes as associated data, tag to a reused buffer (pycryptodome: "
+            f"AES.new + update + digest per message)"))
+    lines += _floor_lines(run)
     if any(row.vs for row in run.slope):
         lines.append(_plain("vs PEER: aeskit speed / peer speed, from the slopes "
                             "(above 1: aeskit is faster)"))
+    return lines
+
+
+def _cycles(probe: dict[str, Any], key: str) -> str:
+    value = probe.get(key)
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _floor_lines(run: Run) -> list[Line]:
+    """What the units measured, and which floor each backend's rows use (floor.py)."""
+    probe = run.meta.get("aes_probe")
+    if not probe:
+        return []
+    lines = [_plain(
+        f"units here (core cycles): AESENC latency {probe['aesenc_latency_cycles']:.2f}; "
+        f"per instruction over independent blocks: AES xmm "
+        f"{_cycles(probe, 'aesenc_cycles_per_instruction')}, ymm "
+        f"{_cycles(probe, 'vaes_ymm_cycles_per_instruction')}, zmm "
+        f"{_cycles(probe, 'vaes_zmm_cycles_per_instruction')}; carry-less multiply xmm "
+        f"{_cycles(probe, 'clmul_xmm_cycles_per_instruction')}, ymm "
+        f"{_cycles(probe, 'clmul_ymm_cycles_per_instruction')}, zmm "
+        f"{_cycles(probe, 'clmul_zmm_cycles_per_instruction')}")]
+    widths = run.meta.get("floor_widths") or {}
+    shown = [name for name in widths
+             if any(r.floor and r.who.backend == name and not r.who.is_peer for r in run.slope)]
+    if not shown:
+        return lines
+    modes = {r.op.mode for r in run.slope}
+    text = ("floor c/B by the backend's width: "
+            + ", ".join(f"{name} {widths[name]['width']} "
+                        f"({widths[name]['blocks_per_instruction']} per instruction)"
+                        for name in shown)
+            + "; parallel modes: rounds x AES cycles / blocks / 16; serial ones (CBC/CFB "
+              "enc, OFB): rounds x latency / 16 on every width (CFB8: per byte)")
+    if "GHASH" in modes:
+        text += "; GHASH: 3 (Karatsuba) x multiply cycles / blocks / 16"
+    if "GCM" in modes:
+        text += ("; GCM: its AES part only, GHASH assumed hidden (on Zen 4 it shares AES's "
+                 "pipes, so no GCM reaches it)")
+    lines.append(_plain(text + "; x floor = measured / floor"))
     return lines
 
 
@@ -246,7 +285,10 @@ def _ident(op: Operation, who: Who) -> dict[str, Any]:
 
 
 def to_json(run: Run) -> dict[str, Any]:
-    """Everything, with nulls where a value is unknown or not finite."""
+    """Everything, with nulls where a value is unknown or not finite.
+
+    ``direction`` is "enc", "dec", or null for a one-way row (GHASH).
+    """
     slope = []
     for r in run.slope:
         slope.append({
@@ -261,6 +303,7 @@ def to_json(run: Run) -> dict[str, Any]:
             "clock_attempts": r.attempts,
             "vs": dict(r.vs),
             "floor_cycles_per_byte": r.floor,
+            "floor_basis": r.floor_basis,
             "over_floor": finite(r.over_floor),
             "points": [{"bytes": n, "ns_per_call": ns} for n, ns in r.points],
         })

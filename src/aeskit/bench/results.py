@@ -47,7 +47,8 @@ class SlopeRow:
     clock: ClockReading
     attempts: int
     vs: dict[str, float] = field(default_factory=dict)  # peer -> aeskit speed / peer speed
-    floor: float | None = None  # c/B the AES units allow here (floor.py), where it applies
+    floor: float | None = None  # c/B the backend's units allow here (floor.py), where known
+    floor_basis: str | None = None  # which limit floor is, e.g. "zmm AES throughput"
 
     @property
     def ns_per_byte(self) -> float:

@@ -1,7 +1,7 @@
 """Buffer sizes: the slope series and the by-length list, and their parsing.
 
-ECB and CBC take whole blocks only, so their sizes are rounded down to a
-multiple of 16 (never below 16); every other mode takes any length.
+ECB, CBC and GHASH take whole blocks only, so their sizes are rounded down
+to a multiple of 16 (never below 16); every other mode takes any length.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def slope_series(lo: int, hi: int, step: int) -> tuple[int, ...]:
 
 
 def for_mode(sizes: Iterable[int], whole_blocks: bool) -> tuple[int, ...]:
-    """The sizes a mode can take: rounded down to whole blocks for ECB/CBC."""
+    """The sizes a mode can take: rounded down to whole blocks for ECB/CBC/GHASH."""
     if not whole_blocks:
         return tuple(sorted(set(sizes)))
     return tuple(sorted({max(BLOCK, n - n % BLOCK) for n in sizes}))

@@ -26,6 +26,17 @@ pycryptodome's ``AES.new(...)`` per message (its objects take one nonce
 each) with ``encrypt_and_digest``/``decrypt_and_verify``, ``output=`` where
 the mode accepts it (GCM, not OCB).
 
+GHASH is timed in one direction on whole blocks, with H from an AES-GCM
+key (its speed does not depend on the AES key size). ``kernel``: the
+backend's ghash slot alone over ``size`` bytes (``_aeskit.ghash_time``),
+one accumulator carried through the calls. ``api`` and peers: GMAC, what a
+Python user can do: AES-GCM with a 12-byte nonce, no data and ``size``
+bytes of associated data, the 16-byte tag written to a reused buffer
+(aeskit's and cryptography's ``encrypt_into``, or ``encrypt`` on
+cryptography releases without it; pycryptodome's ``AES.new(...)`` per
+message with ``update`` and ``digest``), so each call adds the nonce's
+AES block and the tag to the slope's intercept.
+
 All buffers are in place where the library accepts it, so the working set is
 the data length, and start at a 64-byte boundary plus ``--unaligned``.
 """
@@ -43,10 +54,12 @@ import aeskit
 
 from .system import native
 
-MODES = ("ECB", "CBC", "CFB", "CFB8", "OFB", "CTR", "GCM", "OCB")
-WHOLE_BLOCK_MODES = frozenset({"ECB", "CBC"})
+MODES = ("ECB", "CBC", "CFB", "CFB8", "OFB", "CTR", "GHASH", "GCM", "OCB")
+WHOLE_BLOCK_MODES = frozenset({"ECB", "CBC", "GHASH"})
 #: The AEADs, timed per whole message (module docstring); "OCB" is OCB3.
 AEAD_MODES = frozenset({"GCM", "OCB"})
+#: Timed in one direction only, once per run (module docstring).
+ONE_WAY_MODES = frozenset({"GHASH"})
 TAG_BYTES = 16
 KEY_BITS = (128, 192, 256)
 LAYERS = ("kernel", "api")
@@ -63,12 +76,15 @@ class Operation:
     key_bits: int
 
     @property
-    def direction(self) -> str:
+    def direction(self) -> str | None:
+        """"enc" or "dec"; None for a mode with one direction (GHASH)."""
+        if self.one_way:
+            return None
         return "enc" if self.encrypt else "dec"
 
     @property
     def label(self) -> str:
-        return f"{self.mode} {self.direction}"
+        return f"{self.mode} {self.direction}" if self.direction else self.mode
 
     @property
     def algo(self) -> str:
@@ -81,6 +97,10 @@ class Operation:
     @property
     def aead(self) -> bool:
         return self.mode in AEAD_MODES
+
+    @property
+    def one_way(self) -> bool:
+        return self.mode in ONE_WAY_MODES
 
     def key(self) -> bytes:
         return bytes(range(self.key_bits // 8))
@@ -120,7 +140,7 @@ class Target(Protocol):
     def release(self) -> None: ...
 
 
-_AESKIT_CLASS = {"OCB": "AESOCB3"}
+_AESKIT_CLASS = {"OCB": "AESOCB3", "GHASH": "AESGCM"}
 
 
 def _aeskit_class(mode: str) -> Any:
@@ -155,6 +175,7 @@ class KernelTarget:
         self.backend = str(self.cipher.backend)
         self.offset = offset
         self._kernel_time = native().kernel_time
+        self._ghash_time = native().ghash_time
 
     @property
     def name(self) -> str:
@@ -164,6 +185,8 @@ class KernelTarget:
         """Nothing: kernel_time allocates and fills its own buffer per call."""
 
     def time(self, size: int, loops: int) -> int:
+        if self.op.mode == "GHASH":
+            return int(self._ghash_time(self.cipher, size, loops, self.offset))
         return int(self._kernel_time(self.cipher, self.op.encrypt, size, loops, self.offset))
 
     def release(self) -> None:
@@ -187,6 +210,7 @@ class ApiTarget:
         # an AEAD decryption reads a kept ciphertext into a separate buffer
         self.in_place = not op.aead or op.encrypt
         self._ciphertext: Callable[[int], memoryview] | None = None
+        self._tag = bytearray(TAG_BYTES)
 
     @property
     def name(self) -> str:
@@ -201,6 +225,12 @@ class ApiTarget:
         assert self._buf is not None
         buf = self._buf[:size]
         fn = self._fn
+        if self.op.mode == "GHASH":  # GMAC: encrypt_into(nonce, b"", aad, tag)
+            nonce, tag = NONCE, self._tag
+            t0 = time.perf_counter_ns()
+            for _ in repeat(None, loops):
+                fn(nonce, b"", buf, tag)
+            return time.perf_counter_ns() - t0
         if self.op.aead:
             nonce = NONCE
             if self._ciphertext is not None:  # decrypt_into(nonce, ct || tag, None, out)
@@ -364,6 +394,57 @@ class _AeadPeerTarget:
         self._ciphertext = None
 
 
+class _GmacPeerTarget:
+    """A peer's GMAC per message: its AES-GCM, no data, size bytes of associated data.
+
+    style ``into``: ``call(nonce, b"", aad, tag)``; ``oneshot``:
+    ``call(nonce, b"", aad)`` returning the tag; ``pycryptodome``:
+    ``new(key, mode, nonce=nonce).update(aad).digest()``.
+    """
+
+    layer = "api"
+    in_place = True  # the associated data is only read
+
+    def __init__(self, impl: str, backend: str, style: str, call: Any, offset: int) -> None:
+        self.impl = impl
+        self.backend = backend
+        self.style = style
+        self._call = call
+        self.offset = offset
+        self._buf: memoryview | None = None
+        self._tag = bytearray(TAG_BYTES)
+
+    @property
+    def name(self) -> str:
+        return self.impl
+
+    def prepare(self, max_size: int) -> None:
+        self._buf = aligned(max_size, self.offset)
+        self.time(min(max_size, 16), 1)  # first-call costs (module loads) out of calibration
+
+    def time(self, size: int, loops: int) -> int:
+        assert self._buf is not None
+        aad, call, nonce, tag = self._buf[:size], self._call, NONCE, self._tag
+        if self.style == "into":
+            t0 = time.perf_counter_ns()
+            for _ in repeat(None, loops):
+                call(nonce, b"", aad, tag)
+            return time.perf_counter_ns() - t0
+        if self.style == "oneshot":
+            t0 = time.perf_counter_ns()
+            for _ in repeat(None, loops):
+                call(nonce, b"", aad)
+            return time.perf_counter_ns() - t0
+        new, key, mode = call
+        t0 = time.perf_counter_ns()
+        for _ in repeat(None, loops):
+            new(key, mode, nonce=nonce).update(aad).digest()
+        return time.perf_counter_ns() - t0
+
+    def release(self) -> None:
+        self._buf = None
+
+
 def _openssl_backend() -> str:
     from cryptography.hazmat.backends.openssl import backend as ossl
 
@@ -394,6 +475,21 @@ def _pycryptodome_aead(op: Operation, offset: int) -> _AeadPeerTarget:
     return _AeadPeerTarget("pycryptodome", "pycryptodome", op, "pycryptodome",
                            (aes.new, op.key(), mode), offset,
                            output_keyword=op.mode == "GCM")
+
+
+def _cryptography_gmac(op: Operation, offset: int) -> _GmacPeerTarget:
+    aead: Any = importlib.import_module("cryptography.hazmat.primitives.ciphers.aead")
+    obj = aead.AESGCM(op.key())
+    if hasattr(obj, "encrypt_into"):  # cryptography 47 and later
+        return _GmacPeerTarget("cryptography", _openssl_backend(), "into", obj.encrypt_into,
+                               offset)
+    return _GmacPeerTarget("cryptography", _openssl_backend(), "oneshot", obj.encrypt, offset)
+
+
+def _pycryptodome_gmac(op: Operation, offset: int) -> _GmacPeerTarget:
+    aes: Any = importlib.import_module("Crypto.Cipher.AES")
+    return _GmacPeerTarget("pycryptodome", "pycryptodome", "pycryptodome",
+                           (aes.new, op.key(), aes.MODE_GCM), offset)
 
 
 def _cryptography(op: Operation, offset: int) -> _UpdateTarget:
@@ -447,6 +543,10 @@ _AEAD_PEER_FACTORIES: dict[str, Callable[[Operation, int], _AeadPeerTarget | Non
     "cryptography": _cryptography_aead,
     "pycryptodome": _pycryptodome_aead,
 }
+_GMAC_PEER_FACTORIES: dict[str, Callable[[Operation, int], _GmacPeerTarget]] = {
+    "cryptography": _cryptography_gmac,
+    "pycryptodome": _pycryptodome_gmac,
+}
 _PEER_MODULES = {"cryptography": "cryptography.hazmat.primitives.ciphers",
                  "pycryptodome": "Crypto.Cipher.AES"}
 
@@ -469,7 +569,13 @@ def make_targets(op: Operation, backends: list[str], layers: list[str], peers: l
         if "api" in layers:
             targets.append(ApiTarget(op, backend, offset))
     for peer in peers:
-        target = (_AEAD_PEER_FACTORIES if op.aead else _PEER_FACTORIES)[peer](op, offset)
+        target: Target | None
+        if op.mode == "GHASH":
+            target = _GMAC_PEER_FACTORIES[peer](op, offset)
+        elif op.aead:
+            target = _AEAD_PEER_FACTORIES[peer](op, offset)
+        else:
+            target = _PEER_FACTORIES[peer](op, offset)
         if target is not None:
             targets.append(target)
     return targets

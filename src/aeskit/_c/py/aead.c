@@ -666,6 +666,19 @@ void aeskit_aead_kernel(PyObject *obj, int enc, uint8_t *buf, size_t size, size_
     aeskit_secure_zero(tag, sizeof tag);
 }
 
+int aeskit_gcm_keys_of(PyObject *obj, const aeskit_key **key, const aeskit_ghash_key **hk)
+{
+    if (gcm_type == NULL || Py_TYPE(obj) != gcm_type) {
+        PyErr_Format(PyExc_TypeError, "expected an aeskit.AESGCM object, not %.200s",
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    const AeadObject *self = (const AeadObject *)obj;
+    *key = &self->key;
+    *hk = &self->u.hk;
+    return 0;
+}
+
 int aeskit_add_aead_types(PyObject *module)
 {
     aeskit_InvalidTag = PyErr_NewExceptionWithDoc(

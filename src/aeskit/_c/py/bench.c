@@ -6,10 +6,17 @@
  * clock. Turbo and frequency drift move it, so the benchmark samples it
  * before and after each operation and repeats until they agree.
  *
+ * aes_probe, unit_probe: what the AES and carry-less multiply units allow,
+ * in core cycles per instruction (chains timed against the add chain), from
+ * which the benchmark derives each mode's floor per backend (bench/floor.py).
+ *
  * kernel_time: loops over one mode's one-shot path (stream init + update,
  * exactly what encrypt_into runs, minus Python) with the GIL released: the
  * "kernel" layer, comparable with `openssl speed`. AEAD objects run their
  * whole seal/open per call (aeskit_aead_kernel, py/aead.c).
+ *
+ * ghash_time: the same loop around an AESGCM object's ghash slot alone, the
+ * GHASH row of the kernel layer.
  */
 #include "glue.h"   /* Python.h first: it sets _POSIX_C_SOURCE for clock_gettime */
 
@@ -57,32 +64,82 @@ __attribute__((target("aes,sse2"))) static uint64_t aesenc_chain(uint64_t iters)
     return ns;
 }
 
-/* ns for iters x 128 AESENCs over 8 independent chains, round keys
- * varying as in a real kernel: the throughput that bounds the parallel
- * modes. (One shared key register measured half the throughput on Zen 4.) */
-__attribute__((target("aes,sse2"))) static uint64_t aesenc_wide(uint64_t iters)
-{
-    __m128i x[8], ks[8];
-    for (int j = 0; j < 8; j++) {
-        x[j] = _mm_set1_epi32(j);
-        ks[j] = _mm_set1_epi32(j * 77 + 1);
+/*
+ * fn(iters): ns for iters x 128 of OP over 8 independent chains, its second
+ * operand cycling through 8 registers as round keys do in a real kernel:
+ * the throughput that bounds the parallel modes (AES) and GHASH (carry-less
+ * multiply). (One shared key register measured half the AESENC throughput
+ * on Zen 4; 4 chains of zmm VPCLMULQDQ fell 5% short of 8.) Named variables, not arrays: GCC keeps an array of eight zmm
+ * in memory, and the store-to-load round trip then lengthens every chain.
+ */
+#define ON8(OP, k)                                                                      \
+    x0 = OP(x0, k); x1 = OP(x1, k); x2 = OP(x2, k); x3 = OP(x3, k);                     \
+    x4 = OP(x4, k); x5 = OP(x5, k); x6 = OP(x6, k); x7 = OP(x7, k);
+#define THROUGHPUT_PROBE(fn, tgt, vec, set1, OP, low32)                                 \
+    __attribute__((target(tgt))) static uint64_t fn(uint64_t iters)                     \
+    {                                                                                   \
+        vec x0 = set1(0), x1 = set1(1), x2 = set1(2), x3 = set1(3), x4 = set1(4),       \
+            x5 = set1(5), x6 = set1(6), x7 = set1(7);                                   \
+        vec k0 = set1(1), k1 = set1(78), k2 = set1(155), k3 = set1(232),                \
+            k4 = set1(309), k5 = set1(386), k6 = set1(463), k7 = set1(540);             \
+        __asm__ volatile("" : "+v"(k0), "+v"(k1), "+v"(k2), "+v"(k3),                   \
+                         "+v"(k4), "+v"(k5), "+v"(k6), "+v"(k7));                       \
+        uint64_t t0 = now_ns();                                                         \
+        for (uint64_t i = 0; i < iters; i++) {                                          \
+            ON8(OP, k0) ON8(OP, k1) ON8(OP, k2) ON8(OP, k3)                             \
+            ON8(OP, k4) ON8(OP, k5) ON8(OP, k6) ON8(OP, k7)                             \
+            ON8(OP, k0) ON8(OP, k1) ON8(OP, k2) ON8(OP, k3)                             \
+            ON8(OP, k4) ON8(OP, k5) ON8(OP, k6) ON8(OP, k7)                             \
+            __asm__ volatile("" : "+v"(x0), "+v"(x1), "+v"(x2), "+v"(x3),               \
+                             "+v"(x4), "+v"(x5), "+v"(x6), "+v"(x7));                   \
+        }                                                                               \
+        uint64_t ns = now_ns() - t0;                                                    \
+        volatile int sink = low32(x0) ^ low32(x7);                                      \
+        (void)sink;                                                                     \
+        return ns;                                                                      \
     }
-    uint64_t t0 = now_ns();
-    for (uint64_t i = 0; i < iters; i++) {
-        for (int r = 0; r < 16; r++) {
-            __m128i k = ks[r & 7];
-            for (int j = 0; j < 8; j++)
-                x[j] = _mm_aesenc_si128(x[j], k);
-        }
-        __asm__ volatile("" : "+x"(x[0]), "+x"(x[1]), "+x"(x[2]), "+x"(x[3]),
-                         "+x"(x[4]), "+x"(x[5]), "+x"(x[6]), "+x"(x[7]));
-    }
-    uint64_t ns = now_ns() - t0;
-    volatile int sink = _mm_cvtsi128_si32(x[0]) ^ _mm_cvtsi128_si32(x[7]);
-    (void)sink;
-    return ns;
-}
+
+#define LOW32_X(v) _mm_cvtsi128_si32(v)
+#define LOW32_Y(v) _mm_cvtsi128_si32(_mm256_castsi256_si128(v))
+#define LOW32_Z(v) _mm_cvtsi128_si32(_mm512_castsi512_si128(v))
+/* Karatsuba's three products per block select 0x00, 0x11 and 0x00; 0x11
+ * and mixed selectors measured the same as 0x00 on Zen 4. */
+#define CLMUL_X(a, b) _mm_clmulepi64_si128((a), (b), 0x00)
+#define CLMUL_Y(a, b) _mm256_clmulepi64_epi128((a), (b), 0x00)
+#define CLMUL_Z(a, b) _mm512_clmulepi64_epi128((a), (b), 0x00)
+
+THROUGHPUT_PROBE(aesenc_wide, "aes,sse2", __m128i, _mm_set1_epi32, _mm_aesenc_si128, LOW32_X)
+THROUGHPUT_PROBE(vaes_ymm, "vaes,avx2", __m256i, _mm256_set1_epi32, _mm256_aesenc_epi128,
+                 LOW32_Y)
+THROUGHPUT_PROBE(vaes_zmm, "vaes,avx512f", __m512i, _mm512_set1_epi32, _mm512_aesenc_epi128,
+                 LOW32_Z)
+THROUGHPUT_PROBE(clmul_xmm, "pclmul,sse2", __m128i, _mm_set1_epi32, CLMUL_X, LOW32_X)
+THROUGHPUT_PROBE(clmul_ymm, "vpclmulqdq,avx", __m256i, _mm256_set1_epi32, CLMUL_Y, LOW32_Y)
+THROUGHPUT_PROBE(clmul_zmm, "vpclmulqdq,avx512f", __m512i, _mm512_set1_epi32, CLMUL_Z,
+                 LOW32_Z)
+
 #endif
+
+#if defined(AESKIT_HAVE_X86)
+#define UNIT_FN(fn) fn
+#else
+#define UNIT_FN(fn) NULL
+#endif
+
+/* What unit_probe measures, and the CPU bits (with OS register state,
+ * cpu.c) each needs: VAES on ymm needs no ZMM state. */
+static const struct {
+    const char *name;
+    uint32_t needs;
+    uint64_t (*fn)(uint64_t);
+} unit_probes[] = {
+    {"vaes_ymm", AESKIT_CPU_VAES | AESKIT_CPU_AVX2, UNIT_FN(vaes_ymm)},
+    {"vaes_zmm", AESKIT_CPU_VAES | AESKIT_CPU_AVX512F, UNIT_FN(vaes_zmm)},
+    {"clmul_xmm", AESKIT_CPU_PCLMUL, UNIT_FN(clmul_xmm)},
+    {"clmul_ymm", AESKIT_CPU_VPCLMUL | AESKIT_CPU_AVX, UNIT_FN(clmul_ymm)},
+    {"clmul_zmm", AESKIT_CPU_VPCLMUL | AESKIT_CPU_AVX512F, UNIT_FN(clmul_zmm)},
+};
+#define N_UNIT_PROBES (sizeof unit_probes / sizeof unit_probes[0])
 
 static PyObject *bench_clock_mhz(PyObject *m, PyObject *arg)
 {
@@ -130,6 +187,42 @@ static PyObject *bench_aes_probe(PyObject *m, PyObject *unused)
     }
 #endif
     Py_RETURN_NONE;
+}
+
+static PyObject *bench_unit_probe(PyObject *m, PyObject *unused)
+{
+    (void)m; (void)unused;
+    uint64_t best[N_UNIT_PROBES];
+    for (size_t p = 0; p < N_UNIT_PROBES; p++)
+        best[p] = UINT64_MAX;
+    double adds = 1.0;
+#if defined(AESKIT_HAVE_X86)
+    const uint32_t have = aeskit_cpu_features();
+    uint64_t add_ns = UINT64_MAX;
+    Py_BEGIN_ALLOW_THREADS
+    /* as in aes_probe: interleaved with the add chain, each at its fastest */
+    for (int r = 0; r < 15; r++) {
+        uint64_t a = add_chain(4000);
+        add_ns = a < add_ns ? a : add_ns;
+        for (size_t p = 0; p < N_UNIT_PROBES; p++) {
+            if ((have & unit_probes[p].needs) == unit_probes[p].needs) {
+                uint64_t t = unit_probes[p].fn(4000);
+                best[p] = t < best[p] ? t : best[p];
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    adds = (double)add_ns;
+#endif
+    PyObject *out = PyDict_New();
+    for (size_t p = 0; out != NULL && p < N_UNIT_PROBES; p++) {
+        PyObject *v = best[p] == UINT64_MAX ? Py_NewRef(Py_None)
+                                            : PyFloat_FromDouble((double)best[p] / adds);
+        if (v == NULL || PyDict_SetItemString(out, unit_probes[p].name, v) < 0)
+            Py_CLEAR(out);
+        Py_XDECREF(v);
+    }
+    return out;
 }
 
 static PyObject *bench_kernel_time(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
@@ -187,6 +280,47 @@ static PyObject *bench_kernel_time(PyObject *m, PyObject *const *args, Py_ssize_
     return PyLong_FromUnsignedLongLong(ns);
 }
 
+static PyObject *bench_ghash_time(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)m;
+    const aeskit_key *key;
+    const aeskit_ghash_key *hk;
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError,
+                        "ghash_time(aesgcm_object, size, loops, offset) takes 4 arguments");
+        return NULL;
+    }
+    if (aeskit_gcm_keys_of(args[0], &key, &hk) < 0)
+        return NULL;
+    Py_ssize_t size = PyLong_AsSsize_t(args[1]);
+    Py_ssize_t loops = PyLong_AsSsize_t(args[2]);
+    Py_ssize_t offset = PyLong_AsSsize_t(args[3]);
+    if (PyErr_Occurred())
+        return NULL;
+    if (size < 0 || size % 16 != 0 || loops < 1 || offset < 0 || offset > 63) {
+        PyErr_SetString(PyExc_ValueError,
+                        "need size >= 0 a multiple of 16, loops >= 1, 0 <= offset < 64");
+        return NULL;
+    }
+    uint8_t *mem = aligned_alloc(64, ((size_t)size + offset + 63) / 64 * 64 + 64);
+    if (mem == NULL)
+        return PyErr_NoMemory();
+    uint8_t *buf = mem + offset, acc[16] = {0};
+    for (Py_ssize_t i = 0; i < size; i++)
+        buf[i] = (uint8_t)(i * 131 + 7);
+    void (*ghash)(const aeskit_ghash_key *, uint8_t *, const uint8_t *, size_t) =
+        key->impl->ghash;
+    uint64_t ns;
+    Py_BEGIN_ALLOW_THREADS
+    uint64_t t0 = now_ns();
+    for (Py_ssize_t i = 0; i < loops; i++)
+        ghash(hk, acc, buf, (size_t)size / 16);
+    ns = now_ns() - t0;
+    Py_END_ALLOW_THREADS
+    free(mem);
+    return PyLong_FromUnsignedLongLong(ns);
+}
+
 static PyMethodDef bench_methods[] = {
     {"clock_mhz", bench_clock_mhz, METH_O,
      PyDoc_STR("clock_mhz(duration_ms) -> float | None\n\nCore clock from a dependent add "
@@ -195,12 +329,22 @@ static PyMethodDef bench_methods[] = {
      PyDoc_STR("aes_probe() -> (latency, reciprocal_throughput) | None\n\nCore cycles per "
                "128-bit AESENC in one dependent chain (bounds the serial modes) and over 8 "
                "independent chains (bounds the parallel ones); None without AES-NI.")},
+    {"unit_probe", bench_unit_probe, METH_NOARGS,
+     PyDoc_STR("unit_probe() -> dict[str, float | None]\n\nCore cycles per instruction over "
+               "8 independent chains (round keys varying) for VAES on ymm and zmm "
+               "(vaes_ymm, vaes_zmm) and carry-less multiply on xmm, ymm and zmm "
+               "(clmul_xmm, clmul_ymm, clmul_zmm); None where the CPU or OS lacks it.")},
     {"kernel_time", (PyCFunction)(void (*)(void))bench_kernel_time, METH_FASTCALL,
      PyDoc_STR("kernel_time(key_object, encrypt, size, loops, offset) -> int\n\n"
                "Nanoseconds for loops one-shot calls on size bytes in place, buffer at "
                "64-byte alignment + offset, GIL released. For an AESGCM/AESOCB3 object "
                "one call is a whole message: 12-byte nonce, no associated data, the tag "
                "written after the data (enc) or computed and not compared (dec).")},
+    {"ghash_time", (PyCFunction)(void (*)(void))bench_ghash_time, METH_FASTCALL,
+     PyDoc_STR("ghash_time(aesgcm_object, size, loops, offset) -> int\n\n"
+               "Nanoseconds for loops calls of the object's backend's ghash slot on size "
+               "bytes (whole blocks), buffer at 64-byte alignment + offset, one accumulator "
+               "carried through, GIL released.")},
     {NULL, NULL, 0, NULL},
 };
 

@@ -34,8 +34,11 @@ int aeskit_add_aead_types(PyObject *module);
  * alive. (py/aead.c) */
 int aeskit_aead_of(PyObject *obj);
 void aeskit_aead_kernel(PyObject *obj, int enc, uint8_t *buf, size_t size, size_t loops);
+/* For ghash_time (py/bench.c): the expanded key of an AESGCM object and the
+ * GHASH key its backend built; -1 with TypeError for anything else. */
+int aeskit_gcm_keys_of(PyObject *obj, const aeskit_key **key, const aeskit_ghash_key **hk);
 
-/* Adds clock_mhz and kernel_time (py/bench.c). */
+/* Adds clock_mhz, aes_probe, unit_probe, kernel_time and ghash_time (py/bench.c). */
 int aeskit_add_bench(PyObject *module);
 
 /* Adds _ctr_slot, for the tests (py/slots.c). */
