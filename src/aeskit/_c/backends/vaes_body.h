@@ -692,3 +692,6 @@ static void VAES_FN(ghash)(const aeskit_ghash_key *hk, uint8_t acc[16], const ui
         y = vaes_gblocks(hk, y, p, n);
     vaes_store128(acc, _mm_shuffle_epi8(y, bswap));
 }
+
+/* ---- OCB3: the fused ocb slot (its own file, same helpers) ---- */
+#include "vaes_ocb.h"
