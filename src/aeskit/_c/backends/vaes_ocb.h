@@ -50,7 +50,7 @@
  */
 
 #if VAES_VL == 32
-/* a ^ b ^ c; with a common b, (a ^ b) is shared between calls. */
+/* a ^ b ^ c: two XORs; calls with the same a and b share the first. */
 VAES_INLINE vaes_v vaes_xor3(vaes_v a, vaes_v b, vaes_v c)
 {
     return _mm256_xor_si256(_mm256_xor_si256(a, b), c);
@@ -72,7 +72,10 @@ VAES_INLINE vaes_v vaes_keep(vaes_v v, size_t nb)
 VAES_INLINE __m128i vaes_lane0(vaes_v v) { return _mm256_castsi256_si128(v); }
 
 /* delta_1 .. delta_{BPV-1}, then delta_{BPV-1} again: [L0, L0] */
-VAES_INLINE vaes_v vaes_ocb_q(const aeskit_ocb_key *ok) { return vaes_bcast(vaes_load128(ok->l[0])); }
+VAES_INLINE vaes_v vaes_ocb_q(const aeskit_ocb_key *ok)
+{
+    return vaes_bcast(vaes_load128(ok->l[0]));
+}
 #define VAES_LOG2_BPV 1
 #else
 VAES_INLINE vaes_v vaes_xor3(vaes_v a, vaes_v b, vaes_v c)
@@ -96,8 +99,8 @@ VAES_INLINE __m128i vaes_lane0(vaes_v v) { return _mm512_castsi512_si128(v); }
 VAES_INLINE vaes_v vaes_ocb_q(const aeskit_ocb_key *ok)
 {
     const __m128i l0 = vaes_load128(ok->l[0]), l1 = vaes_load128(ok->l[1]);
-    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_setr_m128i(l0, _mm_xor_si128(l0, l1))),
-                              _mm256_broadcastsi128_si256(l1), 1);
+    const __m256i lo = _mm256_setr_m128i(l0, _mm_xor_si128(l0, l1));
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), _mm256_broadcastsi128_si256(l1), 1);
 }
 #define VAES_LOG2_BPV 2
 #endif
@@ -127,8 +130,8 @@ VAES_INLINE __m128i vaes_ocb_delta(const aeskit_ocb_key *ok, size_t j)
  * the batch's own L[ntz(i0 + W)]. With E_v = delta_{BPV v} in every lane
  * and b = log2(BPV): D[v] = E_v ^ Q ^ (L[b + ntz(v + 1)] in the top lane),
  * E_{v+1} = E_v ^ L[b - 1] ^ L[b + ntz(v + 1)]. Unrolled, and indexed only
- * by constants after unrolling, so that D stays in registers: a copy in
- * memory read back at run-time positions cost 10 ns per short message.
+ * by constants after unrolling, so that D stays in registers (see the
+ * header: Tail).
  */
 VAES_INLINE void vaes_ocb_deltas(const aeskit_ocb_key *ok, vaes_v *D, size_t nv)
 {
@@ -219,8 +222,7 @@ VAES_INLINE void vaes_ocb_run(const uint8_t *rk, unsigned rounds, const aeskit_o
                               size_t n)
 {
     const __m128i k0 = vaes_load128(rk);
-    const __m128i fold1 = _mm_xor_si128(k0, vaes_load128(rk + AESKIT_BLOCK * rounds));
-    const vaes_v fold = vaes_bcast(fold1);
+    const vaes_v fold = vaes_bcast(_mm_xor_si128(k0, vaes_load128(rk + AESKIT_BLOCK * rounds)));
     const __m128i zero = _mm_setzero_si128();
     __m128i off = _mm_xor_si128(vaes_load128(st->offset), k0);   /* carries rk[0] */
     vaes_v sum = vaes_from128(vaes_load128(st->checksum));
@@ -264,11 +266,13 @@ VAES_INLINE void vaes_ocb_run(const uint8_t *rk, unsigned rounds, const aeskit_o
 }
 
 /* All n blocks, a head that fills half a batch or more first: its blocks
- * before the first whole vector on aesni's kernel, the rest here. */
-static __attribute__((noinline)) size_t VAES_FN(ocb_wide)(const aeskit_key *k,
-                                                          const aeskit_ocb_key *ok, int enc,
-                                                          aeskit_ocb_state *st, uint8_t *dst,
-                                                          const uint8_t *src, size_t n)
+ * before the first whole vector on aesni's kernel, the rest here. Out of
+ * line, so that the slot itself stays a pair of tail calls. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static size_t VAES_FN(ocb_wide)(const aeskit_key *k, const aeskit_ocb_key *ok, int enc,
+                                aeskit_ocb_state *st, uint8_t *dst, const uint8_t *src, size_t n)
 {
     const size_t p = (size_t)(st->blocks % VAES_W);
     const size_t m = n < VAES_W - p ? n : VAES_W - p;
