@@ -14,8 +14,9 @@
  *
  * Why the reused slots are valid: set_key is aesni's (then points the key
  * at this table), so the key layout is aesni's exactly, which is what
- * aesni's cbc_enc, cfb_enc, ofb and OCB read. GHASH is this table's own
- * (vaes_body.h: VPCLMULQDQ on every lane, its own ghash_key layout). The
+ * aesni's cbc_enc, cfb_enc and ofb read. GHASH is this table's own
+ * (vaes_body.h: VPCLMULQDQ on every lane, its own ghash_key layout), and so
+ * is the fused OCB slot (vaes_ocb.h: a batch's offsets from one base). The
  * fused GCM slot is left empty: modes/gcm.c runs this table's CTR and
  * GHASH, which measured faster here than the fused kernel on ymm (see
  * vaes_gcm.h).
@@ -42,5 +43,5 @@ const struct aeskit_impl aeskit_vaes_avx2_impl = {
     .ctr = vaes_avx2_ctr,
     .ghash_key = vaes_avx2_ghash_key,
     .ghash = vaes_avx2_ghash,
-    .ocb = aeskit_aesni_ocb,
+    .ocb = vaes_avx2_ocb,
 };

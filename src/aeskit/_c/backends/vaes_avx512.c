@@ -17,9 +17,10 @@
  *
  * Why the reused slots are valid: set_key is aesni's (then points the key
  * at this table), so the key layout is aesni's exactly, which is what
- * aesni's cbc_enc, cfb_enc, ofb and OCB read. GHASH is this table's own
- * (vaes_body.h: VPCLMULQDQ on every lane, its own ghash_key layout), and
- * so is the fused GCM slot (vaes_gcm.h, built for this width only).
+ * aesni's cbc_enc, cfb_enc and ofb read. GHASH is this table's own
+ * (vaes_body.h: VPCLMULQDQ on every lane, its own ghash_key layout), and so
+ * are the fused OCB slot (vaes_ocb.h: a batch's offsets from one base) and
+ * the fused GCM slot (vaes_gcm.h, built for this width only).
  */
 #define VAES_VL 64
 #define VAES_NV 8
@@ -46,5 +47,5 @@ const struct aeskit_impl aeskit_vaes_avx512_impl = {
     .ghash_key = vaes_avx512_ghash_key,
     .ghash = vaes_avx512_ghash,
     .gcm = vaes_avx512_gcm,
-    .ocb = aeskit_aesni_ocb,
+    .ocb = vaes_avx512_ocb,
 };

@@ -114,6 +114,8 @@ VAES_INLINE void vaes_store_part(uint8_t *p, vaes_v v, size_t nb)
 VAES_INLINE vaes_v vaes_bcast(__m128i a) { return _mm256_broadcastsi128_si256(a); }
 VAES_INLINE __m128i vaes_low128(vaes_v a) { return _mm256_castsi256_si128(a); }
 VAES_INLINE vaes_v vaes_xor(vaes_v a, vaes_v b) { return _mm256_xor_si256(a, b); }
+/* a ^ b ^ c: two XORs; calls with the same a and b share the first. */
+VAES_INLINE vaes_v vaes_xor3(vaes_v a, vaes_v b, vaes_v c) { return vaes_xor(vaes_xor(a, b), c); }
 VAES_INLINE vaes_v vaes_enc(vaes_v x, vaes_v k) { return _mm256_aesenc_epi128(x, k); }
 VAES_INLINE vaes_v vaes_enclast(vaes_v x, vaes_v k) { return _mm256_aesenclast_epi128(x, k); }
 VAES_INLINE vaes_v vaes_dec(vaes_v x, vaes_v k) { return _mm256_aesdec_epi128(x, k); }
@@ -193,6 +195,11 @@ VAES_INLINE void vaes_store_part(uint8_t *p, vaes_v v, size_t nb)
 VAES_INLINE vaes_v vaes_bcast(__m128i a) { return _mm512_broadcast_i32x4(a); }
 VAES_INLINE __m128i vaes_low128(vaes_v a) { return _mm512_castsi512_si128(a); }
 VAES_INLINE vaes_v vaes_xor(vaes_v a, vaes_v b) { return _mm512_xor_si512(a, b); }
+/* a ^ b ^ c in one vpternlogq. */
+VAES_INLINE vaes_v vaes_xor3(vaes_v a, vaes_v b, vaes_v c)
+{
+    return _mm512_ternarylogic_epi64(a, b, c, 0x96);
+}
 VAES_INLINE vaes_v vaes_enc(vaes_v x, vaes_v k) { return _mm512_aesenc_epi128(x, k); }
 VAES_INLINE vaes_v vaes_enclast(vaes_v x, vaes_v k) { return _mm512_aesenclast_epi128(x, k); }
 VAES_INLINE vaes_v vaes_dec(vaes_v x, vaes_v k) { return _mm512_aesdec_epi128(x, k); }
@@ -692,18 +699,6 @@ VAES_INLINE void vaes_gstep_with(vaes_gsum *s, vaes_v h, vaes_v hkk, const uint8
     VAES_PIN(s->lo, s->mid, s->hi);
 }
 
-#if VAES_VL == 64
-VAES_INLINE vaes_v vaes_xor3(vaes_v a, vaes_v b, vaes_v c)
-{
-    return _mm512_ternarylogic_epi64(a, b, c, 0x96);
-}
-#else
-VAES_INLINE vaes_v vaes_xor3(vaes_v a, vaes_v b, vaes_v c)
-{
-    return vaes_xor(a, vaes_xor(b, c));
-}
-#endif
-
 /* Two vectors, a and b, at once: each sum takes both products in one
  * three-way XOR where the ISA has one. */
 VAES_INLINE void vaes_gstep2_with(vaes_gsum *s, const vaes_v *h, const vaes_v *hkk,
@@ -863,6 +858,9 @@ static void VAES_FN(ghash)(const aeskit_ghash_key *hk, uint8_t acc[16], const ui
         y = vaes_gblocks128(hk, y, p, n);
     vaes_store128(acc, _mm_shuffle_epi8(y, bswap));
 }
+
+/* ---- OCB3: the fused ocb slot (its own file, same helpers) ---- */
+#include "vaes_ocb.h"
 
 /* ---- fused GCM: vaes_gcm.h, zmm only (its header says why) ----------------- */
 #if VAES_VL == 64
