@@ -172,7 +172,7 @@ FLOORED = [b for b in aeskit.backends().available if b in ("aesni", "vaes_avx2",
 
 @pytest.mark.skipif(not FLOORED, reason="no backend with a floor on this CPU")
 def test_floors_per_backend_in_json_and_text():
-    args = [*TINY, "--modes", "GHASH,CTR,OFB", "--backend", "all", "--layer", "kernel",
+    args = [*TINY, "--modes", "GHASH,CTR,OFB,GCM", "--backend", "all", "--layer", "kernel",
             "--peers", "none"]
     doc = json.loads(bench(*args, "--json").stdout)
     check_schema(doc)
@@ -180,7 +180,8 @@ def test_floors_per_backend_in_json_and_text():
     assert set(probe) == {"aesenc_latency_cycles", "aesenc_cycles_per_instruction",
                           "vaes_ymm_cycles_per_instruction", "vaes_zmm_cycles_per_instruction",
                           "clmul_xmm_cycles_per_instruction", "clmul_ymm_cycles_per_instruction",
-                          "clmul_zmm_cycles_per_instruction"}
+                          "clmul_zmm_cycles_per_instruction", "gcm_mix_xmm_cycles",
+                          "gcm_mix_ymm_cycles", "gcm_mix_zmm_cycles"}
     widths = doc["meta"]["floor_widths"]
     assert widths["vaes_avx512"] == {"width": "zmm", "blocks_per_instruction": 4}
     for r in doc["slope"]:
@@ -189,6 +190,8 @@ def test_floors_per_backend_in_json_and_text():
             assert isinstance(r["floor_basis"], str)
             if r["mode"] == "OFB":
                 assert r["floor_basis"] == "AESENC latency"
+            elif r["mode"] == "GCM":  # the mix is measured wherever the width's AES is
+                assert r["floor_basis"] == f"{widths[r['backend']]['width']} AES + CLMUL mix"
             else:
                 width = widths[r["backend"]]["width"]
                 unit = "CLMUL" if r["mode"] == "GHASH" else "AES"
