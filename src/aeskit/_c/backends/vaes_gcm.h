@@ -40,10 +40,10 @@
 
 /* What every batch of a call reads, made once per call: the round keys
  * already broadcast, the powers, and the Karatsuba halves of each pair of
- * them (hk[j], j odd: vaes_gkara2). Read as
- * memory operands, they spare each batch 10-14 broadcasts and 16 shuffles
- * and XORs, which compete with VAES for the same pipes (0.28 c/B for AES-128
- * on zmm with them in the loop). Holds the key schedule: wiped after use. */
+ * them (hk[j], j odd: vaes_gkara2). Read as memory operands, they spare
+ * each batch 10-14 broadcasts and 16 shuffles and XORs, which compete with
+ * VAES for the same pipes (0.28 c/B for AES-128 on zmm with them in the
+ * loop). Holds the key schedule and powers of H: wiped after use. */
 typedef struct vaes_gcm_ctx {
     vaes_v keys[AESKIT_MAX_ROUNDS + 1];
     vaes_v h[VAES_NV], hk[VAES_NV];
@@ -128,7 +128,7 @@ static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int 
     }
     if (enc)
         y = vaes_gblocks(hk, y, dst - AESKIT_BLOCK * VAES_W, VAES_W);
-    aeskit_secure_zero(g.keys, sizeof g.keys);
+    aeskit_secure_zero(&g, sizeof g);
     vaes_store128(ctr, _mm_shuffle_epi8(c, swap));
     vaes_store128(acc, _mm_shuffle_epi8(y, gswap));
     return head + batches * VAES_W;
