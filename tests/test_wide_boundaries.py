@@ -23,7 +23,9 @@ from aead_helpers import (gcm_j0, gcm_model_ciphertext, new_aead, nonce_for_j0, 
 from helpers import KEY_SIZES, decrypt, decrypt_into, encrypt, encrypt_into, new, ref
 
 W = 32
-WIDE_MODES = ("ECB", "CBC", "CFB", "CTR")
+# Every mode: the serial ones (CFB8, OFB, CBC/CFB encryption) run aesni's code on the vaes
+# tables, but a table that pointed a slot at the wrong function would show here.
+WIDE_MODES = ("ECB", "CBC", "CFB", "CFB8", "OFB", "CTR")
 LENGTHS = sorted(
     set(range((3 * W + 2) * 16 + 18))
     | {16 * k * W + s * d for k in range(1, 9) for d in (0, 1, 15, 16, 17) for s in (1, -1)}
