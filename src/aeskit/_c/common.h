@@ -2,6 +2,7 @@
 #ifndef AESKIT_COMMON_H
 #define AESKIT_COMMON_H
 
+#include <assert.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -68,6 +69,21 @@ static inline void aeskit_xor_bytes(uint8_t *dst, const uint8_t *a, const uint8_
         aeskit_xor16(dst + i, a + i, b + i);
     for (; i < len; i++)
         dst[i] = a[i] ^ b[i];
+}
+
+/* Number of trailing zero bits of i != 0: OCB3's L index for block i.
+ * Block indices are public, so this may take any time. */
+static inline unsigned aeskit_ntz64(uint64_t i)
+{
+    assert(i != 0);
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctzll(i);
+#else
+    unsigned n = 0;
+    for (; (i & 1) == 0; i >>= 1)
+        n++;
+    return n;
+#endif
 }
 
 /* Constant-time equality: 1 if equal. OR-accumulates, never exits early. */

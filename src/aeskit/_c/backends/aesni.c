@@ -129,37 +129,22 @@ AESNI_INLINE void aesni_xor_key(__m128i *x, size_t w, __m128i key)
         x[j] = _mm_xor_si128(x[j], key);
 }
 
-/* Rounds 1..rounds of the cipher on blocks already whitened with rk[0]. */
-AESNI_INLINE void aesni_enc_rounds(__m128i *x, size_t w, const uint8_t *rk,
-                                   unsigned rounds)
+/* Rounds 1..rounds on blocks already whitened with rk[0]: the cipher
+ * (enc) or the Equivalent Inverse Cipher; enc is a constant at every call. */
+AESNI_INLINE void aesni_rounds(__m128i *x, size_t w, const uint8_t *rk, unsigned rounds,
+                               int enc)
 {
     const uint8_t *last = rk + AESKIT_BLOCK * rounds;
     for (const uint8_t *p = rk + AESKIT_BLOCK; p < last; p += AESKIT_BLOCK) {
         const __m128i key = aesni_load(p);
         AESNI_UNROLL
         for (size_t j = 0; j < w; j++)
-            x[j] = _mm_aesenc_si128(x[j], key);
+            x[j] = enc ? _mm_aesenc_si128(x[j], key) : _mm_aesdec_si128(x[j], key);
     }
     const __m128i key = aesni_load(last);
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++)
-        x[j] = _mm_aesenclast_si128(x[j], key);
-}
-
-AESNI_INLINE void aesni_dec_rounds(__m128i *x, size_t w, const uint8_t *rk,
-                                   unsigned rounds)
-{
-    const uint8_t *last = rk + AESKIT_BLOCK * rounds;
-    for (const uint8_t *p = rk + AESKIT_BLOCK; p < last; p += AESKIT_BLOCK) {
-        const __m128i key = aesni_load(p);
-        AESNI_UNROLL
-        for (size_t j = 0; j < w; j++)
-            x[j] = _mm_aesdec_si128(x[j], key);
-    }
-    const __m128i key = aesni_load(last);
-    AESNI_UNROLL
-    for (size_t j = 0; j < w; j++)
-        x[j] = _mm_aesdeclast_si128(x[j], key);
+        x[j] = enc ? _mm_aesenclast_si128(x[j], key) : _mm_aesdeclast_si128(x[j], key);
 }
 
 /* Rounds 1..rounds-1 of one block: the serial modes do the last one. */
@@ -181,10 +166,7 @@ AESNI_INLINE void aesni_ecb_w(const uint8_t *rk, unsigned rounds, int enc, uint8
     for (size_t j = 0; j < w; j++)
         x[j] = aesni_load(*src + AESKIT_BLOCK * j);
     aesni_xor_key(x, w, aesni_load(rk));
-    if (enc)
-        aesni_enc_rounds(x, w, rk, rounds);
-    else
-        aesni_dec_rounds(x, w, rk, rounds);
+    aesni_rounds(x, w, rk, rounds, enc);
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++)
         aesni_store(*dst + AESKIT_BLOCK * j, x[j]);
@@ -257,7 +239,7 @@ AESNI_INLINE __m128i aesni_cbc_dec_w(const uint8_t *rk, unsigned rounds, __m128i
     for (size_t j = 0; j < w; j++)
         x[j] = aesni_load(in + AESKIT_BLOCK * j);
     aesni_xor_key(x, w, aesni_load(rk));
-    aesni_dec_rounds(x, w, rk, rounds);
+    aesni_rounds(x, w, rk, rounds, 0);
     x[0] = _mm_xor_si128(x[0], prev);
     AESNI_UNROLL
     for (size_t j = 1; j < w; j++)
@@ -329,7 +311,7 @@ AESNI_INLINE __m128i aesni_cfb_dec_w(const uint8_t *rk, unsigned rounds, __m128i
     for (size_t j = 1; j < w; j++)
         x[j] = aesni_load(in + AESKIT_BLOCK * (j - 1));
     aesni_xor_key(x, w, aesni_load(rk));
-    aesni_enc_rounds(x, w, rk, rounds);
+    aesni_rounds(x, w, rk, rounds, 1);
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++)
         x[j] = _mm_xor_si128(x[j], aesni_load(in + AESKIT_BLOCK * j));
@@ -424,7 +406,7 @@ AESNI_INLINE void aesni_ctr_xor(const uint8_t *rk, unsigned rounds, __m128i *x,
                                 uint8_t **dst, const uint8_t **src, size_t w)
 {
     aesni_xor_key(x, w, aesni_load(rk));
-    aesni_enc_rounds(x, w, rk, rounds);
+    aesni_rounds(x, w, rk, rounds, 1);
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++)
         aesni_store(*dst + AESKIT_BLOCK * j,

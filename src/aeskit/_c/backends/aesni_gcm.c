@@ -10,8 +10,8 @@
  * 16 * (i - 1), its Karatsuba half at 128 + 16 * (i - 1), i = 1..8).
  *
  * Lanes: AES blocks in memory byte order, 8 in flight as in aesni.c; GHASH
- * blocks byte-reversed, with ghash_clmul.c's 8-block aggregation and
- * Montgomery reduction, repeated here because they are static there.
+ * blocks byte-reversed, with ghash_clmul.c's 8-block aggregation and the
+ * arithmetic both take from clmul128.h.
  *
  * Each batch runs the AES rounds of 8 counter blocks with the GHASH of 8
  * other blocks threaded through them, one block's three PCLMULQDQ before
@@ -57,6 +57,7 @@
 #include <immintrin.h>
 
 #include "aeskit.h"
+#include "clmul128.h"
 #include "common.h"
 
 #if !defined(AESKIT_HAVE_X86)
@@ -96,50 +97,26 @@ GCM_INLINE uint32_t gcm_bswap32(uint32_t v)
     return v >> 24 | (v >> 8 & 0xff00) | (v & 0xff00) << 8 | v << 24;
 }
 
-GCM_INLINE __m128i gcm_bswap_mask(void)
-{
-    return _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-}
+/* ---- GHASH: clmul128.h on ghash_clmul.c's key layout ------------------- */
 
-/* ---- GHASH, as in ghash_clmul.c ----------------------------------------- */
-
-typedef struct {
-    __m128i lo, mid, hi;
-} gcm_sum;
-
-/* s += x * H^(i+1), unreduced (Karatsuba); pinned, see the top. */
-GCM_INLINE void gcm_mul_add(gcm_sum *s, const aeskit_ghash_key *hk, __m128i x, size_t i)
+/* s += x * H^(i+1), unreduced; pinned, see the top. */
+GCM_INLINE void gcm_mul_add(aeskit_clmul_sum *s, const aeskit_ghash_key *hk, __m128i x,
+                            size_t i)
 {
     const uint8_t *w = (const uint8_t *)hk->w;
-    const __m128i h = gcm_load(w + AESKIT_BLOCK * i);
-    const __m128i hkar = gcm_load(w + AESKIT_BLOCK * (GCM_W + i));
-    const __m128i xk = _mm_xor_si128(x, _mm_shuffle_epi32(x, 0x4E));
-    s->lo = _mm_xor_si128(s->lo, _mm_clmulepi64_si128(x, h, 0x00));
-    s->hi = _mm_xor_si128(s->hi, _mm_clmulepi64_si128(x, h, 0x11));
-    s->mid = _mm_xor_si128(s->mid, _mm_clmulepi64_si128(xk, hkar, 0x00));
+    aeskit_clmul_mul_add(s, x, gcm_load(w + AESKIT_BLOCK * i),
+                         gcm_load(w + AESKIT_BLOCK * (GCM_W + i)));
     GCM_PIN(s->lo);
     GCM_PIN(s->mid);
     GCM_PIN(s->hi);
 }
 
-GCM_INLINE __m128i gcm_reduce(gcm_sum s)
-{
-    const __m128i poly = _mm_set_epi64x(0, (long long)UINT64_C(0xC200000000000000));
-    const __m128i mid = _mm_xor_si128(s.mid, _mm_xor_si128(s.lo, s.hi));
-    __m128i lo = _mm_xor_si128(s.lo, _mm_slli_si128(mid, 8));
-    const __m128i hi = _mm_xor_si128(s.hi, _mm_srli_si128(mid, 8));
-
-    lo = _mm_xor_si128(_mm_shuffle_epi32(lo, 0x4E), _mm_clmulepi64_si128(lo, poly, 0x00));
-    lo = _mm_xor_si128(_mm_shuffle_epi32(lo, 0x4E), _mm_clmulepi64_si128(lo, poly, 0x00));
-    return _mm_xor_si128(hi, lo);
-}
-
 /* Block j of the 8 at p, byte-reversed, y folded into the first: it is
  * multiplied by H^(8-j). */
-GCM_INLINE void gcm_hash_step(gcm_sum *s, const aeskit_ghash_key *hk, __m128i y,
+GCM_INLINE void gcm_hash_step(aeskit_clmul_sum *s, const aeskit_ghash_key *hk, __m128i y,
                               const uint8_t *p, size_t j)
 {
-    __m128i x = _mm_shuffle_epi8(gcm_load(p + AESKIT_BLOCK * j), gcm_bswap_mask());
+    __m128i x = _mm_shuffle_epi8(gcm_load(p + AESKIT_BLOCK * j), aeskit_clmul_bswap());
     if (j == 0)
         x = _mm_xor_si128(x, y);
     gcm_mul_add(s, hk, x, GCM_W - 1 - j);
@@ -148,11 +125,11 @@ GCM_INLINE void gcm_hash_step(gcm_sum *s, const aeskit_ghash_key *hk, __m128i y,
 /* y folded with the 8 blocks at p, alone: the last batch when encrypting. */
 GCM_INLINE __m128i gcm_hash8(const aeskit_ghash_key *hk, __m128i y, const uint8_t *p)
 {
-    gcm_sum s = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128()};
+    aeskit_clmul_sum s = aeskit_clmul_zero();
     GCM_UNROLL
     for (size_t j = 0; j < GCM_W; j++)
         gcm_hash_step(&s, hk, y, p, j);
-    return gcm_reduce(s);
+    return aeskit_clmul_reduce(s);
 }
 
 /* ---- one batch ----------------------------------------------------------- */
@@ -183,7 +160,7 @@ GCM_INLINE void gcm_batch(const uint8_t *rk, unsigned rounds, const aeskit_ghash
                           int hash, uint8_t (*cb)[AESKIT_BLOCK], uint32_t k0w3, uint32_t c,
                           __m128i *y, const uint8_t *hin, uint8_t *dst, const uint8_t *src)
 {
-    gcm_sum s = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128()};
+    aeskit_clmul_sum s = aeskit_clmul_zero();
     __m128i x[GCM_W];
 
     GCM_UNROLL
@@ -201,7 +178,7 @@ GCM_INLINE void gcm_batch(const uint8_t *rk, unsigned rounds, const aeskit_ghash
             x[j] = _mm_aesenc_si128(x[j], key);
     }
     if (hash)
-        *y = gcm_reduce(s);
+        *y = aeskit_clmul_reduce(s);
     const uint8_t *last = rk + AESKIT_BLOCK * rounds;
     for (const uint8_t *p = rk + AESKIT_BLOCK * (GCM_W + 1); p < last; p += AESKIT_BLOCK) {
         const __m128i key = gcm_load(p);
@@ -228,7 +205,7 @@ size_t aeskit_aesni_gcm(const aeskit_key *k, const aeskit_ghash_key *hk, int enc
         return 0;
     const uint8_t *rk = (const uint8_t *)k->rk;
     const unsigned rounds = k->rounds;
-    const __m128i bswap = gcm_bswap_mask();
+    const __m128i bswap = aeskit_clmul_bswap();
     __m128i y = _mm_shuffle_epi8(gcm_load(acc), bswap);
     uint32_t c = aeskit_load_be32(ctr + 12);
     const __m128i white = _mm_xor_si128(gcm_load(ctr), gcm_load(rk));

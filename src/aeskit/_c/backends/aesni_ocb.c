@@ -30,6 +30,7 @@
 #include <immintrin.h>
 
 #include "aeskit.h"
+#include "common.h"
 
 #if !defined(AESKIT_HAVE_X86)
 #error "aesni_ocb.c is built only where AESKIT_HAVE_X86 declares aeskit_aesni_ocb"
@@ -51,19 +52,6 @@ OCB_INLINE __m128i ocb_load(const uint8_t *p)
 OCB_INLINE void ocb_store(uint8_t *p, __m128i v)
 {
     _mm_storeu_si128((__m128i *)(void *)p, v);
-}
-
-/* i != 0, a public block index */
-OCB_INLINE unsigned ocb_ntz(uint64_t i)
-{
-#if defined(__GNUC__)
-    return (unsigned)__builtin_ctzll(i);
-#else
-    unsigned n = 0;
-    for (; (i & 1) == 0; i >>= 1)
-        n++;
-    return n;
-#endif
 }
 
 /*
@@ -103,7 +91,7 @@ OCB_INLINE void ocb_any_w(const uint8_t *rk, unsigned rounds, const aeskit_ocb_k
     __m128i x[OCB_W], o[OCB_W];
     OCB_UNROLL
     for (size_t j = 0; j < w; j++) {
-        *off = _mm_xor_si128(*off, ocb_load(ok->l[ocb_ntz(++*i)]));
+        *off = _mm_xor_si128(*off, ocb_load(ok->l[aeskit_ntz64(++*i)]));
         o[j] = *off;
         x[j] = _mm_xor_si128(ocb_load(*src + AESKIT_BLOCK * j), o[j]);
     }
@@ -157,7 +145,7 @@ OCB_INLINE void ocb_run(const uint8_t *rk, unsigned rounds, const aeskit_ocb_key
         OCB_UNROLL
         for (size_t j = 0; j < OCB_W - 1; j++)
             o[j] = _mm_xor_si128(off, delta[j]);
-        o[OCB_W - 1] = off = _mm_xor_si128(o[OCB_W - 2], ocb_load(ok->l[ocb_ntz(i)]));
+        o[OCB_W - 1] = off = _mm_xor_si128(o[OCB_W - 2], ocb_load(ok->l[aeskit_ntz64(i)]));
         OCB_UNROLL
         for (size_t j = 0; j < OCB_W; j++)
             x[j] = _mm_xor_si128(ocb_load(src + AESKIT_BLOCK * j), o[j]);

@@ -21,6 +21,8 @@
  * at a time is a Montgomery step with the reciprocal polynomial, whose low
  * word is 1 and whose next word is t^57 + t^62 + t^63 = 0xC200000000000000.
  * Each step is one PCLMULQDQ by that constant, a qword swap and an XOR.
+ * The arithmetic itself is clmul128.h's, shared with aesni_gcm.c and the
+ * vaes tables.
  *
  * Aggregation: 8 blocks per reduction, sum of X_i * H^(9-i) with the
  * accumulator folded into X_1, so the serial chain is one multiply and one
@@ -45,6 +47,7 @@
 #include <immintrin.h>
 
 #include "aeskit.h"
+#include "clmul128.h"
 #include "common.h"
 
 #if !defined(AESKIT_HAVE_X86)
@@ -73,11 +76,6 @@ CLMUL_INLINE void clmul_store(uint8_t *p, __m128i v)
     _mm_storeu_si128((__m128i *)(void *)p, v);
 }
 
-CLMUL_INLINE __m128i clmul_bswap_mask(void)
-{
-    return _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-}
-
 /* H^(i+1) * x^-1 and its Karatsuba half, i = 0..CLMUL_W-1. */
 CLMUL_INLINE const uint8_t *clmul_power(const aeskit_ghash_key *hk, size_t i)
 {
@@ -89,76 +87,37 @@ CLMUL_INLINE const uint8_t *clmul_karatsuba(const aeskit_ghash_key *hk, size_t i
     return (const uint8_t *)hk->w + CLMUL_KARATSUBA_OFF + AESKIT_BLOCK * i;
 }
 
-/* An unreduced 256-bit sum of products, kept as Karatsuba's three parts. */
-typedef struct {
-    __m128i lo, mid, hi;
-} clmul_sum;
-
-CLMUL_INLINE void clmul_mul_add(clmul_sum *s, __m128i x, __m128i h, __m128i hk)
-{
-    const __m128i xk = _mm_xor_si128(x, _mm_shuffle_epi32(x, 0x4E));
-    s->lo = _mm_xor_si128(s->lo, _mm_clmulepi64_si128(x, h, 0x00));
-    s->hi = _mm_xor_si128(s->hi, _mm_clmulepi64_si128(x, h, 0x11));
-    s->mid = _mm_xor_si128(s->mid, _mm_clmulepi64_si128(xk, hk, 0x00));
-}
-
-CLMUL_INLINE __m128i clmul_reduce(clmul_sum s)
-{
-    const __m128i poly = _mm_set_epi64x(0, (long long)UINT64_C(0xC200000000000000));
-    const __m128i mid = _mm_xor_si128(s.mid, _mm_xor_si128(s.lo, s.hi));
-    __m128i lo = _mm_xor_si128(s.lo, _mm_slli_si128(mid, 8));
-    const __m128i hi = _mm_xor_si128(s.hi, _mm_srli_si128(mid, 8));
-
-    lo = _mm_xor_si128(_mm_shuffle_epi32(lo, 0x4E), _mm_clmulepi64_si128(lo, poly, 0x00));
-    lo = _mm_xor_si128(_mm_shuffle_epi32(lo, 0x4E), _mm_clmulepi64_si128(lo, poly, 0x00));
-    return _mm_xor_si128(hi, lo);
-}
-
 /* acc folded with w blocks: sum of X_j * H^(w-j), X_0 carrying acc. w is a
  * constant at the bulk call, so the loop unrolls; the tail passes 1..7. */
 CLMUL_INLINE __m128i clmul_blocks(const aeskit_ghash_key *hk, __m128i acc, const uint8_t *p,
                                   size_t w)
 {
-    const __m128i bswap = clmul_bswap_mask();
-    clmul_sum s = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128()};
+    const __m128i bswap = aeskit_clmul_bswap();
+    aeskit_clmul_sum s = aeskit_clmul_zero();
     CLMUL_UNROLL
     for (size_t j = 0; j < w; j++) {
         __m128i x = _mm_shuffle_epi8(clmul_load(p + AESKIT_BLOCK * j), bswap);
         if (j == 0)
             x = _mm_xor_si128(x, acc);
         const size_t i = w - 1 - j;
-        clmul_mul_add(&s, x, clmul_load(clmul_power(hk, i)),
-                      clmul_load(clmul_karatsuba(hk, i)));
+        aeskit_clmul_mul_add(&s, x, clmul_load(clmul_power(hk, i)),
+                             clmul_load(clmul_karatsuba(hk, i)));
     }
-    return clmul_reduce(s);
-}
-
-/* a * b * x on register images: with b = H^i x^-1 this is a * H^i. */
-static __m128i clmul_mul(__m128i a, __m128i b)
-{
-    clmul_sum s = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128()};
-    clmul_mul_add(&s, a, b, _mm_xor_si128(b, _mm_shuffle_epi32(b, 0x4E)));
-    return clmul_reduce(s);
+    return aeskit_clmul_reduce(s);
 }
 
 void aeskit_clmul_ghash_key(aeskit_ghash_key *hk, const uint8_t h[16])
 {
-    /* H * x^-1: shift left one bit; the x^0 bit that leaves comes back as
-     * x^-1 = x^127 + x^6 + x + 1, without a branch on H. */
-    const uint64_t a1 = aeskit_load_be64(h), a0 = aeskit_load_be64(h + 8);
-    const uint64_t carry = 0 - (a1 >> 63);
-    const uint64_t h1 = ((a1 << 1) | (a0 >> 63)) ^ (carry & UINT64_C(0xC200000000000000));
-    const uint64_t h0 = (a0 << 1) ^ (carry & 1);
-    const __m128i base = _mm_set_epi64x((long long)h1, (long long)h0);
+    const __m128i base = aeskit_clmul_h_xinv(h);
     uint8_t *out = (uint8_t *)hk->w;
     __m128i pw = base;
 
     for (size_t i = 0; i < CLMUL_W; i++) {
         if (i > 0)
-            pw = clmul_mul(pw, base);
+            pw = aeskit_clmul_mul(pw, base);
         clmul_store(out + AESKIT_BLOCK * i, pw);
         clmul_store(out + CLMUL_KARATSUBA_OFF + AESKIT_BLOCK * i,
-                    _mm_xor_si128(pw, _mm_shuffle_epi32(pw, 0x4E)));
+                    aeskit_clmul_half(pw));
     }
 }
 
@@ -168,7 +127,7 @@ void aeskit_clmul_ghash(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8
     assert(n == 0 || (p != NULL && acc != NULL));
     if (n == 0)
         return;
-    const __m128i bswap = clmul_bswap_mask();
+    const __m128i bswap = aeskit_clmul_bswap();
     __m128i y = _mm_shuffle_epi8(clmul_load(acc), bswap);
 
     for (; n >= CLMUL_W; n -= CLMUL_W, p += CLMUL_W * AESKIT_BLOCK)

@@ -47,6 +47,7 @@
 #include <immintrin.h>
 
 #include "aeskit.h"
+#include "clmul128.h"
 
 #if !defined(AESKIT_HAVE_X86)
 #error "vaes_body.h is built only where AESKIT_HAVE_X86 declares the vaes tables"
@@ -610,7 +611,7 @@ static void VAES_FN(ofb)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
 }
 
 /* ---- GHASH on VPCLMULQDQ ------------------------------------------------
- * ghash_clmul.c's method (reflected lanes, powers stored as H^i * x^-1,
+ * clmul128.h's arithmetic (reflected lanes, powers stored as H^i * x^-1,
  * Karatsuba, Montgomery-style reduction by 0xC2...), run on every 128-bit
  * lane of a vector: VAES_GW blocks per reduction, block j of a group
  * multiplied by H^(VAES_GW - j), the accumulator folded into block 0 (lane 0
@@ -670,27 +671,7 @@ VAES_INLINE vaes_v vaes_zero(void) { return _mm512_setzero_si512(); }
 VAES_INLINE vaes_v vaes_from128(__m128i a) { return _mm512_zextsi128_si512(a); }
 #endif
 
-VAES_INLINE __m128i vaes_gbswap(void)
-{
-    return _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-}
-
-/* The 256-bit unreduced sum hi:lo, reduced (Montgomery-style, by 0xC2...). */
-VAES_INLINE __m128i vaes_greduce256(__m128i lo, __m128i hi)
-{
-    const __m128i poly = _mm_set_epi64x(0, (long long)UINT64_C(0xC200000000000000));
-    lo = _mm_xor_si128(_mm_shuffle_epi32(lo, 0x4E), _mm_clmulepi64_si128(lo, poly, 0x00));
-    lo = _mm_xor_si128(_mm_shuffle_epi32(lo, 0x4E), _mm_clmulepi64_si128(lo, poly, 0x00));
-    return _mm_xor_si128(hi, lo);
-}
-
-/* The same sum as Karatsuba's three parts, 128-bit. */
-VAES_INLINE __m128i vaes_greduce(__m128i slo, __m128i smid, __m128i shi)
-{
-    const __m128i mid = _mm_xor_si128(smid, _mm_xor_si128(slo, shi));
-    return vaes_greduce256(_mm_xor_si128(slo, _mm_slli_si128(mid, 8)),
-                           _mm_xor_si128(shi, _mm_srli_si128(mid, 8)));
-}
+VAES_INLINE __m128i vaes_gbswap(void) { return aeskit_clmul_bswap(); }
 
 /* The three Karatsuba sums of a group, lane-wise, until its reduction. */
 typedef struct vaes_gsum {
@@ -778,7 +759,7 @@ VAES_INLINE __m128i vaes_gfinish(vaes_gsum s)
     const vaes_v mid = vaes_xor3(s.mid, s.lo, s.hi);
     const vaes_v lo = vaes_xor(s.lo, vaes_bslli8(mid));
     const vaes_v hi = vaes_xor(s.hi, vaes_bsrli8(mid));
-    return vaes_greduce256(vaes_fold_lanes(lo), vaes_fold_lanes(hi));
+    return aeskit_clmul_reduce256(vaes_fold_lanes(lo), vaes_fold_lanes(hi));
 }
 
 /* Where block j of an r-block group finds its power, H^(r - j). */
@@ -826,47 +807,26 @@ VAES_INLINE __m128i vaes_gblocks128(const aeskit_ghash_key *hk, __m128i acc, con
                                     size_t r)
 {
     const uint8_t *pw = vaes_gpowers(hk, r);
-    __m128i lo = _mm_setzero_si128(), mid = _mm_setzero_si128(), hi = _mm_setzero_si128();
+    aeskit_clmul_sum s = aeskit_clmul_zero();
     for (size_t j = 0; j < r; j++) {
         __m128i x = _mm_shuffle_epi8(vaes_load128(p + AESKIT_BLOCK * j), vaes_gbswap());
         if (j == 0)
             x = _mm_xor_si128(x, acc);
         const __m128i h = vaes_load128(pw + AESKIT_BLOCK * j);
-        const __m128i hkk = _mm_xor_si128(h, _mm_shuffle_epi32(h, 0x4E));
-        const __m128i xk = _mm_xor_si128(x, _mm_shuffle_epi32(x, 0x4E));
-        lo = _mm_xor_si128(lo, _mm_clmulepi64_si128(x, h, 0x00));
-        hi = _mm_xor_si128(hi, _mm_clmulepi64_si128(x, h, 0x11));
-        mid = _mm_xor_si128(mid, _mm_clmulepi64_si128(xk, hkk, 0x00));
+        aeskit_clmul_mul_add(&s, x, h, aeskit_clmul_half(h));
     }
-    return vaes_greduce(lo, mid, hi);
-}
-
-/* a * b * x on register images: with b = H^i x^-1 this is a * H^i. */
-static __m128i VAES_FN(gmul)(__m128i a, __m128i b)
-{
-    const __m128i ak = _mm_xor_si128(a, _mm_shuffle_epi32(a, 0x4E));
-    const __m128i bk = _mm_xor_si128(b, _mm_shuffle_epi32(b, 0x4E));
-    return vaes_greduce(_mm_clmulepi64_si128(a, b, 0x00), _mm_clmulepi64_si128(ak, bk, 0x00),
-                        _mm_clmulepi64_si128(a, b, 0x11));
+    return aeskit_clmul_reduce(s);
 }
 
 static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16])
 {
-    /* H * x^-1 (ghash_clmul.c): shift left one bit; the x^0 bit that leaves
-     * comes back as x^-1 = x^127 + x^6 + x + 1, without a branch on H. */
-    const __m128i hb = _mm_shuffle_epi8(vaes_load128(h), vaes_gbswap());
-    const uint64_t a1 = (uint64_t)_mm_extract_epi64(hb, 1);
-    const uint64_t a0 = (uint64_t)_mm_cvtsi128_si64(hb);
-    const uint64_t carry = 0 - (a1 >> 63);
-    const uint64_t h1 = ((a1 << 1) | (a0 >> 63)) ^ (carry & UINT64_C(0xC200000000000000));
-    const uint64_t h0 = (a0 << 1) ^ (carry & 1);
-    const __m128i base = _mm_set_epi64x((long long)h1, (long long)h0);
+    const __m128i base = aeskit_clmul_h_xinv(h);
     uint8_t *out = (uint8_t *)hk->w;
     __m128i pw = base;
 
     for (size_t i = 1; i <= VAES_GW; i++) {   /* pw = H^i x^-1 */
         if (i > 1)
-            pw = VAES_FN(gmul)(pw, base);
+            pw = aeskit_clmul_mul(pw, base);
         vaes_store128(out + AESKIT_BLOCK * (VAES_GW - i), pw);
     }
 }

@@ -91,13 +91,6 @@ VAES_INLINE vaes_v vaes_ocb_q(const aeskit_ocb_key *ok)
 #endif
 static_assert(1 << VAES_LOG2_BPV == VAES_BPV, "VAES_LOG2_BPV");
 
-/* i != 0, a public block index */
-VAES_INLINE unsigned vaes_ntz(uint64_t i)
-{
-    assert(i != 0);
-    return (unsigned)__builtin_ctzll(i);
-}
-
 /* delta_j = L[ntz(1)] ^ .. ^ L[ntz(j)], j public: L[b] for each bit b set
  * in the Gray code j ^ (j >> 1) (each step to j flips bit ntz(j) of it). */
 VAES_INLINE __m128i vaes_ocb_delta(const aeskit_ocb_key *ok, size_t j)
@@ -130,7 +123,7 @@ VAES_INLINE void vaes_ocb_deltas(const aeskit_ocb_key *ok, vaes_v *D, size_t nv)
         }
         D[v] = vaes_xor(e, q);
         if (v + 1 < VAES_NV) {
-            const __m128i lx = vaes_load128(ok->l[VAES_LOG2_BPV + vaes_ntz(v + 1)]);
+            const __m128i lx = vaes_load128(ok->l[VAES_LOG2_BPV + aeskit_ntz64(v + 1)]);
             D[v] = vaes_xor_lane(D[v], lx, VAES_BPV - 1);
             e = vaes_xor3(e, lb, vaes_bcast(lx));
         }
@@ -221,7 +214,7 @@ VAES_INLINE void vaes_ocb_run(const uint8_t *rk, unsigned rounds, const aeskit_o
         assert(p % VAES_BPV == 0);
         const size_t m = nd - p;
         const __m128i base = _mm_xor_si128(off, vaes_ocb_delta(ok, p));
-        const __m128i lw = nd == VAES_W ? vaes_load128(ok->l[vaes_ntz(i + m)]) : zero;
+        const __m128i lw = nd == VAES_W ? vaes_load128(ok->l[aeskit_ntz64(i + m)]) : zero;
         vaes_ocb_grid(rk, rounds, enc, fold, vaes_bcast(base), D, p / VAES_BPV, m, lw, &sum,
                       dst, src);
         off = _mm_xor_si128(base, vaes_ocb_delta(ok, nd < VAES_W ? nd : VAES_W - 1));
@@ -233,7 +226,7 @@ VAES_INLINE void vaes_ocb_run(const uint8_t *rk, unsigned rounds, const aeskit_o
         vaes_v O = vaes_bcast(off);
         for (; n >= VAES_W; n -= VAES_W, src += 16 * VAES_W, dst += 16 * VAES_W) {
             i += VAES_W;
-            const __m128i lw = vaes_load128(ok->l[vaes_ntz(i)]);
+            const __m128i lw = vaes_load128(ok->l[aeskit_ntz64(i)]);
             vaes_ocb_vectors(rk, rounds, enc, fold, O, D, 0, lw, &sum, dst, src, VAES_NV,
                              VAES_BPV);
             O = vaes_xor3(O, vaes_bcast(lw), dw);

@@ -24,20 +24,6 @@
 static_assert(sizeof(((aeskit_ocb_key *)0)->l) / 16 == 64,
               "one L per possible ntz of a 64-bit block index");
 
-/* Number of trailing zero bits of i, i != 0. i is a public block index. */
-static inline unsigned ntz64(uint64_t i)
-{
-    assert(i != 0);
-#if defined(__GNUC__)
-    return (unsigned)__builtin_ctzll(i);
-#else
-    unsigned n = 0;
-    for (; (i & 1) == 0; i >>= 1)
-        n++;
-    return n;
-#endif
-}
-
 /* dst = double(src) in GF(2^128) as RFC 7253 §2 defines it (big-endian,
  * x^128 = x^7 + x^2 + x + 1); the reduction is masked, not branched. */
 static void ocb_double(uint8_t dst[16], const uint8_t src[16])
@@ -127,7 +113,7 @@ static void hash_blocks(aeskit_ocb *o, const uint8_t *a, size_t n)
     while (n > 0) {
         size_t b = n < BATCH ? n : BATCH;
         for (size_t j = 0; j < b; j++) {
-            off = blk_xor(off, blk_load(ok->l[ntz64(++i)]));
+            off = blk_xor(off, blk_load(ok->l[aeskit_ntz64(++i)]));
             blk_store(buf + 16 * j, blk_xor(off, blk_load(a + 16 * j)));
         }
         k->impl->ecb_enc(k, buf, buf, b);
@@ -161,7 +147,7 @@ static void generic_blocks(aeskit_ocb *o, uint8_t *dst, const uint8_t *src, size
         const uint64_t i0 = i;
         for (size_t j = 0; j < b; j++) {
             const blk in = blk_load(src + 16 * j);
-            off = blk_xor(off, blk_load(ok->l[ntz64(++i)]));
+            off = blk_xor(off, blk_load(ok->l[aeskit_ntz64(++i)]));
             blk_store(buf + 16 * j, blk_xor(in, off));
             if (o->enc)
                 sum = blk_xor(sum, in);
@@ -170,7 +156,7 @@ static void generic_blocks(aeskit_ocb *o, uint8_t *dst, const uint8_t *src, size
         off = off0;
         i = i0;
         for (size_t j = 0; j < b; j++) {
-            off = blk_xor(off, blk_load(ok->l[ntz64(++i)]));
+            off = blk_xor(off, blk_load(ok->l[aeskit_ntz64(++i)]));
             const blk out = blk_xor(blk_load(buf + 16 * j), off);
             blk_store(dst + 16 * j, out);
             if (!o->enc)

@@ -151,7 +151,7 @@ static PyObject *aead_get_backend(PyObject *op, void *c)
 static PyObject *aead_get_key_size(PyObject *op, void *c)
 {
     (void)c;
-    return PyLong_FromLong(32L * ((long)((AeadObject *)op)->key.rounds - 6));
+    return PyLong_FromLong(aeskit_key_bits(&((AeadObject *)op)->key));
 }
 
 static PyObject *aead_get_tag_length(PyObject *op, void *c)
@@ -164,7 +164,7 @@ static PyObject *aead_repr(PyObject *op)
 {
     AeadObject *self = (AeadObject *)op;
     return PyUnicode_FromFormat("<%s key_size=%d tag_length=%u backend=%s>",
-                                Py_TYPE(op)->tp_name, 32 * ((int)self->key.rounds - 6),
+                                Py_TYPE(op)->tp_name, (int)aeskit_key_bits(&self->key),
                                 self->tag_len, self->key.impl->name);
 }
 

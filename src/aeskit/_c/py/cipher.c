@@ -81,14 +81,14 @@ static PyObject *key_get_backend(PyObject *op, void *closure)
 static PyObject *key_get_key_size(PyObject *op, void *closure)
 {
     (void)closure;
-    return PyLong_FromLong(32L * ((long)((KeyObject *)op)->key.rounds - 6));
+    return PyLong_FromLong(aeskit_key_bits(&((KeyObject *)op)->key));
 }
 
 static PyObject *key_repr(PyObject *op)
 {
     KeyObject *self = (KeyObject *)op;
     return PyUnicode_FromFormat("<%s key_size=%d backend=%s>", Py_TYPE(op)->tp_name,
-                                32 * ((int)self->key.rounds - 6), self->key.impl->name);
+                                (int)aeskit_key_bits(&self->key), self->key.impl->name);
 }
 
 static int check_iv(PyObject *obj, Py_buffer *iv)

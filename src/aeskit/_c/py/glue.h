@@ -13,6 +13,13 @@
 
 extern PyObject *aeskit_AlreadyFinalized;
 
+/* The key size in bits of an expanded key (10, 12, 14 rounds: 128, 192, 256),
+ * for the key_size attribute of every key-holding object. */
+static inline long aeskit_key_bits(const aeskit_key *k)
+{
+    return 32L * ((long)k->rounds - 6);
+}
+
 /* "auto" or a backend name -> a backend usable here; NULL with ValueError. */
 const struct aeskit_impl *aeskit_resolve_backend(const char *name);
 
