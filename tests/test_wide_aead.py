@@ -2,8 +2,11 @@
 
 W = 32 blocks is the widest batch: vaes_avx512's OCB3 kernel runs 32 blocks from a block
 index that is a multiple of 32 (vaes_avx2 16, aesni 8), with a head up to that index and a
-tail of whole vectors after it; GCM runs the wide CTR and a GHASH of 32 blocks per
-reduction. Every length 0..(3W+2)*16+17 crosses each handover (the head, whole batches, the
+tail of whole vectors after it. vaes_avx512's fused GCM kernel (vaes_gcm.h) takes a
+message only from FUSED_GCM = 14 + 3W blocks (a 12-byte nonce's counter starts 14 blocks
+before a multiple of 16, then at least 3 batches); it hashes its batches in pairs, one
+reduction per pair, an odd batch alone first. Every length 0..(FUSED_GCM+4W+2)*16+17
+crosses each handover (the head, whole batches, an odd and an even number of them, the
 half batch, one vector at a time, a partial last vector, a partial last block), for
 sealing and opening, one-shot and in place. AAD lengths cross the same boundaries (OCB3's
 HASH and GCM's GHASH). Unaligned buffers take every offset 1..63 for a few lengths.
@@ -19,22 +22,26 @@ import ctypes
 import functools
 
 import pytest
-from aead_helpers import new_aead, ref_seal, stream_open, stream_seal
+from aead_helpers import new_aead, rand, ref_seal, stream_open, stream_seal
 
 W = 32
+FUSED_GCM = 14 + 3 * W   # blocks: the shortest message vaes_avx512's fused GCM takes
 AEADS = ("GCM", "OCB3")
-MAX_LEN = (3 * W + 2) * 16 + 17
+MAX_LEN = (FUSED_GCM + 4 * W + 2) * 16 + 17
 LENGTHS = range(MAX_LEN + 1)
-DATA = bytes((i * 151 + 29) & 0xFF for i in range(MAX_LEN + 64))
-KEYS = {ks: bytes((i * 37 + ks) & 0xFF for i in range(ks)) for ks in (16, 24, 32)}
+# Pseudo-random, never periodic: an affine byte pattern repeats every 16 blocks, and with
+# it a fused GCM batch hashed with the other batch's Karatsuba halves still passed.
+DATA = rand(151, MAX_LEN + 64)
+KEYS = {ks: rand(37 + ks, ks) for ks in (16, 24, 32)}
 NONCE = bytes.fromhex("cafebabefacedbaddecaf888")
 AAD = b"wide kernels"
 # Around each handover of a W-block batch, and of half and a quarter of one.
 AAD_LENGTHS = sorted({0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65}
                      | {16 * b + d for b in (W // 4, W // 2, W, 2 * W, 3 * W)
                         for d in (-17, -16, -1, 0, 1, 16, 17)})
-AAD_DATA_LENGTHS = (0, 1, 16, 16 * W + 17)
-ALIGN_LENGTHS = (16, 64, 16 * W // 2 + 3, 16 * W, 16 * W + 17, 16 * 2 * W + 48)
+AAD_DATA_LENGTHS = (0, 1, 16, 16 * W + 17, 16 * (FUSED_GCM + W) + 17)
+ALIGN_LENGTHS = (16, 64, 16 * W // 2 + 3, 16 * W, 16 * W + 17, 16 * 2 * W + 48,
+                 16 * (FUSED_GCM + 3 * W) + 5)
 STEP_BLOCKS = (1, 17, 31, 33, 63)
 
 
