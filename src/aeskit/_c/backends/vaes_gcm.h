@@ -7,31 +7,41 @@
  * Each batch runs the AES rounds of VAES_W counter blocks (CTR's whitening
  * trick, vaes_ctr_whiten_k0) with the GHASH of VAES_W other blocks threaded
  * through the middle rounds, two vectors' VPCLMULQDQ at a time, the vector
- * carrying the accumulator last (as vaes_gblocks orders them), and the
- * group's one reduction after the stores, where its latency overlaps the
- * next batch's rounds. Decrypting, the hashed blocks are the batch's own
+ * carrying the accumulator last (as vaes_ggroup orders them). The hashed
+ * batches go in pairs that share one reduction: the first of a pair takes
+ * the key's powers H^64..H^33 and carries the accumulator, the second
+ * H^32..H^1, and the pair's reduction runs after its stores, where its
+ * latency overlaps the next batch's rounds (an odd batch is hashed alone
+ * first, with H^32..H^1). Decrypting, the hashed blocks are the batch's own
  * input, all loaded before it stores anything, so dst == src is safe.
  * Encrypting, they are the previous batch's output, reread from dst (hot in
  * L1): the first batch hashes nothing, and the last batch's ciphertext is
  * hashed alone after the loop. aesni_gcm.c is the same design on 128-bit
  * registers.
  *
- * zmm only: on ymm the same kernel ran slower than the split path (0.36-0.5
- * c/B against 0.38 for AES-128 at 16 KiB): with 16 registers the 8 counter
- * vectors, the sums and the hashed data do not fit, and the spills compete
- * with the rounds. vaes_avx2 keeps the split path (its gcm slot is NULL).
+ * zmm only. On ymm, with the round keys and powers read from memory (16
+ * registers), batches of 8 or of 4 counter vectors (the latter as Linux's
+ * aes-gcm-vaes-avx2 does) measured 0.36-0.40 c/B for AES-128 at 16 KiB,
+ * no better than the split path; with the byte swaps, halves and
+ * reduction taken out (wrong results, timing only) they still took 0.30.
+ * vaes_avx2 keeps the split path (its gcm slot is NULL).
  *
  * The blocks before the counter's lowest byte is a multiple of 16 (a
  * 12-byte nonce starts at 2: 14 of them) go through this table's own CTR
  * and GHASH slots; whole batches follow; the mode finishes the last
  * 0..VAES_W-1 blocks with the split slots. A message shorter than its head
- * and one batch is left to the split path entirely (returns 0).
+ * and VAES_GCM_MIN blocks is left to the split path entirely (returns 0).
  *
  * Speed (Zen 4): the floor is not max(CTR, GHASH). Measured with
  * independent chains, a zmm VPCLMULQDQ issues once per 2 cycles, and next
  * to zmm VAES each one takes a cycle from the AES units: an AES-128 batch
  * of 32 blocks is 80 VAES + 24 VPCLMULQDQ = 104 cycles, 0.203 c/B, against
- * 0.156 for CTR alone. On ymm the multiplies overlap the rounds almost
+ * 0.156 for CTR alone. The rest is the byte swaps, the Karatsuba halves and
+ * the reduction with its folds of lanes, all on the same pipes: removing
+ * them from the loop (wrong results, timing only) left 0.207. The folds
+ * and the reduction cost 0.03 c/B per batch, so pairs of batches share one
+ * (0.236 against 0.252 at 1 MiB); sharing it among four measured 0.228 but
+ * needs 2 KiB more key. On ymm the multiplies overlap the rounds almost
  * fully (80 VAES + 24 VPCLMULQDQ on 16 blocks: 53 cycles instead of 40 +
  * 48), but ymm GHASH alone is bound at 24 x 2 cycles per 16 blocks (0.19
  * c/B), so both widths meet near 0.20. See docs/performance.md for what
@@ -39,37 +49,36 @@
  */
 
 /* What every batch of a call reads, made once per call: the round keys
- * already broadcast, the powers, and the Karatsuba halves of each pair of
- * them (hk[j], j odd: vaes_gkara2). Read as memory operands, they spare
- * each batch 10-14 broadcasts and 16 shuffles and XORs, which compete with
- * VAES for the same pipes (0.28 c/B for AES-128 on zmm with them in the
- * loop). Holds the key schedule and powers of H: wiped after use. */
+ * already broadcast (read as memory operands, they spare each batch 10-14
+ * broadcasts) and the counter offsets. The powers and their halves are
+ * read from the GHASH key itself. Holds the key schedule: wiped after
+ * use. */
 typedef struct vaes_gcm_ctx {
     vaes_v keys[AESKIT_MAX_ROUNDS + 1];
-    vaes_v h[VAES_NV], hk[VAES_NV];
     vaes_v J[VAES_G];
 } vaes_gcm_ctx;
 
 /* One batch of VAES_W blocks: CTR from c (lowest byte a multiple of 16)
- * into dst, with *acc folded with the VAES_W blocks at hp (none if hp is
- * NULL). Returns c + VAES_W. */
+ * into dst, with the VAES_W blocks at hp (none if hp is NULL) added to the
+ * sums s, times the powers at pw (halves at hv); acc, if not NULL, rides
+ * in hp's vector 0. Returns c + VAES_W. */
 VAES_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds, __m128i c,
-                                   __m128i swap, __m128i *acc, const uint8_t *hp,
+                                   __m128i swap, vaes_gsum *s, const __m128i *acc,
+                                   const uint8_t *hp, const uint8_t *pw, const uint8_t *hv,
                                    uint8_t *dst, const uint8_t *src)
 {
     vaes_v x[VAES_NV];
-    vaes_gsum s = vaes_gsum_zero();
     const __m128i k0 = vaes_low128(g->keys[0]);
     c = vaes_ctr_whiten_k0(k0, AESKIT_CTR_BE32, c, swap, g->J, x, VAES_NV);
 
     /* Straight-line rounds as in vaes_middle; the hashed vectors ride two
      * at a time (three-way XORs: 0.26 c/B against 0.27 one at a time) on
-     * rounds 2, 4, 6 and 8, vector 0 with acc in the last pair. */
+     * rounds 2, 4, 6 and 8, vector 0 (with acc) in the last pair. */
     _Pragma("GCC unroll 9")
     for (unsigned i = 1; i < 10; i++) {
         vaes_round_with(x, VAES_NV, g->keys[i], 1);
         if (hp != NULL && i % 2 == 0 && i <= VAES_NV)
-            vaes_gstep2_with(&s, g->h, g->hk, hp, i - 1, i % VAES_NV, *acc);
+            vaes_gstep2(s, pw, hv + VAES_VL * (i / 2 - 1), hp, i - 1, i % VAES_NV, acc);
     }
     for (unsigned i = 10; i < rounds; i++)
         vaes_round_with(x, VAES_NV, g->keys[i], 1);
@@ -79,8 +88,6 @@ VAES_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds, __m12
         const vaes_v d = vaes_load(src + VAES_VL * j);
         vaes_store(dst + VAES_VL * j, vaes_enclast(x[j], vaes_xor(kl, d)));
     }
-    if (hp != NULL)
-        *acc = vaes_gfinish(s);
     return c;
 }
 
@@ -89,6 +96,8 @@ VAES_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds, __m12
 #endif
 
 static_assert(VAES_NV <= 9, "one hashed vector per middle round of AES-128");
+static_assert(VAES_GP == 2 * VAES_W && VAES_GW == VAES_W,
+              "a reduction per two batches: the key holds 2 * VAES_W powers");
 
 static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                            uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
@@ -107,7 +116,11 @@ static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int 
         dst += AESKIT_BLOCK * head, src += AESKIT_BLOCK * head;
     }
     const size_t batches = (n - head) / VAES_W;
-    const uint8_t *rk = vaes_enc_keys(k), *pw = vaes_gpowers(hk, VAES_W);
+    const uint8_t *rk = vaes_enc_keys(k);
+    /* Group 0 (H^64..H^33) for the first batch of a pair, group 1 (H^32..H^1)
+     * for the second and for a batch hashed alone. */
+    const uint8_t *pw0 = vaes_gpowers(hk, VAES_GP), *pw1 = vaes_gpowers(hk, VAES_W);
+    const uint8_t *hv0 = vaes_ghalves(hk, 0), *hv1 = vaes_ghalves(hk, 1);
     const unsigned rounds = k->rounds;
     const __m128i gswap = vaes_gbswap();
     __m128i c = _mm_shuffle_epi8(vaes_load128(ctr), swap);
@@ -115,16 +128,38 @@ static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int 
     vaes_gcm_ctx g;
     for (unsigned i = 0; i <= rounds; i++)
         g.keys[i] = vaes_key(rk, i);
-    for (size_t j = 0; j < VAES_NV; j++)
-        g.h[j] = vaes_load(pw + VAES_VL * j);
-    for (size_t j = 1; j < VAES_NV; j += 2)   /* the pairs vaes_gcm_batch hashes */
-        g.hk[j] = vaes_gkara2(g.h[j], g.h[(j + 1) % VAES_NV]);
     vaes_ctr_offsets(swap, g.J);
 
-    for (size_t b = 0; b < batches; b++) {
-        const uint8_t *hp = !enc ? src : b > 0 ? dst - AESKIT_BLOCK * VAES_W : NULL;
-        c = vaes_gcm_batch(&g, rounds, c, swap, &y, hp, dst, src);
+    /* Encrypting, a batch hashes the previous one's output (reread from
+     * dst, hot in L1), so the first hashes nothing and the last batch's
+     * ciphertext is hashed alone after the loop; decrypting, a batch
+     * hashes its own input, all loaded before it stores anything, so dst ==
+     * src is safe. The hashed batches go in pairs sharing one reduction
+     * (0.236 c/B against 0.252 with one per batch, AES-128, Zen 4), an odd
+     * one first alone. */
+    const size_t back = enc ? AESKIT_BLOCK * VAES_W : 0;
+    size_t b = 0;
+    vaes_gsum s = vaes_gsum_zero();
+    if (enc) {
+        c = vaes_gcm_batch(&g, rounds, c, swap, &s, NULL, NULL, pw1, hv1, dst, src);
+        dst += AESKIT_BLOCK * VAES_W, src += AESKIT_BLOCK * VAES_W, b++;
+    }
+    if ((batches - b) % 2 == 1) {
+        c = vaes_gcm_batch(&g, rounds, c, swap, &s, &y, enc ? dst - back : src, pw1, hv1,
+                           dst, src);
+        y = vaes_gfinish(s);
+        s = vaes_gsum_zero();
+        dst += AESKIT_BLOCK * VAES_W, src += AESKIT_BLOCK * VAES_W, b++;
+    }
+    for (; b < batches; b += 2) {
+        c = vaes_gcm_batch(&g, rounds, c, swap, &s, &y, enc ? dst - back : src, pw0, hv0,
+                           dst, src);
         dst += AESKIT_BLOCK * VAES_W, src += AESKIT_BLOCK * VAES_W;
+        c = vaes_gcm_batch(&g, rounds, c, swap, &s, NULL, enc ? dst - back : src, pw1, hv1,
+                           dst, src);
+        dst += AESKIT_BLOCK * VAES_W, src += AESKIT_BLOCK * VAES_W;
+        y = vaes_gfinish(s);
+        s = vaes_gsum_zero();
     }
     if (enc)
         y = vaes_gblocks(hk, y, dst - AESKIT_BLOCK * VAES_W, VAES_W);
