@@ -82,7 +82,7 @@ enum {
  * Karatsuba halves). Layout private to the backend whose ghash_key built it.
  */
 typedef struct aeskit_ghash_key {
-    uint64_t w[192];   /* 1536 bytes: vaes_avx512's 64 powers and their halves */
+    uint64_t w[384];   /* 3072 bytes: vaes_avx512's 128 powers and their halves */
 } aeskit_ghash_key;
 
 /*

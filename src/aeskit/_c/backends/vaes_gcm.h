@@ -8,11 +8,11 @@
  * trick, vaes_ctr_whiten_k0) with the GHASH of VAES_W other blocks threaded
  * through the middle rounds, two vectors' VPCLMULQDQ at a time, the vector
  * carrying the accumulator last (as vaes_ggroup orders them). The hashed
- * batches go in pairs that share one reduction: the first of a pair takes
- * the key's powers H^64..H^33 and carries the accumulator, the second
- * H^32..H^1, and the pair's reduction runs after its stores, where its
- * latency overlaps the next batch's rounds (an odd batch is hashed alone
- * first, with H^32..H^1). Decrypting, the hashed blocks are the batch's own
+ * batches go in chunks of up to four that share one reduction: a chunk of
+ * m batches takes the key's last m groups of 32 powers (H^32m..H^1), the
+ * accumulator riding in its first batch, and its reduction runs after its
+ * stores, where its latency overlaps the next batch's rounds; the short
+ * chunk comes first. Decrypting, the hashed blocks are the batch's own
  * input, all loaded before it stores anything, so dst == src is safe.
  * Encrypting, they are the previous batch's output, reread from dst (hot in
  * L1): the first batch hashes nothing, and the last batch's ciphertext is
@@ -39,9 +39,8 @@
  * 0.156 for CTR alone. The rest is the byte swaps, the Karatsuba halves and
  * the reduction with its folds of lanes, all on the same pipes: removing
  * them from the loop (wrong results, timing only) left 0.207. The folds
- * and the reduction cost 0.03 c/B per batch, so pairs of batches share one
- * (0.236 against 0.252 at 1 MiB); sharing it among four measured 0.228 but
- * needs 2 KiB more key. On ymm the multiplies overlap the rounds almost
+ * and the reduction cost 0.03 c/B per batch, so four batches share one:
+ * 0.229 c/B at 1 MiB, against 0.240 for two and 0.252 for one. On ymm the multiplies overlap the rounds almost
  * fully (80 VAES + 24 VPCLMULQDQ on 16 blocks: 53 cycles instead of 40 +
  * 48), but ymm GHASH alone is bound at 24 x 2 cycles per 16 blocks (0.19
  * c/B), so both widths meet near 0.20. See docs/performance.md for what
@@ -96,8 +95,8 @@ VAES_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds, __m12
 #endif
 
 static_assert(VAES_NV <= 9, "one hashed vector per middle round of AES-128");
-static_assert(VAES_GP == 2 * VAES_W && VAES_GW == VAES_W,
-              "a reduction per two batches: the key holds 2 * VAES_W powers");
+#define VAES_GCM_GROUPS (VAES_GP / VAES_W)   /* batches per reduction */
+static_assert(VAES_GW == VAES_W, "a batch hashes one group of the key's powers");
 
 static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                            uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
@@ -117,10 +116,6 @@ static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int 
     }
     const size_t batches = (n - head) / VAES_W;
     const uint8_t *rk = vaes_enc_keys(k);
-    /* Group 0 (H^64..H^33) for the first batch of a pair, group 1 (H^32..H^1)
-     * for the second and for a batch hashed alone. */
-    const uint8_t *pw0 = vaes_gpowers(hk, VAES_GP), *pw1 = vaes_gpowers(hk, VAES_W);
-    const uint8_t *hv0 = vaes_ghalves(hk, 0), *hv1 = vaes_ghalves(hk, 1);
     const unsigned rounds = k->rounds;
     const __m128i gswap = vaes_gbswap();
     __m128i c = _mm_shuffle_epi8(vaes_load128(ctr), swap);
@@ -139,27 +134,31 @@ static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int 
      * one first alone. */
     const size_t back = enc ? AESKIT_BLOCK * VAES_W : 0;
     size_t b = 0;
-    vaes_gsum s = vaes_gsum_zero();
     if (enc) {
-        c = vaes_gcm_batch(&g, rounds, c, swap, &s, NULL, NULL, pw1, hv1, dst, src);
+        vaes_gsum none = vaes_gsum_zero();
+        c = vaes_gcm_batch(&g, rounds, c, swap, &none, NULL, NULL, NULL, NULL, dst, src);
         dst += AESKIT_BLOCK * VAES_W, src += AESKIT_BLOCK * VAES_W, b++;
     }
-    if ((batches - b) % 2 == 1) {
-        c = vaes_gcm_batch(&g, rounds, c, swap, &s, &y, enc ? dst - back : src, pw1, hv1,
-                           dst, src);
-        y = vaes_gfinish(s);
-        s = vaes_gsum_zero();
-        dst += AESKIT_BLOCK * VAES_W, src += AESKIT_BLOCK * VAES_W, b++;
-    }
-    for (; b < batches; b += 2) {
-        c = vaes_gcm_batch(&g, rounds, c, swap, &s, &y, enc ? dst - back : src, pw0, hv0,
-                           dst, src);
-        dst += AESKIT_BLOCK * VAES_W, src += AESKIT_BLOCK * VAES_W;
-        c = vaes_gcm_batch(&g, rounds, c, swap, &s, NULL, enc ? dst - back : src, pw1, hv1,
+    while (b < batches) {
+        /* A chunk of m batches takes the key's last m groups of powers, acc
+         * in its first batch; the short chunk comes first. */
+        size_t m = (batches - b) % VAES_GCM_GROUPS;
+        m = m == 0 ? VAES_GCM_GROUPS : m;
+        size_t grp = VAES_GCM_GROUPS - m;
+        vaes_gsum s = vaes_gsum_zero();
+        c = vaes_gcm_batch(&g, rounds, c, swap, &s, &y, enc ? dst - back : src,
+                           vaes_gpowers(hk, VAES_GP - VAES_W * grp), vaes_ghalves(hk, grp),
                            dst, src);
         dst += AESKIT_BLOCK * VAES_W, src += AESKIT_BLOCK * VAES_W;
+        for (size_t i = 1; i < m; i++) {
+            grp++;
+            c = vaes_gcm_batch(&g, rounds, c, swap, &s, NULL, enc ? dst - back : src,
+                               vaes_gpowers(hk, VAES_GP - VAES_W * grp), vaes_ghalves(hk, grp),
+                               dst, src);
+            dst += AESKIT_BLOCK * VAES_W, src += AESKIT_BLOCK * VAES_W;
+        }
         y = vaes_gfinish(s);
-        s = vaes_gsum_zero();
+        b += m;
     }
     if (enc)
         y = vaes_gblocks(hk, y, dst - AESKIT_BLOCK * VAES_W, VAES_W);
