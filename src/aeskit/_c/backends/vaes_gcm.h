@@ -90,6 +90,9 @@ VAES_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds, __m12
     return c;
 }
 
+/* Shorter messages run faster split: at 96 blocks (1.5 KiB) 0.45 c/B split
+ * against 0.51 fused from 2 * VAES_W (the head, a first batch that hashes
+ * nothing and the last batch's GHASH alone leave little fused). */
 #ifndef VAES_GCM_MIN
 #define VAES_GCM_MIN (3 * VAES_W)
 #endif
