@@ -10,6 +10,7 @@ import hashlib
 import mmap
 import threading
 
+import aeskit
 import numpy as np
 import pytest
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
@@ -79,6 +80,36 @@ def test_one_shot_matches_references(backend, name, ks, data, n, na, seed):
         port = new_aead(name, key, tag_length=t, backend="portable")
         assert port.encrypt(nonce, pt, aad) == sealed
         assert port.decrypt(nonce, sealed, aad) == pt
+
+
+GCM_SHORT = 8   # blocks of AAD and data together on modes/gcm.c's one-shot short path
+
+
+@pytest.mark.parametrize("ks", KEY_SIZES)
+def test_gcm_one_shot_short_path(backend, ks):
+    """Every AAD length 0..3*16+1 with every data length 0..(GCM_SHORT+2)*16, so the short
+    path (aeskit_gcm_oneshot: a 12-byte nonce, AAD and data of at most GCM_SHORT blocks
+    together) meets every padding and hands over to the long one at every split: sealed
+    and opened one-shot, and in place, against OpenSSL; a flipped tag bit is refused and
+    zeroes the buffer."""
+    key, nonce = rand(ks, ks), rand(ks + 1, 12)
+    obj = new_aead("GCM", key, backend=backend)
+    pt_all, aad_all = rand(ks + 2, (GCM_SHORT + 2) * 16), rand(ks + 3, 3 * 16 + 1)
+    for na in range(3 * 16 + 2):
+        aad = aad_all[:na]
+        for n in range((GCM_SHORT + 2) * 16 + 1):
+            pt = pt_all[:n]
+            sealed = ref_seal("GCM", key, nonce, pt, aad)
+            assert obj.encrypt(nonce, pt, aad) == sealed, (na, n)
+            assert obj.decrypt(nonce, sealed, aad) == pt, (na, n)
+            buf = bytearray(sealed)
+            assert obj.decrypt_into(nonce, buf, aad, buf) == n
+            assert buf[:n] == pt, (na, n)
+        bad = bytearray(sealed)
+        bad[-1] ^= 1
+        with pytest.raises(aeskit.InvalidTag):
+            obj.decrypt_into(nonce, bad, aad, bad)
+        assert not any(bad[:n]), na
 
 
 @name_param

@@ -6,15 +6,33 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Big-endian loads and stores: one bswap and one move where the compiler
+ * has the builtin (GCC did not merge the byte-wise form: 16 instructions
+ * per 64-bit store, a quarter of a short GCM message's own work). */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define AESKIT_BSWAP_BUILTINS 1
+#endif
+
 static inline uint32_t aeskit_load_be32(const uint8_t *p)
 {
+#ifdef AESKIT_BSWAP_BUILTINS
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return __builtin_bswap32(v);
+#else
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+#endif
 }
 
 static inline void aeskit_store_be32(uint8_t *p, uint32_t v)
 {
+#ifdef AESKIT_BSWAP_BUILTINS
+    v = __builtin_bswap32(v);
+    memcpy(p, &v, 4);
+#else
     p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16);
     p[2] = (uint8_t)(v >> 8);  p[3] = (uint8_t)v;
+#endif
 }
 
 static inline uint32_t aeskit_load_le32(const uint8_t *p)
@@ -30,13 +48,24 @@ static inline void aeskit_store_le32(uint8_t *p, uint32_t v)
 
 static inline uint64_t aeskit_load_be64(const uint8_t *p)
 {
+#ifdef AESKIT_BSWAP_BUILTINS
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return __builtin_bswap64(v);
+#else
     return (uint64_t)aeskit_load_be32(p) << 32 | aeskit_load_be32(p + 4);
+#endif
 }
 
 static inline void aeskit_store_be64(uint8_t *p, uint64_t v)
 {
+#ifdef AESKIT_BSWAP_BUILTINS
+    v = __builtin_bswap64(v);
+    memcpy(p, &v, 8);
+#else
     aeskit_store_be32(p, (uint32_t)(v >> 32));
     aeskit_store_be32(p + 4, (uint32_t)v);
+#endif
 }
 
 static inline uint64_t aeskit_load_le64(const uint8_t *p)

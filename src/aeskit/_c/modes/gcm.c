@@ -142,3 +142,58 @@ void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16])
     aeskit_xor16(tag, g->acc, g->ek_j0);
     aeskit_secure_zero(g, sizeof *g);
 }
+
+/*
+ * A whole message at once. Short ones (a 12-byte nonce, AAD and data of at
+ * most GCM_SHORT_BLOCKS blocks together) take two slot calls instead of
+ * six: one CTR pass from J0 over zeros makes E(K, J0) and the keystream
+ * together, and one GHASH call takes the AAD, the ciphertext and the
+ * lengths block, zero-padded into one buffer. A 16-byte message took 730
+ * instructions and 260-280 cycles through init/aad/update/tag, 500 and 186
+ * this way (aesni, Zen 4). Past 8 blocks the copies and wipes cost more than
+ * the calls they save (256 bytes: 413 cycles against 396).
+ */
+#define GCM_SHORT_BLOCKS 8
+
+void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                        const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
+                        size_t aad_len, uint8_t *dst, const uint8_t *src, size_t len,
+                        uint8_t tag[16])
+{
+    const size_t ab = (aad_len + 15) / 16, db = (len + 15) / 16;
+    if (nonce_len != 12 || ab + db > GCM_SHORT_BLOCKS) {
+        aeskit_gcm g;
+        aeskit_gcm_init(&g, k, hk, enc, nonce, nonce_len);
+        aeskit_gcm_aad(&g, aad, aad_len);
+        aeskit_gcm_update(&g, dst, src, len);
+        aeskit_gcm_tag(&g, tag);
+        return;
+    }
+    uint8_t ks[16 * (GCM_SHORT_BLOCKS + 1)];   /* E(K, J0), then the keystream */
+    uint8_t hb[16 * (GCM_SHORT_BLOCKS + 1)];   /* AAD | ciphertext | lengths */
+    uint8_t ctr[16], acc[16] = {0};
+    memcpy(ctr, nonce, 12);
+    memset(ctr + 12, 0, 3);
+    ctr[15] = 1;
+    memset(ks, 0, 16 * (db + 1));
+    k->impl->ctr(k, AESKIT_CTR_BE32, ctr, ks, ks, db + 1);
+
+    /* Everything hashed is copied before dst is written: in place, or
+     * with the AAD overlapping dst, the ciphertext is still read whole. */
+    uint8_t *ct = hb + 16 * ab, *lens = ct + 16 * db;
+    memcpy(hb, aad, aad_len);
+    memset(hb + aad_len, 0, 16 * ab - aad_len);
+    if (!enc)
+        memcpy(ct, src, len);
+    aeskit_xor_bytes(dst, src, ks + 16, len);
+    if (enc)
+        memcpy(ct, dst, len);
+    memset(ct + len, 0, 16 * db - len);
+    aeskit_store_be64(lens, (uint64_t)aad_len * 8);
+    aeskit_store_be64(lens + 8, (uint64_t)len * 8);
+    k->impl->ghash(hk, acc, hb, ab + db + 1);
+    aeskit_xor16(tag, acc, ks);
+    aeskit_secure_zero(ks, 16 * (db + 1));
+    aeskit_secure_zero(hb, 16 * (ab + db + 1));
+    aeskit_secure_zero(acc, sizeof acc);
+}

@@ -232,11 +232,8 @@ static void seal_or_open(const AeadObject *self, int enc, const Py_buffer *nonce
                          size_t len, uint8_t tag[16])
 {
     if (self->kind == AEAD_GCM) {
-        aeskit_gcm g;
-        aeskit_gcm_init(&g, &self->key, &self->u.hk, enc, nonce->buf, (size_t)nonce->len);
-        aeskit_gcm_aad(&g, aad, aad_len);
-        aeskit_gcm_update(&g, dst, src, len);
-        aeskit_gcm_tag(&g, tag);
+        aeskit_gcm_oneshot(&self->key, &self->u.hk, enc, nonce->buf, (size_t)nonce->len, aad,
+                           aad_len, dst, src, len, tag);
     } else {
         aeskit_ocb o;
         aeskit_ocb_init(&o, &self->key, &self->u.ok, enc, nonce->buf, (size_t)nonce->len,
