@@ -52,6 +52,8 @@ void aeskit_gcm_init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key 
 void aeskit_gcm_aad(aeskit_gcm *g, const uint8_t *aad, size_t len)
 {
     assert(!g->in_data);
+    if (len == 0)
+        return;
     g->aad_len += len;
     if (g->pos > 0) {
         size_t take = 16 - g->pos < len ? 16 - g->pos : len;

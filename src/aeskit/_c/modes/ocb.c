@@ -103,6 +103,8 @@ void aeskit_ocb_init(aeskit_ocb *o, const aeskit_key *k, const aeskit_ocb_key *o
 /* n whole blocks of AAD into o->ad (Sum_i ^= E(A_i ^ Offset_i)). */
 static void hash_blocks(aeskit_ocb *o, const uint8_t *a, size_t n)
 {
+    if (n == 0)   /* most messages: no AAD, or less than a block */
+        return;
     const aeskit_key *k = o->key;
     const aeskit_ocb_key *ok = o->ok;
     uint8_t buf[BATCH * 16];
@@ -133,6 +135,8 @@ static void hash_blocks(aeskit_ocb *o, const uint8_t *a, size_t n)
  * than keeping them in a second buffer that would need wiping too. */
 static void generic_blocks(aeskit_ocb *o, uint8_t *dst, const uint8_t *src, size_t n)
 {
+    if (n == 0)   /* the fused slot took every block */
+        return;
     const aeskit_key *k = o->key;
     const aeskit_ocb_key *ok = o->ok;
     aeskit_ecb_fn *ecb = o->enc ? k->impl->ecb_enc : k->impl->ecb_dec;
