@@ -631,14 +631,14 @@ static void VAES_FN(ofb)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
  * byte swap, the Karatsuba halves and the sums, a stream of independent
  * steps already takes 0.109 on zmm. The bulk measures zmm 0.124 c/B with
  * 128 blocks per reduction (0.129 with 64, 0.139 with 32), ymm 0.197 with
- * 32 (aesni's xmm ~0.43). 32 blocks per
- * reduction beat 16 by 30% on zmm and 4% on ymm (half the folds and
- * reductions, more independent work around each); the vector carrying acc
- * goes last so the others' products do not wait on the previous reduction
- * (4% at 32); full groups go two vectors at a time, each sum taking both
- * products in one three-way XOR on zmm (0.146 against 0.155), their powers
- * and halves read from the key as memory operands. A call of at most
- * VAES_GSHORT blocks runs on xmm (vaes_gblocks128).
+ * 32 (aesni's xmm ~0.43). 32 blocks per reduction beat 16 by 30% on zmm
+ * and 4% on ymm (half the folds and reductions, more independent work
+ * around each); the vector carrying acc goes last so the others' products
+ * do not wait on the previous reduction (4% at 32); full groups go two
+ * vectors at a time, each sum taking both products in one three-way XOR on
+ * zmm (0.146 against 0.155), their powers and halves read from the key as
+ * memory operands. A call of at most VAES_GSHORT blocks runs on xmm
+ * (vaes_gblocks128).
  *
  * ghash_key layout (hk->w as bytes), private to this table (aesni's
  * differs):

@@ -40,11 +40,11 @@
  * the reduction with its folds of lanes, all on the same pipes: removing
  * them from the loop (wrong results, timing only) left 0.207. The folds
  * and the reduction cost 0.03 c/B per batch, so four batches share one:
- * 0.229 c/B at 1 MiB, against 0.240 for two and 0.252 for one. On ymm the multiplies overlap the rounds almost
- * fully (80 VAES + 24 VPCLMULQDQ on 16 blocks: 53 cycles instead of 40 +
- * 48), but ymm GHASH alone is bound at 24 x 2 cycles per 16 blocks (0.19
- * c/B), so both widths meet near 0.20. See docs/performance.md for what
- * the kernels reach.
+ * 0.229 c/B at 1 MiB, against 0.240 for two and 0.252 for one. On ymm the
+ * multiplies overlap the rounds almost fully in a probe (80 VAES + 24
+ * VPCLMULQDQ on 16 blocks: 53 cycles instead of 40 + 48), but ymm GHASH
+ * alone is bound at 24 x 2 cycles per 16 blocks (0.19 c/B). See
+ * docs/performance.md for what the kernels reach.
  */
 
 /* What every batch of a call reads, made once per call: the round keys
@@ -132,9 +132,8 @@ static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int 
      * dst, hot in L1), so the first hashes nothing and the last batch's
      * ciphertext is hashed alone after the loop; decrypting, a batch
      * hashes its own input, all loaded before it stores anything, so dst ==
-     * src is safe. The hashed batches go in pairs sharing one reduction
-     * (0.236 c/B against 0.252 with one per batch, AES-128, Zen 4), an odd
-     * one first alone. */
+     * src is safe. The hashed batches go in chunks of up to
+     * VAES_GCM_GROUPS sharing one reduction (see the header). */
     const size_t back = enc ? AESKIT_BLOCK * VAES_W : 0;
     size_t b = 0;
     if (enc) {

@@ -180,8 +180,8 @@ void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc
     memset(ks, 0, 16 * (db + 1));
     k->impl->ctr(k, AESKIT_CTR_BE32, ctr, ks, ks, db + 1);
 
-    /* Everything hashed is copied before dst is written: in place, or
-     * with the AAD overlapping dst, the ciphertext is still read whole. */
+    /* The AAD and, opening, the ciphertext are copied into hb before dst
+     * is written: dst may be src, or overlap the AAD. */
     uint8_t *ct = hb + 16 * ab, *lens = ct + 16 * db;
     memcpy(hb, aad, aad_len);
     memset(hb + aad_len, 0, 16 * ab - aad_len);
