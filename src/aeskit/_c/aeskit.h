@@ -267,7 +267,8 @@ void aeskit_gcm_aad(aeskit_gcm *g, const uint8_t *aad, size_t len);     /* befor
 void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t len);
 void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16]);   /* full 16 bytes; ends g */
 /* init, aad, update and tag over one whole message, with a shorter path for
- * short messages; dst may equal src. */
+ * short messages; dst may equal src or overlap the AAD; aad and src may be
+ * NULL when their length is 0. */
 void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                         const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
                         size_t aad_len, uint8_t *dst, const uint8_t *src, size_t len,

@@ -5,8 +5,9 @@
  *
  * Needs what vaes_avx2.c needs plus AVX-512F/BW/VL and BMI2, with the OS
  * saving ZMM state (these kernels use F, and BW for vpshufb on zmm; VL and
- * BMI2 complete the class the GHASH and GCM slots of this table will need). Built as its own
- * library with exactly those -m flags and called only after the CPU check.
+ * BMI2 complete the CPU class and cost nothing to require). Built as its
+ * own library with exactly those -m flags and called only after the CPU
+ * check.
  *
  * Why this width: zmm VAES sustains 1 instruction per cycle at latency 4 on
  * Zen 4 (double-pumped 256-bit units): 4 blocks per cycle, the same peak as

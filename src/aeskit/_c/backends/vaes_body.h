@@ -692,7 +692,8 @@ VAES_INLINE vaes_v vaes_from128(__m128i a) { return _mm512_zextsi128_si512(a); }
 
 VAES_INLINE __m128i vaes_gbswap(void) { return aeskit_clmul_bswap(); }
 
-/* The three Karatsuba sums of a group, lane-wise, until its reduction. */
+/* The three Karatsuba sums, lane-wise, from a reduction to the next (one
+ * group, or up to VAES_GP / VAES_GW of them). */
 typedef struct vaes_gsum {
     vaes_v lo, mid, hi;
 } vaes_gsum;
@@ -821,7 +822,7 @@ VAES_INLINE __m128i vaes_gblocks(const aeskit_ghash_key *hk, __m128i acc, const 
     const size_t last = r - (nv - 1) * VAES_BPV;
     vaes_gsum s = vaes_gsum_zero();
 
-    if (r == VAES_GW) {   /* the bulk: in pairs (0.140 c/B on zmm against 0.155) */
+    if (r == VAES_GW) {   /* a whole group: in pairs of vectors (vaes_ggroup) */
         vaes_ggroup(&s, hk, VAES_GP / VAES_GW - 1, p, &acc);
         return vaes_gfinish(s);
     }

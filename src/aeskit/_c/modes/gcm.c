@@ -19,6 +19,21 @@ static void hash_blocks(aeskit_gcm *g, const uint8_t *p, size_t n)
     g->key->impl->ghash(g->hk, g->acc, p, n);
 }
 
+/* J0 for a 12-byte nonce: nonce || 0^31 || 1. */
+static void j0_of_12(uint8_t j0[16], const uint8_t nonce[12])
+{
+    memcpy(j0, nonce, 12);
+    memset(j0 + 12, 0, 3);
+    j0[15] = 1;
+}
+
+/* The last block GHASH takes: the AAD's and the data's lengths in bits. */
+static void lengths_block(uint8_t lens[16], uint64_t aad_len, uint64_t data_len)
+{
+    aeskit_store_be64(lens, aad_len * 8);
+    aeskit_store_be64(lens + 8, data_len * 8);
+}
+
 void aeskit_gcm_init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key *hk,
                      int enc, const uint8_t *nonce, size_t nonce_len)
 {
@@ -29,8 +44,7 @@ void aeskit_gcm_init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key 
     g->enc = (uint8_t)(enc != 0);
     uint8_t j0[16] = {0};
     if (nonce_len == 12) {
-        memcpy(j0, nonce, 12);
-        j0[15] = 1;
+        j0_of_12(j0, nonce);
     } else {
         /* J0 = GHASH(nonce || 0-pad || [0]64 || [len(nonce) in bits]64) */
         size_t whole = nonce_len / 16, rest = nonce_len % 16;
@@ -138,8 +152,7 @@ void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16])
         hash_blocks(g, g->part, 1);
     }
     uint8_t lens[16];
-    aeskit_store_be64(lens, g->aad_len * 8);
-    aeskit_store_be64(lens + 8, g->data_len * 8);
+    lengths_block(lens, g->aad_len, g->data_len);
     hash_blocks(g, lens, 1);
     aeskit_xor16(tag, g->acc, g->ek_j0);
     aeskit_secure_zero(g, sizeof *g);
@@ -172,30 +185,29 @@ void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc
         return;
     }
     uint8_t ks[16 * (GCM_SHORT_BLOCKS + 1)];   /* E(K, J0), then the keystream */
-    uint8_t hb[16 * (GCM_SHORT_BLOCKS + 1)];   /* AAD | ciphertext | lengths */
+    uint8_t hb[16 * (GCM_SHORT_BLOCKS + 1)];   /* AAD | ciphertext | lengths: public */
     uint8_t ctr[16], acc[16] = {0};
-    memcpy(ctr, nonce, 12);
-    memset(ctr + 12, 0, 3);
-    ctr[15] = 1;
+    j0_of_12(ctr, nonce);
     memset(ks, 0, 16 * (db + 1));
     k->impl->ctr(k, AESKIT_CTR_BE32, ctr, ks, ks, db + 1);
 
     /* The AAD and, opening, the ciphertext are copied into hb before dst
      * is written: dst may be src, or overlap the AAD. */
     uint8_t *ct = hb + 16 * ab, *lens = ct + 16 * db;
-    memcpy(hb, aad, aad_len);
+    if (aad_len > 0)   /* a C caller may pass NULL with length 0 */
+        memcpy(hb, aad, aad_len);
     memset(hb + aad_len, 0, 16 * ab - aad_len);
-    if (!enc)
-        memcpy(ct, src, len);
-    aeskit_xor_bytes(dst, src, ks + 16, len);
-    if (enc)
-        memcpy(ct, dst, len);
+    if (len > 0) {
+        if (!enc)
+            memcpy(ct, src, len);
+        aeskit_xor_bytes(dst, src, ks + 16, len);
+        if (enc)
+            memcpy(ct, dst, len);
+    }
     memset(ct + len, 0, 16 * db - len);
-    aeskit_store_be64(lens, (uint64_t)aad_len * 8);
-    aeskit_store_be64(lens + 8, (uint64_t)len * 8);
+    lengths_block(lens, aad_len, len);
     k->impl->ghash(hk, acc, hb, ab + db + 1);
     aeskit_xor16(tag, acc, ks);
-    aeskit_secure_zero(ks, 16 * (db + 1));
-    aeskit_secure_zero(hb, 16 * (ab + db + 1));
+    aeskit_secure_zero(ks, 16 * (db + 1));   /* hb holds only what the message shows */
     aeskit_secure_zero(acc, sizeof acc);
 }

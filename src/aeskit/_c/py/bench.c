@@ -69,8 +69,9 @@ __attribute__((target("aes,sse2"))) static uint64_t aesenc_chain(uint64_t iters)
  * operand cycling through 8 registers as round keys do in a real kernel:
  * the throughput that bounds the parallel modes (AES) and GHASH (carry-less
  * multiply). (One shared key register measured half the AESENC throughput
- * on Zen 4; 4 chains of zmm VPCLMULQDQ fell 5% short of 8.) Named variables, not arrays: GCC keeps an array of eight zmm
- * in memory, and the store-to-load round trip then lengthens every chain.
+ * on Zen 4; 4 chains of zmm VPCLMULQDQ fell 5% short of 8.) Named
+ * variables, not arrays: GCC keeps an array of eight zmm in memory, and the
+ * store-to-load round trip then lengthens every chain.
  */
 #define ON8(OP, k)                                                                      \
     x0 = OP(x0, k); x1 = OP(x1, k); x2 = OP(x2, k); x3 = OP(x3, k);                     \
