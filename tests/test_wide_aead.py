@@ -4,8 +4,10 @@ W = 32 blocks is the widest batch: vaes_avx512's OCB3 kernel runs 32 blocks from
 index that is a multiple of 32 (vaes_avx2 16, aesni 8), with a head up to that index and a
 tail of whole vectors after it. vaes_avx512's fused GCM kernel (vaes_gcm.h) takes a
 message only from FUSED_GCM = 14 + 3W blocks (a 12-byte nonce's counter starts 14 blocks
-before a multiple of 16, then at least 3 batches); it hashes its batches in chunks of up
-to four, one reduction per chunk, the short chunk first. Every length
+before a multiple of 16, then at least 3 batches); its first batch starts at that multiple
+of 16 less 16, the blocks before the data absent (2 for a 12-byte nonce, any of 0..15 when
+streaming), its last 0..W-1 blocks go one vector at a time, and it hashes its batches in
+chunks of up to four, one reduction per chunk, the short chunk first. Every length
 0..(FUSED_GCM+4W+2)*16+17 crosses each handover (the head, whole batches, chunks of every
 size, the half batch, one vector at a time, a partial last vector, a partial last block),
 for sealing and opening, one-shot and in place. AAD lengths cross the same boundaries (OCB3's

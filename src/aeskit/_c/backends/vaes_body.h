@@ -112,6 +112,21 @@ VAES_INLINE void vaes_store_part(uint8_t *p, vaes_v v, size_t nb)
         vaes_store128(p, _mm256_castsi256_si128(v));
 }
 
+/* The last VAES_BPV - k blocks of a vector, k = 1..VAES_BPV-1 lanes absent
+ * at its start: p is the first present block; absent lanes read as zero
+ * and are not stored (vaes_load_skip). */
+VAES_INLINE vaes_v vaes_load_high(const uint8_t *p, size_t k)
+{
+    (void)k;
+    return _mm256_inserti128_si256(_mm256_setzero_si256(), vaes_load128(p), 1);
+}
+
+VAES_INLINE void vaes_store_high(uint8_t *p, vaes_v v, size_t k)
+{
+    (void)k;
+    vaes_store128(p, _mm256_extracti128_si256(v, 1));
+}
+
 VAES_INLINE vaes_v vaes_bcast(__m128i a) { return _mm256_broadcastsi128_si256(a); }
 VAES_INLINE __m128i vaes_low128(vaes_v a) { return _mm256_castsi256_si128(a); }
 VAES_INLINE vaes_v vaes_unpacklo64(vaes_v a, vaes_v b) { return _mm256_unpacklo_epi64(a, b); }
@@ -192,6 +207,40 @@ VAES_INLINE void vaes_store_part(uint8_t *p, vaes_v v, size_t nb)
         break;
     default:
         vaes_store(p, v);
+    }
+}
+
+/* As vaes_load_part at the other end: the last VAES_BPV - k blocks of a
+ * vector, k = 1..3 lanes absent at its start, p the first present block.
+ * Plain moves for the reason above: the fused GCM rereads what it stored
+ * (vaes_load_skip). */
+VAES_INLINE vaes_v vaes_load_high(const uint8_t *p, size_t k)
+{
+    const __m512i z = _mm512_setzero_si512();
+    switch (k) {
+    case 1:
+        return _mm512_inserti64x4(
+            _mm512_inserti32x4(z, vaes_load128(p), 1),
+            _mm256_loadu_si256((const __m256i *)(const void *)(p + 16)), 1);
+    case 2:
+        return _mm512_inserti64x4(z, _mm256_loadu_si256((const __m256i *)(const void *)p), 1);
+    default:
+        return _mm512_inserti32x4(z, vaes_load128(p), 3);
+    }
+}
+
+VAES_INLINE void vaes_store_high(uint8_t *p, vaes_v v, size_t k)
+{
+    switch (k) {
+    case 1:
+        vaes_store128(p, _mm512_extracti32x4_epi32(v, 1));
+        _mm256_storeu_si256((__m256i *)(void *)(p + 16), _mm512_extracti64x4_epi64(v, 1));
+        break;
+    case 2:
+        _mm256_storeu_si256((__m256i *)(void *)p, _mm512_extracti64x4_epi64(v, 1));
+        break;
+    default:
+        vaes_store128(p, _mm512_extracti32x4_epi32(v, 3));
     }
 }
 
@@ -692,6 +741,42 @@ VAES_INLINE vaes_v vaes_from128(__m128i a) { return _mm512_zextsi128_si512(a); }
 
 VAES_INLINE __m128i vaes_gbswap(void) { return aeskit_clmul_bswap(); }
 
+/* acc in lane l of an otherwise zero vector. */
+VAES_INLINE vaes_v vaes_acc_at(__m128i acc, size_t l)
+{
+    if (l == 0)
+        return vaes_from128(acc);
+#if VAES_VL == 32
+    return _mm256_inserti128_si256(_mm256_setzero_si256(), acc, 1);
+#else
+    return _mm512_maskz_broadcast_i32x4((__mmask16)(0xFu << (4 * l)), acc);
+#endif
+}
+
+/* Vector j of a run whose first `skip` blocks are absent, base pointing at
+ * its first present block: the absent lanes read as zero and are not
+ * stored, and no byte before base is touched. The fused GCM's first batch
+ * starts at the aligned counter up to 15 blocks before the data
+ * (vaes_gcm.h); with skip 0 these are plain vector moves. */
+VAES_INLINE vaes_v vaes_load_skip(const uint8_t *base, size_t j, size_t skip)
+{
+    const size_t first = VAES_BPV * j;
+    if (first >= skip)
+        return vaes_load(base + AESKIT_BLOCK * (first - skip));
+    if (first + VAES_BPV <= skip)
+        return vaes_zero();
+    return vaes_load_high(base, skip - first);
+}
+
+VAES_INLINE void vaes_store_skip(uint8_t *base, size_t j, size_t skip, vaes_v v)
+{
+    const size_t first = VAES_BPV * j;
+    if (first >= skip)
+        vaes_store(base + AESKIT_BLOCK * (first - skip), v);
+    else if (first + VAES_BPV > skip)
+        vaes_store_high(base, v, skip - first);
+}
+
 /* The three Karatsuba sums, lane-wise, from a reduction to the next (one
  * group, or up to VAES_GP / VAES_GW of them). */
 typedef struct vaes_gsum {
@@ -726,20 +811,23 @@ VAES_INLINE void vaes_gstep_with(vaes_gsum *s, vaes_v h, vaes_v hkk, const uint8
  * the high), multiplied by the powers' halves laid out the same way (hv,
  * vaes_gkara2). 2.5 XORs per vector where one at a time took 3: on Zen 4
  * XORs compete with the multiplier. Vector j's powers are at pw + VL * j;
- * acc, when not NULL, rides in vector 0. Powers and halves are read from
- * memory (the key): as operands of VPCLMULQDQ they cost no instruction. */
+ * the data's first `skip` blocks are absent (vaes_load_skip: zero blocks,
+ * which add nothing), p pointing at the first present one; acc, when not
+ * NULL, rides in that block. Powers and halves are read from memory (the
+ * key): as operands of VPCLMULQDQ they cost no instruction. */
 VAES_INLINE void vaes_gstep2(vaes_gsum *s, const uint8_t *pw, const uint8_t *hv,
-                             const uint8_t *p, size_t a, size_t b, const __m128i *acc)
+                             const uint8_t *p, size_t a, size_t b, const __m128i *acc,
+                             size_t skip)
 {
     const vaes_v bswap = vaes_bcast(vaes_gbswap());
     const vaes_v ha = vaes_load(pw + (size_t)VAES_VL * a), hb = vaes_load(pw + (size_t)VAES_VL * b);
     const vaes_v hk = vaes_load(hv);
-    vaes_v xa = vaes_shuffle8(vaes_load(p + (size_t)VAES_VL * a), bswap);
-    vaes_v xb = vaes_shuffle8(vaes_load(p + (size_t)VAES_VL * b), bswap);
-    if (acc != NULL && a == 0)
-        xa = vaes_xor(xa, vaes_from128(*acc));
-    if (acc != NULL && b == 0)
-        xb = vaes_xor(xb, vaes_from128(*acc));
+    vaes_v xa = vaes_shuffle8(vaes_load_skip(p, a, skip), bswap);
+    vaes_v xb = vaes_shuffle8(vaes_load_skip(p, b, skip), bswap);
+    if (acc != NULL && a == skip / VAES_BPV)
+        xa = vaes_xor(xa, vaes_acc_at(*acc, skip % VAES_BPV));
+    if (acc != NULL && b == skip / VAES_BPV)
+        xb = vaes_xor(xb, vaes_acc_at(*acc, skip % VAES_BPV));
     const vaes_v k = vaes_xor(vaes_unpacklo64(xa, xb), vaes_unpackhi64(xa, xb));
     s->lo = vaes_xor3(s->lo, vaes_clmul(xa, ha, 0x00), vaes_clmul(xb, hb, 0x00));
     s->hi = vaes_xor3(s->hi, vaes_clmul(xa, ha, 0x11), vaes_clmul(xb, hb, 0x11));
@@ -810,10 +898,12 @@ VAES_INLINE void vaes_ggroup(vaes_gsum *s, const aeskit_ghash_key *hk, size_t g,
     _Pragma("GCC unroll 16")
     for (size_t q = 0; q < VAES_GPAIRS; q++)
         vaes_gstep2(s, pw, hv + VAES_VL * q, p, 2 * q + 1, (2 * q + 2) % (2 * VAES_GPAIRS),
-                    acc);
+                    acc, 0);
 }
 
-/* acc folded with r = 1..VAES_GW blocks; r is a constant at the bulk call. */
+/* acc folded with r = 1..VAES_GP blocks under one reduction; r is a
+ * constant at the bulk call (a whole group), where the pairs' halves come
+ * from the key; other counts make the halves as they go (vaes_gstep). */
 VAES_INLINE __m128i vaes_gblocks(const aeskit_ghash_key *hk, __m128i acc, const uint8_t *p,
                                  size_t r)
 {
