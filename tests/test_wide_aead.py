@@ -8,7 +8,7 @@ before a multiple of 16, then at least 3 batches); its first batch starts at tha
 of 16 less 16, the blocks before the data absent (2 for a 12-byte nonce, any of 0..15 when
 streaming), its last 0..W-1 blocks go one vector at a time, and it hashes its batches in
 chunks of up to four, one reduction per chunk, the short chunk first. Every length
-0..(FUSED_GCM+4W+2)*16+17 crosses each handover (the head, whole batches, chunks of every
+0..(FUSED_GCM+4W+2)*16+17 crosses each handover (the start, whole batches, chunks of every
 size, the half batch, one vector at a time, a partial last vector, a partial last block),
 for sealing and opening, one-shot and in place. AAD lengths cross the same boundaries (OCB3's
 HASH and GCM's GHASH). Unaligned buffers take every offset 1..63 for a few lengths.

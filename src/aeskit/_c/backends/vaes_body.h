@@ -114,7 +114,8 @@ VAES_INLINE void vaes_store_part(uint8_t *p, vaes_v v, size_t nb)
 
 /* The last VAES_BPV - k blocks of a vector, k = 1..VAES_BPV-1 lanes absent
  * at its start: p is the first present block; absent lanes read as zero
- * and are not stored (vaes_load_skip). */
+ * and are not stored (vaes_load_skip). k is 1 on ymm, where only the
+ * zmm fused GCM ever passes a skip (this width's callers pass 0). */
 VAES_INLINE vaes_v vaes_load_high(const uint8_t *p, size_t k)
 {
     (void)k;

@@ -7,7 +7,8 @@
  * Each batch runs the AES rounds of VAES_W counter blocks (CTR's whitening
  * trick, vaes_ctr_whiten_k0) with the GHASH of VAES_W other blocks threaded
  * through the middle rounds, two vectors' VPCLMULQDQ at a time, the vector
- * carrying the accumulator last (as vaes_ggroup orders them). The hashed
+ * carrying the accumulator last (as vaes_ggroup orders them; in the first
+ * batch it is the vector holding the first present block). The hashed
  * batches go in chunks of up to four that share one reduction: a chunk of
  * m batches takes the key's last m groups of 32 powers (H^32m..H^1), the
  * accumulator riding in its first batch, and its reduction runs after its
@@ -16,8 +17,8 @@
  * input, all loaded before it stores anything, so dst == src is safe.
  * Encrypting, they are the previous batch's output, reread from dst (hot in
  * L1): the first batch hashes nothing, and the last batch's ciphertext is
- * hashed alone after the loop. aesni_gcm.c is the same design on 128-bit
- * registers.
+ * hashed after the loop with the tail's (gcm_tail). aesni_gcm.c is the
+ * same design on 128-bit registers.
  *
  * zmm only. On ymm, with the round keys and powers read from memory (16
  * registers), batches of 8 or of 4 counter vectors (the latter as Linux's
@@ -27,8 +28,9 @@
  * vaes_avx2 keeps the split path (its gcm slot is NULL).
  *
  * The kernel takes every whole block it is given. Its first batch starts
- * at the counter before the data whose lowest byte is a multiple of 16 (a
- * 12-byte nonce's data starts at 2, so 2 blocks early), those lanes absent:
+ * skip = (first counter mod 16) blocks before the data, at the last
+ * counter at or before the first whose low 4 bits are zero (a 12-byte
+ * nonce's data starts at counter 2: 2 blocks early), those lanes absent:
  * zero when hashed, neither loaded nor stored (vaes_load_skip). The last
  * 0..VAES_W-1 blocks go one vector at a time and are hashed with the last
  * batch. Until 2026-11 the blocks before the aligned counter went through
@@ -106,12 +108,18 @@ VAES_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds, __m12
     return c;
 }
 
-/* Shorter messages run faster split: at 96 blocks (1.5 KiB) 0.45 c/B split
- * against 0.51 fused from 2 * VAES_W (the head, a first batch that hashes
- * nothing and the last batch's GHASH alone leave little fused). */
+/* Shorter messages run faster split: before the head and tail moved into
+ * the kernel, 96 blocks (1.5 KiB) ran 0.45 c/B split against 0.51 fused
+ * from 2 * VAES_W; after, fused from 64 and from 78 blocks measured no
+ * faster than split up to 110. The kernel needs only n + skip >= 2 *
+ * VAES_W (encrypting, its first batch and one hashed batch); the test
+ * against the blocks up to the aligned counter plus VAES_GCM_MIN keeps the
+ * handover where tests/test_wide_aead.py expects it (FUSED_GCM). */
 #ifndef VAES_GCM_MIN
 #define VAES_GCM_MIN (3 * VAES_W)
 #endif
+static_assert(VAES_GCM_MIN >= 2 * VAES_W,
+              "encrypting, the first batch and one hashed batch are whole");
 
 static_assert(VAES_NV <= 9, "one hashed vector per middle round of AES-128");
 #define VAES_GCM_GROUPS (VAES_GP / VAES_W)   /* batches per reduction */
@@ -161,7 +169,7 @@ static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int 
 
     /* Encrypting, a batch hashes the previous one's output (reread from
      * dst, hot in L1), so the first hashes nothing and the last batch's
-     * ciphertext is hashed alone after the loop; decrypting, a batch
+     * ciphertext is hashed with the tail's (gcm_tail); decrypting, a batch
      * hashes its own input, all loaded before it stores anything, so dst ==
      * src is safe. The hashed batches go in chunks of up to
      * VAES_GCM_GROUPS sharing one reduction (see the header): a chunk of m
