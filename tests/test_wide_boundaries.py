@@ -10,7 +10,8 @@ Counters: AESCTR (BE128) from counters 1..W+17 blocks short of a carry out of 32
 128 bits, so the carry falls in the head, in every group of a batch and in the tail. The
 32-bit counter (BE32) is GCM's: AESGCM with a 16-byte nonce solved for a chosen J0 puts the
 2^32 wrap at the same positions, over messages long enough for vaes_avx512's fused GCM
-kernel (test_guard_pages.py puts it at every block of a fused message, tail included). The
+kernel; such a counter depends on the key, so modes/gcm.c takes them through the
+constant-time generic CTR instead (a 12-byte nonce's counter cannot wrap). The
 little-endian 32-bit counter (LE32, for GCM-SIV) has no public mode yet: the
 backends' ctr slot is called directly (`_aeskit._ctr_slot`) for it and for BE32.
 """

@@ -256,6 +256,8 @@ typedef struct aeskit_gcm {
     unsigned pos;       /* bytes in part (and used of ks); < 16 */
     uint8_t enc;
     uint8_t in_data;    /* set by the first update: AAD is then closed */
+    uint8_t secret_ctr; /* J0 came from GHASH (nonce not 12 bytes): the
+                           counters depend on the hash key (modes/gcm.c) */
 } aeskit_gcm;
 
 #define AESKIT_GCM_MAX_DATA ((UINT64_C(1) << 36) - 32)

