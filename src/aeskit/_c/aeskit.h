@@ -35,7 +35,10 @@ typedef struct aeskit_key {
 } aeskit_key;
 
 /* Counter formats for the ctr slot. The counter is the whole 16-byte
- * block; only the named part is incremented, modulo its width. */
+ * block; only the named part is incremented, modulo its width. A ctr slot
+ * may branch on a BE128 or LE32 counter's value (CTR mode's IV and
+ * GCM-SIV's tag are public) but never on a BE32 one: GCM's counters derive
+ * from the hash key when the nonce is not 12 bytes (modes/gcm.c). */
 enum aeskit_ctr {
     AESKIT_CTR_BE128,   /* all 16 bytes big-endian (SP 800-38A, OpenSSL CTR) */
     AESKIT_CTR_BE32,    /* bytes 12..15 big-endian, rest fixed (GCM inc32) */

@@ -357,8 +357,10 @@ static void aesni_ofb(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
  * at the counter's lowest byte (step), valid while that byte does not wrap
  * inside the batch (LE32 adds to the whole 32-bit lane, so it never fails).
  * A big-endian counter wraps its last byte in at most 1 batch in 32; that
- * batch counts in lanes. Branches depend on the kind and on the counter
- * value, both public.
+ * batch counts in lanes. BE32 (GCM's counter, a secret for a nonce of other
+ * than 12 bytes: modes/gcm.c) always counts in lanes, so nothing branches
+ * on its value; the other branches depend on the kind and on a BE128
+ * counter (CTR mode's IV), both public.
  *
  * The main loop builds the counter blocks one batch ahead, so that a batch
  * starts from values that are ready, as ECB starts from loads; built in the
@@ -388,7 +390,8 @@ AESNI_INLINE __m128i aesni_ctr_add(enum aeskit_ctr kind, __m128i c, size_t j)
 AESNI_INLINE __m128i aesni_ctr_fill(enum aeskit_ctr kind, __m128i swap, __m128i step,
                                     __m128i c, __m128i *x, size_t w)
 {
-    if (kind != AESKIT_CTR_LE32 && (aesni_low64(c) & 0xff) > 0x100 - w) {
+    if (kind == AESKIT_CTR_BE32 ||
+        (kind == AESKIT_CTR_BE128 && (aesni_low64(c) & 0xff) > 0x100 - w)) {
         AESNI_UNROLL
         for (size_t j = 0; j < w; j++)
             x[j] = _mm_shuffle_epi8(aesni_ctr_add(kind, c, j), swap);

@@ -11,11 +11,11 @@
  *
  * With a 12-byte nonce the counters are public (nonce || 2, 3, ...). With
  * any other length J0 is a GHASH under the hash key, so the counters are
- * secrets: the backends' ctr and gcm slots branch on the counter's low bits
- * (to align batches or skip carries), which would leak bits of a linear
- * function of H with every message. Those messages go through
- * aeskit_generic_ctr instead: counter blocks built without a branch, then
- * the ecb_enc slot, which no data steers (tests/ct checks it on aesni).
+ * secrets. The fused gcm slots branch on the counter's low bits (to align
+ * batches), which would leak bits of a linear function of H with every
+ * message, so those messages take the split path, whose ctr slots treat a
+ * BE32 counter without a branch on its value (aeskit.h; tests/ct checks
+ * aesni and portable under valgrind).
  */
 #include "aeskit.h"
 #include "common.h"
@@ -140,8 +140,7 @@ void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t l
         size_t b = n < CHUNK_BLOCKS ? n : CHUNK_BLOCKS;
         if (!g->enc)
             hash_blocks(g, src, b);
-        (g->secret_ctr ? aeskit_generic_ctr : k->impl->ctr)(k, AESKIT_CTR_BE32, g->ctr, dst,
-                                                             src, b);
+        k->impl->ctr(k, AESKIT_CTR_BE32, g->ctr, dst, src, b);
         if (g->enc)
             hash_blocks(g, dst, b);
         src += 16 * b; dst += 16 * b; n -= b; len -= 16 * b;
