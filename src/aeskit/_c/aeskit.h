@@ -145,7 +145,9 @@ struct aeskit_impl {
     /*   gcm: CTR with BE32 counters from ctr, and GHASH of the ciphertext
      *        into acc (enc=1: of dst after encrypting; enc=0: of src before
      *        decrypting, so dst == src works), with hk from this backend's
-     *        ghash_key. ctr and acc end as the split slots would leave them. */
+     *        ghash_key. ctr and acc end as the split slots would leave them.
+     *        Called only with a public counter (a 12-byte nonce's), so it
+     *        may branch on the counter's value; the ctr slot may not. */
     size_t (*gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc, uint8_t ctr[16],
                   uint8_t acc[16], uint8_t *dst, const uint8_t *src, size_t n);
 };
