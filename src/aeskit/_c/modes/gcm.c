@@ -174,10 +174,19 @@ void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16])
  * together, and one GHASH call takes the AAD, the ciphertext and the
  * lengths block, zero-padded into one buffer. A 16-byte message took 730
  * instructions and 260-280 cycles through init/aad/update/tag, 500 and 186
- * this way (aesni, Zen 4). Past 8 blocks the copies and wipes cost more than
- * the calls they save (256 bytes: 413 cycles against 396).
+ * this way (aesni, Zen 4). The limit was 8 blocks (session 3: at 256
+ * bytes the copies and wipes cost more than the calls they saved). Measured
+ * again after the ctr slot's BE32 path lost its head, the short path wins
+ * up to 31 blocks with any AAD and on aesni (13 bytes of AAD, sealing: 144
+ * bytes 72 ns against 94-122 on vaes_avx512, 78 against 130 on aesni; 256
+ * bytes 90 against 102; 496 bytes 107 against 138), and without AAD on the
+ * wide backends up to about 16 (vaes_avx512: 144-240 bytes 71-80 ns against
+ * 85-90; 320-448 bytes 3-9 ns slower than the long path). 31, not 32: the
+ * keystream (with E(K, J0)) and the hashed blocks (with the lengths) then
+ * fit one 32-block batch and one GHASH group; at 32, 512 bytes without AAD
+ * ran 120 ns against 104. The two buffers are 1 KiB of stack.
  */
-#define GCM_SHORT_BLOCKS 8
+#define GCM_SHORT_BLOCKS 31
 
 void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                         const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
