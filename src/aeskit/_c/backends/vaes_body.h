@@ -1055,6 +1055,24 @@ __attribute__((noinline)) static void VAES_FN(ghash_wide)(const aeskit_ghash_key
             vaes_ggroup(&s, hk, g, p + AESKIT_BLOCK * VAES_GW * g, g == 0 ? &y : NULL);
         y = vaes_gfinish(s);
     }
+    if (VAES_GP > VAES_GW && n > VAES_GW) {
+        /* 33..VAES_GP-1 blocks (zmm) under one reduction: the lead of n mod
+         * VAES_GW blocks first, with acc, its powers from H^n down; then
+         * whole groups, the key's last ones, their halves from the key. */
+        const size_t groups = n / VAES_GW, lead = n % VAES_GW;
+        const size_t nv = (lead + VAES_BPV - 1) / VAES_BPV;
+        const uint8_t *pw = vaes_gpowers(hk, n);
+        vaes_gsum s = vaes_gsum_zero();
+        for (size_t j = 0; j < nv; j++)
+            vaes_gstep(&s, pw, p, j, j == nv - 1 ? lead - VAES_BPV * j : VAES_BPV, y);
+        p += AESKIT_BLOCK * lead;
+        for (size_t g = VAES_GP / VAES_GW - groups; g < VAES_GP / VAES_GW; g++) {
+            vaes_ggroup(&s, hk, g, p, lead == 0 && g == VAES_GP / VAES_GW - groups ? &y : NULL);
+            p += AESKIT_BLOCK * VAES_GW;
+        }
+        y = vaes_gfinish(s);
+        n = 0;
+    }
     for (; n >= VAES_GW; n -= VAES_GW, p += VAES_GW * AESKIT_BLOCK)
         y = vaes_gblocks(hk, y, p, VAES_GW);
     if (n > VAES_GSHORT)
