@@ -155,7 +155,7 @@ static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int 
         return 0;
     /* The first batch starts at the aligned counter up to 15 blocks before
      * the data, those blocks absent (skip); c - skip does not borrow. */
-    const size_t skip = (VAES_G * VAES_BPV - head) % (VAES_G * VAES_BPV);
+    const size_t skip = (uint32_t)_mm_cvtsi128_si32(c) & 15;
     c = _mm_sub_epi32(c, _mm_cvtsi32_si128((int)skip));
     const size_t batches = (n + skip) / VAES_W;
     const uint8_t *rk = vaes_enc_keys(k);
