@@ -1,6 +1,6 @@
 """Constant time: the portable backend under valgrind memcheck with secrets undefined.
 
-tests/ct/ct_harness.c marks key, iv, counter and data undefined before every call, so
+tests/ct/ct_harness.c marks key, iv, counter, tweak and data undefined before every call, so
 memcheck reports any branch, memory address or syscall that depends on them. The harness
 is a plain C program (through the interpreter memcheck is noisy). A negative control, a
 secret-indexed table lookup, must be flagged, or the check proves nothing.

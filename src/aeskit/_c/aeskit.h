@@ -1,12 +1,17 @@
 /*
- * aeskit.h: the internal contract of the C core.
+ * aeskit.h: the contract between the modes and the backends.
  *
  * Three layers, data flows down them once:
  *   py/       Python glue: types, buffers, lengths, overlap, the GIL.
- *   modes/    each mode written once against the backend table below.
+ *   modes/    each mode written once against the backend table below
+ *             (one header per family: block.h, aead.h, gcm.h, ocb.h, ...).
  *   backends/ each fills one const table of bulk primitives.
  *
- * Every contract is written here once; definitions carry only notes.
+ * This header holds only what both sides of the table must agree on: the
+ * key, the slots and their rules. Every slot's contract is written here
+ * once; definitions carry only notes. CPU detection and the list of
+ * backends are in dispatch.h; the helpers a backend may point a slot at
+ * are in modes/generic.h.
  */
 #ifndef AESKIT_H
 #define AESKIT_H
@@ -45,8 +50,9 @@ enum aeskit_ctr {
     AESKIT_CTR_LE32,    /* bytes 0..3 little-endian, rest fixed (GCM-SIV) */
 };
 
-/* CPU feature bits (cpu.c). A bit is set only when the instructions are
- * present AND the OS saves the register state they need. */
+/* CPU feature bits, for a table's cpu_needs (detected in cpu.c). A bit is
+ * set only when the instructions are present AND the OS saves the
+ * register state they need. */
 enum {
     AESKIT_CPU_SSSE3      = 1u << 0,
     AESKIT_CPU_SSE41      = 1u << 1,
@@ -63,30 +69,17 @@ enum {
 };
 
 /*
- * A backend: one const table of bulk primitives.
- *
- * Common rules for every function below:
- *   - n counts whole 16-byte blocks; n == 0 is allowed and does nothing
- *     (chaining values and counters are then left unchanged);
- *   - dst == src is allowed; any other overlap never happens;
- *   - no pointer needs any alignment;
- *   - nothing branches on or indexes memory by key, data, iv or counter.
- *
- * Chaining values are updated in place so that a mode can continue a
- * stream with the next call:
- *   cbc_enc/cbc_dec  iv <- last ciphertext block
- *   cfb_enc/cfb_dec  iv <- last ciphertext block
- *   ofb              iv <- last keystream block (the next one is E(iv))
- *   ctr              ctr <- the counter after the last one used
- * CFB here is CFB128 (full-block segments); CFB8 is built in modes/.
- */
-/*
  * GHASH key: H and whatever the backend precomputes from it (powers of H,
- * Karatsuba halves). Layout private to the backend whose ghash_key built it.
+ * Karatsuba halves). Layout private to the backend whose ghash_key built
+ * it; max_blocks is what it was built for (ghash_key below).
  */
 typedef struct aeskit_ghash_key {
     uint64_t w[384];   /* 3072 bytes: vaes_avx512's 128 powers and their halves */
+    size_t max_blocks;
 } aeskit_ghash_key;
+
+/* ghash_key's max_blocks for a key that serves calls of any length. */
+#define AESKIT_GHASH_ANY SIZE_MAX
 
 /*
  * OCB3 (RFC 7253) per-key values, computed once at key setup by the mode
@@ -114,7 +107,52 @@ typedef void aeskit_chain_fn(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
                              const uint8_t *src, size_t n);
 typedef void aeskit_ctr_fn(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[16],
                            uint8_t *dst, const uint8_t *src, size_t n);
+typedef void aeskit_cbc_mac_fn(const aeskit_key *k, uint8_t mac[16], const uint8_t *src,
+                               size_t n);
+typedef void aeskit_xts_fn(const aeskit_key *k, int enc, uint8_t tweak[16], uint8_t *dst,
+                           const uint8_t *src, size_t n);
+typedef void aeskit_ghash_key_fn(aeskit_ghash_key *hk, const uint8_t h[16],
+                                 size_t max_blocks);
+typedef void aeskit_ghash_fn(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
+                             size_t n);
+typedef size_t aeskit_ocb_fn(const aeskit_key *k, const aeskit_ocb_key *ok, int enc,
+                             aeskit_ocb_state *st, uint8_t *dst, const uint8_t *src,
+                             size_t n);
+typedef size_t aeskit_gcm_fn(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                             uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
+                             const uint8_t *src, size_t n);
+typedef size_t aeskit_ctr_cbcmac_fn(const aeskit_key *k, int mac_dst, uint8_t ctr[16],
+                                    uint8_t mac[16], uint8_t *dst, const uint8_t *src,
+                                    size_t n);
 
+/* A number a backend exports to the tests (py/slots.c: backend_constants):
+ * a boundary its kernels hand over at, which the tests must cross. */
+typedef struct aeskit_constant {
+    const char *name;
+    size_t value;
+} aeskit_constant;
+
+/*
+ * A backend: one const table of bulk primitives.
+ *
+ * Common rules for every function below:
+ *   - n counts whole 16-byte blocks; n == 0 is allowed and does nothing
+ *     (chaining values and counters are then left unchanged);
+ *   - dst == src is allowed; any other overlap never happens;
+ *   - no pointer needs any alignment;
+ *   - nothing branches on or indexes memory by key, data, iv or counter
+ *     (but see enum aeskit_ctr and the gcm slot for the public counters).
+ *
+ * Chaining values are updated in place so that a mode can continue a
+ * stream with the next call:
+ *   cbc_enc/cbc_dec  iv <- last ciphertext block
+ *   cfb_enc/cfb_dec  iv <- last ciphertext block
+ *   ofb              iv <- last keystream block (the next one is E(iv))
+ *   ctr              ctr <- the counter after the last one used
+ *   cbc_mac          mac <- E(mac ^ block) for each block in turn
+ *   xts              tweak <- tweak * alpha^n
+ * CFB here is CFB128 (full-block segments); CFB8 is built in modes/.
+ */
 struct aeskit_impl {
     const char *name;           /* "portable" | "aesni" | ... */
     uint32_t cpu_needs;         /* AESKIT_CPU_* bits, all required */
@@ -128,10 +166,24 @@ struct aeskit_impl {
     aeskit_chain_fn *cfb_dec;   /* parallel */
     aeskit_chain_fn *ofb;       /* serial */
     aeskit_ctr_fn *ctr;         /* parallel */
-    /* GHASH (GCM, GMAC). acc and the data are in the byte order of SP
-     * 800-38D; ghash folds n whole blocks: acc = (acc ^ p_i) * H for each. */
-    void (*ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16]);
-    void (*ghash)(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p, size_t n);
+    /* CBC-MAC (serial): the chain of CBC encryption with no output, for
+     * CMAC, CCM, EAX and SIV. The modes do the padding and subkeys. */
+    aeskit_cbc_mac_fn *cbc_mac;
+    /* XTS (IEEE 1619) on whole blocks with the data key k: block i is
+     * E_k(P_i ^ T_i) ^ T_i (D_k when enc is 0) with T_0 = tweak and
+     * T_(i+1) = T_i * alpha in GF(2^128), little-endian (IEEE 1619 5.2).
+     * tweak is already encrypted with the tweak key (the mode does that)
+     * and is a secret. Ciphertext stealing is the mode's. */
+    aeskit_xts_fn *xts;
+    /* GHASH (GCM, GMAC; POLYVAL by way of it). acc and the data are in the
+     * byte order of SP 800-38D; ghash folds n whole blocks: acc = (acc ^
+     * p_i) * H for each. ghash_key builds hk for calls of at most
+     * max_blocks blocks (AESKIT_GHASH_ANY: any call), and a backend may
+     * build less for a small max_blocks: a key made per message (GCM-SIV)
+     * then costs what that message needs, not the whole power table. hk
+     * records max_blocks; ghash asserts n <= hk->max_blocks. */
+    aeskit_ghash_key_fn *ghash_key;
+    aeskit_ghash_fn *ghash;
     /*
      * Optional fused paths: NULL, or do a prefix of the n blocks and return
      * how many were done (0..n); the mode finishes the rest with the
@@ -140,178 +192,26 @@ struct aeskit_impl {
      *        (checksum over the plaintext it produces), blocks numbered
      *        from st->blocks + 1.
      */
-    size_t (*ocb)(const aeskit_key *k, const aeskit_ocb_key *ok, int enc,
-                  aeskit_ocb_state *st, uint8_t *dst, const uint8_t *src, size_t n);
+    aeskit_ocb_fn *ocb;
     /*   gcm: CTR with BE32 counters from ctr, and GHASH of the ciphertext
      *        into acc (enc=1: of dst after encrypting; enc=0: of src before
      *        decrypting, so dst == src works), with hk from this backend's
-     *        ghash_key. ctr and acc end as the split slots would leave them.
-     *        Called only with a public counter (a 12-byte nonce's), so it
-     *        may branch on the counter's value; the ctr slot may not. */
-    size_t (*gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc, uint8_t ctr[16],
-                  uint8_t acc[16], uint8_t *dst, const uint8_t *src, size_t n);
+     *        ghash_key for any length. ctr and acc end as the split slots
+     *        would leave them. Called only with a public counter (a 12-byte
+     *        nonce's), so it may branch on the counter's value; the ctr
+     *        slot may not. */
+    aeskit_gcm_fn *gcm;
+    /*   ctr_cbcmac: CTR with BE128 counters from ctr and CBC-MAC into mac
+     *        in one pass (CCM, EAX: the CTR blocks ride in the MAC chain's
+     *        idle cycles). mac_dst=1 MACs the blocks written (after the
+     *        CTR), mac_dst=0 the blocks read (before it, so dst == src
+     *        works): CCM MACs the plaintext, EAX the ciphertext. */
+    aeskit_ctr_cbcmac_fn *ctr_cbcmac;
+    /* The boundaries of this table's kernels, for the tests; ends with a
+     * NULL name. */
+    const aeskit_constant *constants;
 };
 
-/* ---- backends (one file each under backends/) ---------------------- */
-extern const struct aeskit_impl aeskit_portable_impl;
-#if defined(AESKIT_HAVE_X86)
-extern const struct aeskit_impl aeskit_aesni_impl;
-extern const struct aeskit_impl aeskit_vaes_avx2_impl;
-extern const struct aeskit_impl aeskit_vaes_avx512_impl;
-#endif
-
-/* ---- generic helpers (modes/generic.c) ------------------------------
- * Each built only on k->impl->ecb_enc / ecb_dec; a backend with nothing
- * special for a slot points it here. */
-aeskit_chain_fn aeskit_generic_cbc_enc;
-aeskit_chain_fn aeskit_generic_cbc_dec;
-aeskit_chain_fn aeskit_generic_cfb_enc;
-aeskit_chain_fn aeskit_generic_cfb_dec;
-aeskit_chain_fn aeskit_generic_ofb;
-aeskit_ctr_fn aeskit_generic_ctr;
-/* Add `add` to the counter part of ctr that kind names, modulo its width. */
-void aeskit_ctr_add(enum aeskit_ctr kind, uint8_t ctr[16], uint64_t add);
-
-/* ---- CPU and dispatch (cpu.c, dispatch.c) ---------------------------- */
-uint32_t aeskit_cpu_detect(void);          /* CPUID + XGETBV; call once */
-uint32_t aeskit_cpu_features(void);        /* what detect found */
-const char *aeskit_cpu_feature_name(uint32_t bit);
-
-/* All backends compiled in, in preference order (best first), ending NULL. */
-extern const struct aeskit_impl *const aeskit_impls[];
-int aeskit_impl_available(const struct aeskit_impl *impl);
-const struct aeskit_impl *aeskit_impl_by_name(const char *name);   /* NULL if unknown */
-const struct aeskit_impl *aeskit_impl_best(void);                  /* never NULL */
-
-/* ---- modes (modes/block.c) -------------------------------------------
- * One streaming state serves every block-cipher mode; one-shot calls are
- * a fresh state, one update and a finalize. */
-enum aeskit_mode {
-    AESKIT_ECB, AESKIT_CBC, AESKIT_CFB, AESKIT_CFB8, AESKIT_OFB, AESKIT_CTR,
-};
-
-typedef struct aeskit_stream {
-    const aeskit_key *key;
-    uint8_t iv[16];     /* chaining value (CBC, CFB, CFB8), last keystream
-                           block (OFB), next counter (CTR) */
-    uint8_t buf[16];    /* ECB/CBC: pending input bytes; CFB/OFB/CTR: the
-                           current keystream block */
-    unsigned pos;       /* ECB/CBC: bytes pending; CFB/OFB/CTR: bytes of buf
-                           used (0 = none left); always < 16 */
-    uint8_t mode;       /* enum aeskit_mode */
-    uint8_t enc;        /* 1 encrypt, 0 decrypt */
-} aeskit_stream;
-
-/* iv is ignored (may be NULL) for ECB, otherwise 16 bytes. */
-void aeskit_stream_init(aeskit_stream *st, const aeskit_key *k, enum aeskit_mode mode,
-                        int enc, const uint8_t *iv);
-/* Bytes the next update of len bytes will write. */
-size_t aeskit_stream_out_len(const aeskit_stream *st, size_t len);
-/* Processes len bytes; writes exactly aeskit_stream_out_len(st, len) bytes
- * to dst and returns that count. dst == src is allowed. */
-size_t aeskit_stream_update(aeskit_stream *st, uint8_t *dst, const uint8_t *src,
-                            size_t len);
-/* Bytes left pending (ECB/CBC: input that is not a whole block). */
-unsigned aeskit_stream_pending(const aeskit_stream *st);
-int aeskit_mode_is_blockwise(enum aeskit_mode mode);   /* ECB, CBC */
-
-/*
- * Whole blocks out, a partial block kept: the streaming update shared by
- * ECB, CBC and OCB3. part/pos hold the pending bytes (pos < 16); each run
- * of whole blocks goes to fn(ctx, dst, src, n). Writes and returns
- * 16 * floor((pos + len) / 16) bytes; dst == src works (the output then
- * lags the input by pos bytes, so the blocks go through a bounce buffer).
- */
-typedef void aeskit_blocks_fn(void *ctx, uint8_t *dst, const uint8_t *src, size_t n);
-size_t aeskit_blockwise_update(uint8_t part[16], unsigned *pos, aeskit_blocks_fn *fn,
-                               void *ctx, uint8_t *dst, const uint8_t *src, size_t len);
-
-/* ---- GHASH and AEADs (backends/ghash_*.c, modes/gcm.c, modes/ocb.c) ---- */
-void aeskit_ct64_ghash_key(aeskit_ghash_key *hk, const uint8_t h[16]);
-void aeskit_ct64_ghash(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
-                       size_t n);
-#if defined(AESKIT_HAVE_X86)
-void aeskit_clmul_ghash_key(aeskit_ghash_key *hk, const uint8_t h[16]);
-void aeskit_clmul_ghash(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
-                        size_t n);
-size_t aeskit_aesni_ocb(const aeskit_key *k, const aeskit_ocb_key *ok, int enc,
-                        aeskit_ocb_state *st, uint8_t *dst, const uint8_t *src, size_t n);
-size_t aeskit_aesni_gcm(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
-                        uint8_t ctr[16], uint8_t acc[16], uint8_t *dst, const uint8_t *src,
-                        size_t n);
-#endif
-
-/*
- * GCM (SP 800-38D), streaming: init, any number of aad calls, any number
- * of update calls, then tag. Lengths are validated by the caller (the
- * Python boundary): data at most 2^36 - 32 bytes, AAD at most 2^61 - 1,
- * cumulative. dst == src allowed in update; decryption hashes each block
- * of ciphertext before it can be overwritten.
- */
-typedef struct aeskit_gcm {
-    const aeskit_key *key;
-    const aeskit_ghash_key *hk;
-    uint8_t ek_j0[16];  /* E(K, J0), masks the tag */
-    uint8_t ctr[16];    /* next counter block (inc32) */
-    uint8_t acc[16];    /* GHASH accumulator */
-    uint8_t ks[16];     /* keystream of the current partial data block */
-    uint8_t part[16];   /* bytes of the current partial block to hash
-                           (AAD before data, then ciphertext) */
-    uint64_t aad_len, data_len;   /* bytes so far */
-    unsigned pos;       /* bytes in part (and used of ks); < 16 */
-    uint8_t enc;
-    uint8_t in_data;    /* set by the first update: AAD is then closed */
-    uint8_t secret_ctr; /* J0 came from GHASH (nonce not 12 bytes): the
-                           counters depend on the hash key (modes/gcm.c) */
-} aeskit_gcm;
-
-#define AESKIT_GCM_MAX_DATA ((UINT64_C(1) << 36) - 32)
-#define AESKIT_GCM_MAX_AAD ((UINT64_C(1) << 61) - 1)
-
-void aeskit_gcm_init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key *hk,
-                     int enc, const uint8_t *nonce, size_t nonce_len);   /* nonce_len >= 1 */
-void aeskit_gcm_aad(aeskit_gcm *g, const uint8_t *aad, size_t len);     /* before update */
-void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t len);
-void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16]);   /* full 16 bytes; ends g */
-/* init, aad, update and tag over one whole message, with a shorter path for
- * short messages; dst may equal src or overlap the AAD; aad and src may be
- * NULL when their length is 0. */
-void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
-                        const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
-                        size_t aad_len, uint8_t *dst, const uint8_t *src, size_t len,
-                        uint8_t tag[16]);
-
-/*
- * OCB3 (RFC 7253), streaming. Full data blocks are output as they
- * complete; a final partial block (1..15 bytes) can only be handled at
- * finish, so update outputs 16 * floor((pending + len) / 16) bytes and
- * finish outputs the pending 0..15. Nonce 1..15 bytes, tag 8..16 bytes
- * (taglen is part of the nonce formatting). AAD calls come before data.
- * dst == src is allowed in update (with pending bytes too).
- */
-typedef struct aeskit_ocb {
-    const aeskit_key *key;
-    const aeskit_ocb_key *ok;
-    aeskit_ocb_state st;        /* data: offset, checksum, blocks */
-    aeskit_ocb_state ad;        /* AAD: offset, running Sum in checksum, blocks */
-    uint8_t part[16];           /* pending data bytes */
-    uint8_t apart[16];          /* pending AAD bytes */
-    unsigned pos, apos;
-    unsigned taglen;
-    uint8_t enc;
-} aeskit_ocb;
-
-void aeskit_ocb_key_init(aeskit_ocb_key *ok, const aeskit_key *k);
-void aeskit_ocb_init(aeskit_ocb *o, const aeskit_key *k, const aeskit_ocb_key *ok, int enc,
-                     const uint8_t *nonce, size_t nonce_len, unsigned taglen);
-void aeskit_ocb_aad(aeskit_ocb *o, const uint8_t *aad, size_t len);
-size_t aeskit_ocb_update_len(const aeskit_ocb *o, size_t len);
-size_t aeskit_ocb_update(aeskit_ocb *o, uint8_t *dst, const uint8_t *src, size_t len);
-/* Writes the pending 0..15 bytes to dst (returns the count) and the full
- * 16-byte tag (the caller truncates to taglen); ends o. */
-size_t aeskit_ocb_finish(aeskit_ocb *o, uint8_t *dst, uint8_t tag[16]);
-
-/* ---- common ----------------------------------------------------------- */
-void aeskit_secure_zero(void *p, size_t len);
+void aeskit_secure_zero(void *p, size_t len);   /* common.c */
 
 #endif

@@ -6,7 +6,7 @@
  * AVX2 and the 256-bit VAES/VPCLMULQDQ forms, ZMM state (opmask, upper
  * halves, hi16) for AVX-512. VAES on YMM never demands ZMM state.
  */
-#include "aeskit.h"
+#include "dispatch.h"
 
 #if defined(AESKIT_HAVE_X86)
 #include <cpuid.h>

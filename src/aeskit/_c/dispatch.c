@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "aeskit.h"
+#include "dispatch.h"
 
 const struct aeskit_impl *const aeskit_impls[] = {
 #if defined(AESKIT_HAVE_X86)

@@ -51,12 +51,8 @@
 #include "common.h"
 
 /* The round is only fast with its pieces inlined into one straight-line
- * body kept in registers; -O2 alone declines for the S-box. */
-#if defined(__GNUC__)
-#define CT64_INLINE static inline __attribute__((always_inline))
-#else
-#define CT64_INLINE static inline
-#endif
+ * body kept in registers (AESKIT_INLINE); -O2 alone declines for the
+ * S-box. */
 
 /* ---- layout: bytes <-> bit planes ------------------------------------- */
 
@@ -91,7 +87,7 @@ static inline void swap_move(uint64_t *a, uint64_t *b, uint64_t mask, unsigned s
 
 /* Swap word-index bit j with bit j of the bit-in-byte index, j = 0, 1, 2:
  * afterwards q[b] bit (8 * y + w) is bit b of byte y of the old q[w]. */
-CT64_INLINE void transpose(uint64_t q[8])
+AESKIT_INLINE void transpose(uint64_t q[8])
 {
     swap_move(&q[0], &q[1], 0x5555555555555555u, 1);
     swap_move(&q[2], &q[3], 0x5555555555555555u, 1);
@@ -122,14 +118,14 @@ static inline void join_block(uint8_t *p, uint64_t even, uint64_t odd)
     aeskit_store_le64(p + 8, (a >> 32) | (b & 0xFFFFFFFF00000000u));
 }
 
-CT64_INLINE void load4(uint64_t q[8], const uint8_t *src)
+AESKIT_INLINE void load4(uint64_t q[8], const uint8_t *src)
 {
     for (unsigned k = 0; k < 4; k++)
         split_block(&q[k], &q[4 + k], src + 16 * k);
     transpose(q);
 }
 
-CT64_INLINE void store4(uint8_t *dst, uint64_t q[8])
+AESKIT_INLINE void store4(uint8_t *dst, uint64_t q[8])
 {
     transpose(q);
     for (unsigned k = 0; k < 4; k++)
@@ -140,7 +136,7 @@ CT64_INLINE void store4(uint8_t *dst, uint64_t q[8])
 
 /* The Boyar-Peralta depth-16 circuit. u0 is the most significant bit of
  * each byte (q[7]), s0 likewise; the gate names follow the paper. */
-CT64_INLINE void sub_bytes(uint64_t q[8])
+AESKIT_INLINE void sub_bytes(uint64_t q[8])
 {
     const uint64_t u0 = q[7], u1 = q[6], u2 = q[5], u3 = q[4];
     const uint64_t u4 = q[3], u5 = q[2], u6 = q[1], u7 = q[0];
@@ -196,7 +192,7 @@ CT64_INLINE void sub_bytes(uint64_t q[8])
 /* y -> rotl(y,1) ^ rotl(y,3) ^ rotl(y,6) ^ 0x05 on every byte: bit i of
  * the result is bits i-1, i-3 and i-6 of y, plus the constant. Written out
  * because compilers turn the obvious indexed loop into slow gathers. */
-CT64_INLINE void inv_affine(uint64_t q[8])
+AESKIT_INLINE void inv_affine(uint64_t q[8])
 {
     const uint64_t y0 = q[0], y1 = q[1], y2 = q[2], y3 = q[3];
     const uint64_t y4 = q[4], y5 = q[5], y6 = q[6], y7 = q[7];
@@ -211,7 +207,7 @@ CT64_INLINE void inv_affine(uint64_t q[8])
     q[7] = y6 ^ y4 ^ y1;
 }
 
-CT64_INLINE void add_round_key(uint64_t q[8], const uint64_t rk[8])
+AESKIT_INLINE void add_round_key(uint64_t q[8], const uint64_t rk[8])
 {
     q[0] ^= rk[0]; q[1] ^= rk[1]; q[2] ^= rk[2]; q[3] ^= rk[3];
     q[4] ^= rk[4]; q[5] ^= rk[5]; q[6] ^= rk[6]; q[7] ^= rk[7];
@@ -247,7 +243,7 @@ static inline uint64_t rotr(uint64_t x, unsigned s)
  *       = 2 (a_r + a_{r+1}) + a_{r+1} + (a_{r+2} + a_{r+3}),
  * with 2 s (xtime) as a shift of the bit planes and x^8 = x^4 + x^3 + x + 1
  * folding s7 into planes 0, 1, 3 and 4. */
-CT64_INLINE void mix_columns(uint64_t q[8])
+AESKIT_INLINE void mix_columns(uint64_t q[8])
 {
     const uint64_t n0 = rotr(q[0], 16), n1 = rotr(q[1], 16), n2 = rotr(q[2], 16);
     const uint64_t n3 = rotr(q[3], 16), n4 = rotr(q[4], 16), n5 = rotr(q[5], 16);
@@ -267,7 +263,7 @@ CT64_INLINE void mix_columns(uint64_t q[8])
 
 /* InvMixColumns = MixColumns after a_r += 4 (a_r + a_{r+2}). Times 4
  * shifts the planes by two and folds t6 and t7 back in. */
-CT64_INLINE void inv_mix_columns(uint64_t q[8])
+AESKIT_INLINE void inv_mix_columns(uint64_t q[8])
 {
     const uint64_t t0 = q[0] ^ rotr(q[0], 32), t1 = q[1] ^ rotr(q[1], 32);
     const uint64_t t2 = q[2] ^ rotr(q[2], 32), t3 = q[3] ^ rotr(q[3], 32);
@@ -286,7 +282,7 @@ CT64_INLINE void inv_mix_columns(uint64_t q[8])
 }
 
 /* One encryption round; the last one (no MixColumns) when last is set. */
-CT64_INLINE void enc_round(uint64_t q[8], const uint64_t *rk, int last)
+AESKIT_INLINE void enc_round(uint64_t q[8], const uint64_t *rk, int last)
 {
     sub_bytes(q);
     q[0] = shift_rows1(q[0]); q[1] = shift_rows1(q[1]);
@@ -299,7 +295,7 @@ CT64_INLINE void enc_round(uint64_t q[8], const uint64_t *rk, int last)
 }
 
 /* One decryption round; the last one (no InvMixColumns) when last is set. */
-CT64_INLINE void dec_round(uint64_t q[8], const uint64_t *rk, int last)
+AESKIT_INLINE void dec_round(uint64_t q[8], const uint64_t *rk, int last)
 {
     q[0] = inv_shift_rows1(q[0]); q[1] = inv_shift_rows1(q[1]);
     q[2] = inv_shift_rows1(q[2]); q[3] = inv_shift_rows1(q[3]);

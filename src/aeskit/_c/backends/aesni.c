@@ -1,10 +1,10 @@
 /*
  * aesni.c: AES with the AES-NI instructions on 128-bit registers.
  *
- * Needs AES-NI, SSSE3 (pshufb, for big-endian counters) and SSE4.1; PCLMULQDQ is
- * in cpu_needs so that GHASH can join this table without changing them. Built as
- * its own library with -maes -mpclmul -mssse3 -msse4.1, and called only after
- * the CPU check.
+ * Needs AES-NI, SSSE3 (pshufb, for big-endian counters) and SSE4.1, and
+ * PCLMULQDQ for this table's GHASH (ghash_clmul.c). Built as its own library
+ * with -maes -mpclmul -mssse3 -msse4.1, and called only after the CPU check.
+ * The vaes tables share this key layout and these serial slots (aesni.h).
  *
  * Lanes: one __m128i holds one block in memory byte order. The round keys are
  * bytes too, as FIPS-197 writes them: rk[0..rounds] for encryption, then the
@@ -16,59 +16,27 @@
  * cores (4 measured on Zen 4), so 8 blocks in flight keep both units busy:
  * 0.31 c/B for AES-128 at 16 KiB there. A 1..7 block tail runs as 4 + 2 + 1.
  * Round keys are loaded once per round per batch: 15 keys and 8 blocks do not
- * fit in 16 registers, and one L1 load per 8 AESENCs costs nothing.
+ * fit in 16 registers, and one L1 load per 8 AESENCs costs nothing. XTS is
+ * the generic helper over this ECB for now.
  *
- * Serial modes (CBC and CFB encryption, OFB) are bound by rounds x AESENC
+ * Serial modes (CBC and CFB encryption, OFB, CBC-MAC) are bound by rounds x AESENC
  * latency per block (2.5 c/B for AES-128 on Zen 4). They fold the data XOR
  * into the last round key, so the dependency chain is AES rounds and nothing
  * else: aesenclast(x, rk[last] ^ a) = aesenclast(x, rk[last]) ^ a, and
  * choosing a = rk[0] ^ (next data) makes the output the next block's
  * whitened input.
  */
-#include <assert.h>
 #include <string.h>
 
-#include <immintrin.h>
-
-#include "aeskit.h"
-
-#if !defined(AESKIT_HAVE_X86)
-#error "aesni.c is built only where AESKIT_HAVE_X86 declares aeskit_aesni_impl"
-#endif
+#include "aesni.h"
+#include "dispatch.h"
+#include "modes/generic.h"
 
 #define AESNI_W 8
 #define AESNI_UNROLL _Pragma("GCC unroll 8") /* AESNI_W */
-/* The w-block kernels must inline into their callers for x[] to live in
- * registers and for constant arguments (w, kind) to fold. */
-#if defined(__GNUC__)
-#define AESNI_INLINE static inline __attribute__((always_inline))
-#else
-#define AESNI_INLINE static inline
-#endif
-
-static_assert(sizeof(((aeskit_key *)0)->rk)
-                  >= 2 * (AESKIT_MAX_ROUNDS + 1) * AESKIT_BLOCK,
-              "aeskit_key.rk holds both aesni schedules");
-
-AESNI_INLINE __m128i aesni_load(const uint8_t *p)
-{
-    return _mm_loadu_si128((const __m128i *)(const void *)p);
-}
-
-AESNI_INLINE void aesni_store(uint8_t *p, __m128i v)
-{
-    _mm_storeu_si128((__m128i *)(void *)p, v);
-}
-
-AESNI_INLINE const uint8_t *aesni_enc_keys(const aeskit_key *k)
-{
-    return (const uint8_t *)k->rk;
-}
-
-AESNI_INLINE const uint8_t *aesni_dec_keys(const aeskit_key *k)
-{
-    return (const uint8_t *)k->rk + AESKIT_BLOCK * (k->rounds + 1);
-}
+/* The w-block kernels are AESKIT_INLINE: they must inline into their
+ * callers for x[] to live in registers and for constant arguments (w,
+ * kind) to fold. */
 
 /* ---- key schedule ---------------------------------------------------- */
 
@@ -83,7 +51,7 @@ static uint32_t aesni_sub_word(uint32_t w)
  * is left elsewhere in memory. Words are loaded little-endian (x86): byte 0 is
  * the low byte, so RotWord is a right rotation by 8 and Rcon sits in the low
  * byte. */
-static void aesni_set_key(aeskit_key *k, const uint8_t *key, size_t len)
+void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len)
 {
     assert(len == 16 || len == 24 || len == 32);
     const unsigned nk = (unsigned)(len / 4), rounds = nk + 6;
@@ -107,13 +75,18 @@ static void aesni_set_key(aeskit_key *k, const uint8_t *key, size_t len)
         memcpy(enc + 4 * i, &w, 4);
     }
 
-    aesni_store(dec, aesni_load(enc + AESKIT_BLOCK * rounds));
+    aeskit_store128(dec, aeskit_load128(enc + AESKIT_BLOCK * rounds));
     for (unsigned r = 1; r < rounds; r++)
-        aesni_store(dec + AESKIT_BLOCK * r,
-                    _mm_aesimc_si128(aesni_load(enc + AESKIT_BLOCK * (rounds - r))));
-    aesni_store(dec + AESKIT_BLOCK * rounds, aesni_load(enc));
+        aeskit_store128(dec + AESKIT_BLOCK * r,
+                    _mm_aesimc_si128(aeskit_load128(enc + AESKIT_BLOCK * (rounds - r))));
+    aeskit_store128(dec + AESKIT_BLOCK * rounds, aeskit_load128(enc));
 
     k->rounds = rounds;
+}
+
+static void aesni_set_key(aeskit_key *k, const uint8_t *key, size_t len)
+{
+    aeskit_aesni_expand_key(k, key, len);
     k->impl = &aeskit_aesni_impl;
 }
 
@@ -122,7 +95,7 @@ static void aesni_set_key(aeskit_key *k, const uint8_t *key, size_t len)
  * unroll and x[] lives in registers. The *_w kernels advance *dst and *src
  * past the w blocks they did. */
 
-AESNI_INLINE void aesni_xor_key(__m128i *x, size_t w, __m128i key)
+AESKIT_INLINE void aesni_xor_key(__m128i *x, size_t w, __m128i key)
 {
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++)
@@ -131,52 +104,52 @@ AESNI_INLINE void aesni_xor_key(__m128i *x, size_t w, __m128i key)
 
 /* Rounds 1..rounds on blocks already whitened with rk[0]: the cipher
  * (enc) or the Equivalent Inverse Cipher; enc is a constant at every call. */
-AESNI_INLINE void aesni_rounds(__m128i *x, size_t w, const uint8_t *rk, unsigned rounds,
+AESKIT_INLINE void aesni_rounds(__m128i *x, size_t w, const uint8_t *rk, unsigned rounds,
                                int enc)
 {
     const uint8_t *last = rk + AESKIT_BLOCK * rounds;
     for (const uint8_t *p = rk + AESKIT_BLOCK; p < last; p += AESKIT_BLOCK) {
-        const __m128i key = aesni_load(p);
+        const __m128i key = aeskit_load128(p);
         AESNI_UNROLL
         for (size_t j = 0; j < w; j++)
             x[j] = enc ? _mm_aesenc_si128(x[j], key) : _mm_aesdec_si128(x[j], key);
     }
-    const __m128i key = aesni_load(last);
+    const __m128i key = aeskit_load128(last);
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++)
         x[j] = enc ? _mm_aesenclast_si128(x[j], key) : _mm_aesdeclast_si128(x[j], key);
 }
 
 /* Rounds 1..rounds-1 of one block: the serial modes do the last one. */
-AESNI_INLINE __m128i aesni_enc_middle1(__m128i x, const uint8_t *rk, unsigned rounds)
+AESKIT_INLINE __m128i aesni_enc_middle1(__m128i x, const uint8_t *rk, unsigned rounds)
 {
     const uint8_t *last = rk + AESKIT_BLOCK * rounds;
     for (const uint8_t *p = rk + AESKIT_BLOCK; p < last; p += AESKIT_BLOCK)
-        x = _mm_aesenc_si128(x, aesni_load(p));
+        x = _mm_aesenc_si128(x, aeskit_load128(p));
     return x;
 }
 
 /* ---- ECB ------------------------------------------------------------- */
 
-AESNI_INLINE void aesni_ecb_w(const uint8_t *rk, unsigned rounds, int enc, uint8_t **dst,
+AESKIT_INLINE void aesni_ecb_w(const uint8_t *rk, unsigned rounds, int enc, uint8_t **dst,
                               const uint8_t **src, size_t w)
 {
     __m128i x[AESNI_W];
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++)
-        x[j] = aesni_load(*src + AESKIT_BLOCK * j);
-    aesni_xor_key(x, w, aesni_load(rk));
+        x[j] = aeskit_load128(*src + AESKIT_BLOCK * j);
+    aesni_xor_key(x, w, aeskit_load128(rk));
     aesni_rounds(x, w, rk, rounds, enc);
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++)
-        aesni_store(*dst + AESKIT_BLOCK * j, x[j]);
+        aeskit_store128(*dst + AESKIT_BLOCK * j, x[j]);
     *src += AESKIT_BLOCK * w;
     *dst += AESKIT_BLOCK * w;
 }
 
-static void aesni_ecb_enc(const aeskit_key *k, uint8_t *dst, const uint8_t *src, size_t n)
+void aeskit_aesni_ecb_enc(const aeskit_key *k, uint8_t *dst, const uint8_t *src, size_t n)
 {
-    const uint8_t *rk = aesni_enc_keys(k);
+    const uint8_t *rk = aeskit_aesni_enc_keys(k);
     const unsigned rounds = k->rounds;
     for (; n >= AESNI_W; n -= AESNI_W)
         aesni_ecb_w(rk, rounds, 1, &dst, &src, AESNI_W);
@@ -188,9 +161,9 @@ static void aesni_ecb_enc(const aeskit_key *k, uint8_t *dst, const uint8_t *src,
         aesni_ecb_w(rk, rounds, 1, &dst, &src, 1);
 }
 
-static void aesni_ecb_dec(const aeskit_key *k, uint8_t *dst, const uint8_t *src, size_t n)
+void aeskit_aesni_ecb_dec(const aeskit_key *k, uint8_t *dst, const uint8_t *src, size_t n)
 {
-    const uint8_t *rk = aesni_dec_keys(k);
+    const uint8_t *rk = aeskit_aesni_dec_keys(k);
     const unsigned rounds = k->rounds;
     for (; n >= AESNI_W; n -= AESNI_W)
         aesni_ecb_w(rk, rounds, 0, &dst, &src, AESNI_W);
@@ -206,48 +179,66 @@ static void aesni_ecb_dec(const aeskit_key *k, uint8_t *dst, const uint8_t *src,
 
 /* x carries P[i] ^ C[i-1] ^ rk[0]; the last round with rk[last] ^ rk[0] ^ P[i+1]
  * yields that for the next block, and C[i] is recovered off the chain. */
-static void aesni_cbc_enc(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
+void aeskit_aesni_cbc_enc(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
                           const uint8_t *src, size_t n)
 {
     if (n == 0)
         return;
-    const uint8_t *rk = aesni_enc_keys(k);
+    const uint8_t *rk = aeskit_aesni_enc_keys(k);
     const unsigned rounds = k->rounds;
-    const __m128i k0 = aesni_load(rk);
-    const __m128i klast = aesni_load(rk + AESKIT_BLOCK * rounds);
+    const __m128i k0 = aeskit_load128(rk);
+    const __m128i klast = aeskit_load128(rk + AESKIT_BLOCK * rounds);
     const __m128i fold = _mm_xor_si128(klast, k0);
-    __m128i x = _mm_xor_si128(_mm_xor_si128(aesni_load(src), aesni_load(iv)), k0);
+    __m128i x = _mm_xor_si128(_mm_xor_si128(aeskit_load128(src), aeskit_load128(iv)), k0);
 
     for (; n > 1; n--, src += AESKIT_BLOCK, dst += AESKIT_BLOCK) {
-        const __m128i p = aesni_load(src + AESKIT_BLOCK);
+        const __m128i p = aeskit_load128(src + AESKIT_BLOCK);
         x = _mm_aesenclast_si128(aesni_enc_middle1(x, rk, rounds), _mm_xor_si128(fold, p));
-        aesni_store(dst, _mm_xor_si128(_mm_xor_si128(x, p), k0));
+        aeskit_store128(dst, _mm_xor_si128(_mm_xor_si128(x, p), k0));
     }
     x = _mm_aesenclast_si128(aesni_enc_middle1(x, rk, rounds), klast);
-    aesni_store(dst, x);
-    aesni_store(iv, x);
+    aeskit_store128(dst, x);
+    aeskit_store128(iv, x);
+}
+
+/* CBC-MAC: cbc_enc's chain with nothing stored but the last value. */
+void aeskit_aesni_cbc_mac(const aeskit_key *k, uint8_t mac[16], const uint8_t *src, size_t n)
+{
+    if (n == 0)
+        return;
+    const uint8_t *rk = aeskit_aesni_enc_keys(k);
+    const unsigned rounds = k->rounds;
+    const __m128i k0 = aeskit_load128(rk);
+    const __m128i klast = aeskit_load128(rk + AESKIT_BLOCK * rounds);
+    const __m128i fold = _mm_xor_si128(klast, k0);
+    __m128i x = _mm_xor_si128(_mm_xor_si128(aeskit_load128(src), aeskit_load128(mac)), k0);
+
+    for (; n > 1; n--, src += AESKIT_BLOCK)
+        x = _mm_aesenclast_si128(aesni_enc_middle1(x, rk, rounds),
+                                 _mm_xor_si128(fold, aeskit_load128(src + AESKIT_BLOCK)));
+    aeskit_store128(mac, _mm_aesenclast_si128(aesni_enc_middle1(x, rk, rounds), klast));
 }
 
 /* Ciphertext is reloaded from src for the XOR: every load of a batch happens
  * before its first store, so dst == src is safe. */
-AESNI_INLINE __m128i aesni_cbc_dec_w(const uint8_t *rk, unsigned rounds, __m128i prev,
+AESKIT_INLINE __m128i aesni_cbc_dec_w(const uint8_t *rk, unsigned rounds, __m128i prev,
                                      uint8_t **dst, const uint8_t **src, size_t w)
 {
     const uint8_t *in = *src;
     __m128i x[AESNI_W];
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++)
-        x[j] = aesni_load(in + AESKIT_BLOCK * j);
-    aesni_xor_key(x, w, aesni_load(rk));
+        x[j] = aeskit_load128(in + AESKIT_BLOCK * j);
+    aesni_xor_key(x, w, aeskit_load128(rk));
     aesni_rounds(x, w, rk, rounds, 0);
     x[0] = _mm_xor_si128(x[0], prev);
     AESNI_UNROLL
     for (size_t j = 1; j < w; j++)
-        x[j] = _mm_xor_si128(x[j], aesni_load(in + AESKIT_BLOCK * (j - 1)));
-    prev = aesni_load(in + AESKIT_BLOCK * (w - 1));
+        x[j] = _mm_xor_si128(x[j], aeskit_load128(in + AESKIT_BLOCK * (j - 1)));
+    prev = aeskit_load128(in + AESKIT_BLOCK * (w - 1));
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++)
-        aesni_store(*dst + AESKIT_BLOCK * j, x[j]);
+        aeskit_store128(*dst + AESKIT_BLOCK * j, x[j]);
     *src += AESKIT_BLOCK * w;
     *dst += AESKIT_BLOCK * w;
     return prev;
@@ -258,11 +249,11 @@ AESNI_INLINE __m128i aesni_cbc_dec_w(const uint8_t *rk, unsigned rounds, __m128i
 typedef __m128i aesni_chain_w_fn(const uint8_t *rk, unsigned rounds, __m128i prev,
                                  uint8_t **dst, const uint8_t **src, size_t w);
 
-AESNI_INLINE void aesni_chain_dec(aesni_chain_w_fn *batch, const uint8_t *rk,
+AESKIT_INLINE void aesni_chain_dec(aesni_chain_w_fn *batch, const uint8_t *rk,
                                   unsigned rounds, uint8_t iv[16], uint8_t *dst,
                                   const uint8_t *src, size_t n)
 {
-    __m128i prev = aesni_load(iv);
+    __m128i prev = aeskit_load128(iv);
     for (; n >= AESNI_W; n -= AESNI_W)
         prev = batch(rk, rounds, prev, &dst, &src, AESNI_W);
     if (n & 4)
@@ -271,37 +262,37 @@ AESNI_INLINE void aesni_chain_dec(aesni_chain_w_fn *batch, const uint8_t *rk,
         prev = batch(rk, rounds, prev, &dst, &src, 2);
     if (n & 1)
         prev = batch(rk, rounds, prev, &dst, &src, 1);
-    aesni_store(iv, prev);
+    aeskit_store128(iv, prev);
 }
 
 static void aesni_cbc_dec(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
                           const uint8_t *src, size_t n)
 {
-    aesni_chain_dec(aesni_cbc_dec_w, aesni_dec_keys(k), k->rounds, iv, dst, src, n);
+    aesni_chain_dec(aesni_cbc_dec_w, aeskit_aesni_dec_keys(k), k->rounds, iv, dst, src, n);
 }
 
 /* ---- CFB128 ---------------------------------------------------------- */
 
 /* x carries C[i-1] ^ rk[0]; the last round with rk[last] ^ rk[0] ^ P[i] yields
  * C[i] ^ rk[0], the next block's whitened input. */
-static void aesni_cfb_enc(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
+void aeskit_aesni_cfb_enc(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
                           const uint8_t *src, size_t n)
 {
-    const uint8_t *rk = aesni_enc_keys(k);
+    const uint8_t *rk = aeskit_aesni_enc_keys(k);
     const unsigned rounds = k->rounds;
-    const __m128i k0 = aesni_load(rk);
-    const __m128i fold = _mm_xor_si128(aesni_load(rk + AESKIT_BLOCK * rounds), k0);
-    __m128i x = _mm_xor_si128(aesni_load(iv), k0);
+    const __m128i k0 = aeskit_load128(rk);
+    const __m128i fold = _mm_xor_si128(aeskit_load128(rk + AESKIT_BLOCK * rounds), k0);
+    __m128i x = _mm_xor_si128(aeskit_load128(iv), k0);
 
     for (; n > 0; n--, src += AESKIT_BLOCK, dst += AESKIT_BLOCK) {
-        const __m128i p = aesni_load(src);
+        const __m128i p = aeskit_load128(src);
         x = _mm_aesenclast_si128(aesni_enc_middle1(x, rk, rounds), _mm_xor_si128(fold, p));
-        aesni_store(dst, _mm_xor_si128(x, k0));
+        aeskit_store128(dst, _mm_xor_si128(x, k0));
     }
-    aesni_store(iv, _mm_xor_si128(x, k0));
+    aeskit_store128(iv, _mm_xor_si128(x, k0));
 }
 
-AESNI_INLINE __m128i aesni_cfb_dec_w(const uint8_t *rk, unsigned rounds, __m128i prev,
+AESKIT_INLINE __m128i aesni_cfb_dec_w(const uint8_t *rk, unsigned rounds, __m128i prev,
                                      uint8_t **dst, const uint8_t **src, size_t w)
 {
     const uint8_t *in = *src;
@@ -309,16 +300,16 @@ AESNI_INLINE __m128i aesni_cfb_dec_w(const uint8_t *rk, unsigned rounds, __m128i
     x[0] = prev;
     AESNI_UNROLL
     for (size_t j = 1; j < w; j++)
-        x[j] = aesni_load(in + AESKIT_BLOCK * (j - 1));
-    aesni_xor_key(x, w, aesni_load(rk));
+        x[j] = aeskit_load128(in + AESKIT_BLOCK * (j - 1));
+    aesni_xor_key(x, w, aeskit_load128(rk));
     aesni_rounds(x, w, rk, rounds, 1);
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++)
-        x[j] = _mm_xor_si128(x[j], aesni_load(in + AESKIT_BLOCK * j));
-    prev = aesni_load(in + AESKIT_BLOCK * (w - 1));
+        x[j] = _mm_xor_si128(x[j], aeskit_load128(in + AESKIT_BLOCK * j));
+    prev = aeskit_load128(in + AESKIT_BLOCK * (w - 1));
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++)
-        aesni_store(*dst + AESKIT_BLOCK * j, x[j]);
+        aeskit_store128(*dst + AESKIT_BLOCK * j, x[j]);
     *src += AESKIT_BLOCK * w;
     *dst += AESKIT_BLOCK * w;
     return prev;
@@ -327,27 +318,27 @@ AESNI_INLINE __m128i aesni_cfb_dec_w(const uint8_t *rk, unsigned rounds, __m128i
 static void aesni_cfb_dec(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
                           const uint8_t *src, size_t n)
 {
-    aesni_chain_dec(aesni_cfb_dec_w, aesni_enc_keys(k), k->rounds, iv, dst, src, n);
+    aesni_chain_dec(aesni_cfb_dec_w, aeskit_aesni_enc_keys(k), k->rounds, iv, dst, src, n);
 }
 
 /* ---- OFB ------------------------------------------------------------- */
 
 /* x carries O[i-1] ^ rk[0]; the last round with rk[last] ^ rk[0] yields
  * O[i] ^ rk[0]. */
-static void aesni_ofb(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
+void aeskit_aesni_ofb(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
                       const uint8_t *src, size_t n)
 {
-    const uint8_t *rk = aesni_enc_keys(k);
+    const uint8_t *rk = aeskit_aesni_enc_keys(k);
     const unsigned rounds = k->rounds;
-    const __m128i k0 = aesni_load(rk);
-    const __m128i fold = _mm_xor_si128(aesni_load(rk + AESKIT_BLOCK * rounds), k0);
-    __m128i x = _mm_xor_si128(aesni_load(iv), k0);
+    const __m128i k0 = aeskit_load128(rk);
+    const __m128i fold = _mm_xor_si128(aeskit_load128(rk + AESKIT_BLOCK * rounds), k0);
+    __m128i x = _mm_xor_si128(aeskit_load128(iv), k0);
 
     for (; n > 0; n--, src += AESKIT_BLOCK, dst += AESKIT_BLOCK) {
         x = _mm_aesenclast_si128(aesni_enc_middle1(x, rk, rounds), fold);
-        aesni_store(dst, _mm_xor_si128(_mm_xor_si128(x, k0), aesni_load(src)));
+        aeskit_store128(dst, _mm_xor_si128(_mm_xor_si128(x, k0), aeskit_load128(src)));
     }
-    aesni_store(iv, _mm_xor_si128(x, k0));
+    aeskit_store128(iv, _mm_xor_si128(x, k0));
 }
 
 /* ---- CTR --------------------------------------------------------------
@@ -369,7 +360,7 @@ static void aesni_ofb(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
  * are whitened only at use: next[] may be spilled to the stack, and counter
  * blocks are public where counter ^ rk[0] is not. */
 
-AESNI_INLINE uint64_t aesni_low64(__m128i v)
+AESKIT_INLINE uint64_t aesni_low64(__m128i v)
 {
     uint64_t r;
     _mm_storel_epi64((__m128i *)(void *)&r, v);
@@ -377,7 +368,7 @@ AESNI_INLINE uint64_t aesni_low64(__m128i v)
 }
 
 /* c + j in lanes: modulo 2^128 for BE128, 2^32 in lane 0 otherwise. */
-AESNI_INLINE __m128i aesni_ctr_add(enum aeskit_ctr kind, __m128i c, size_t j)
+AESKIT_INLINE __m128i aesni_ctr_add(enum aeskit_ctr kind, __m128i c, size_t j)
 {
     if (kind != AESKIT_CTR_BE128)
         return _mm_add_epi32(c, _mm_cvtsi32_si128((int)j));
@@ -387,7 +378,7 @@ AESNI_INLINE __m128i aesni_ctr_add(enum aeskit_ctr kind, __m128i c, size_t j)
 }
 
 /* x[j] = counter block c + j in memory order, j < w; returns c + w. */
-AESNI_INLINE __m128i aesni_ctr_fill(enum aeskit_ctr kind, __m128i swap, __m128i step,
+AESKIT_INLINE __m128i aesni_ctr_fill(enum aeskit_ctr kind, __m128i swap, __m128i step,
                                     __m128i c, __m128i *x, size_t w)
 {
     if (kind == AESKIT_CTR_BE32 ||
@@ -405,30 +396,30 @@ AESNI_INLINE __m128i aesni_ctr_fill(enum aeskit_ctr kind, __m128i swap, __m128i 
 }
 
 /* Encrypts the w counter blocks x[] and xors them with src into dst. */
-AESNI_INLINE void aesni_ctr_xor(const uint8_t *rk, unsigned rounds, __m128i *x,
+AESKIT_INLINE void aesni_ctr_xor(const uint8_t *rk, unsigned rounds, __m128i *x,
                                 uint8_t **dst, const uint8_t **src, size_t w)
 {
-    aesni_xor_key(x, w, aesni_load(rk));
+    aesni_xor_key(x, w, aeskit_load128(rk));
     aesni_rounds(x, w, rk, rounds, 1);
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++)
-        aesni_store(*dst + AESKIT_BLOCK * j,
-                    _mm_xor_si128(x[j], aesni_load(*src + AESKIT_BLOCK * j)));
+        aeskit_store128(*dst + AESKIT_BLOCK * j,
+                    _mm_xor_si128(x[j], aeskit_load128(*src + AESKIT_BLOCK * j)));
     *src += AESKIT_BLOCK * w;
     *dst += AESKIT_BLOCK * w;
 }
 
-static void aesni_ctr(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[16],
+void aeskit_aesni_ctr(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[16],
                       uint8_t *dst, const uint8_t *src, size_t n)
 {
     assert(kind == AESKIT_CTR_BE128 || kind == AESKIT_CTR_BE32 || kind == AESKIT_CTR_LE32);
-    const uint8_t *rk = aesni_enc_keys(k);
+    const uint8_t *rk = aeskit_aesni_enc_keys(k);
     const unsigned rounds = k->rounds;
     const int le = kind == AESKIT_CTR_LE32;
     const __m128i swap = le ? _mm_set_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
                             : _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const __m128i step = le ? _mm_set_epi32(0, 0, 0, 1) : _mm_set_epi32(1 << 24, 0, 0, 0);
-    __m128i c = _mm_shuffle_epi8(aesni_load(ctr), swap);
+    __m128i c = _mm_shuffle_epi8(aeskit_load128(ctr), swap);
     __m128i x[AESNI_W];
 
     if (n >= AESNI_W) {
@@ -455,23 +446,29 @@ static void aesni_ctr(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[16]
         c = aesni_ctr_fill(kind, swap, step, c, x, 1);
         aesni_ctr_xor(rk, rounds, x, &dst, &src, 1);
     }
-    aesni_store(ctr, _mm_shuffle_epi8(c, swap));
+    aeskit_store128(ctr, _mm_shuffle_epi8(c, swap));
 }
 
 const struct aeskit_impl aeskit_aesni_impl = {
     .name = "aesni",
     .cpu_needs = AESKIT_CPU_AES | AESKIT_CPU_PCLMUL | AESKIT_CPU_SSSE3 | AESKIT_CPU_SSE41,
     .set_key = aesni_set_key,
-    .ecb_enc = aesni_ecb_enc,
-    .ecb_dec = aesni_ecb_dec,
-    .cbc_enc = aesni_cbc_enc,
+    .ecb_enc = aeskit_aesni_ecb_enc,
+    .ecb_dec = aeskit_aesni_ecb_dec,
+    .cbc_enc = aeskit_aesni_cbc_enc,
     .cbc_dec = aesni_cbc_dec,
-    .cfb_enc = aesni_cfb_enc,
+    .cfb_enc = aeskit_aesni_cfb_enc,
     .cfb_dec = aesni_cfb_dec,
-    .ofb = aesni_ofb,
-    .ctr = aesni_ctr,
+    .ofb = aeskit_aesni_ofb,
+    .ctr = aeskit_aesni_ctr,
+    .cbc_mac = aeskit_aesni_cbc_mac,
+    .xts = aeskit_generic_xts,
     .ghash_key = aeskit_clmul_ghash_key,
     .ghash = aeskit_clmul_ghash,
     .ocb = aeskit_aesni_ocb,
     .gcm = aeskit_aesni_gcm,
+    .constants = (const aeskit_constant[]){
+        {"batch_blocks", AESNI_W},
+        {NULL, 0},
+    },
 };

@@ -51,28 +51,18 @@
  *     (0.71/0.72).
  * Where the GHASH steps sit among the rounds changed little (2%).
  */
-#include <assert.h>
 #include <string.h>
 
-#include <immintrin.h>
-
-#include "aeskit.h"
+#include "aesni.h"
 #include "clmul128.h"
-#include "common.h"
-
-#if !defined(AESKIT_HAVE_X86)
-#error "aesni_gcm.c is built only where AESKIT_HAVE_X86 declares aeskit_aesni_gcm"
-#endif
 
 #define GCM_W 8
 #define GCM_UNROLL _Pragma("GCC unroll 8") /* GCM_W */
 #if defined(__GNUC__)
-#define GCM_INLINE static inline __attribute__((always_inline))
 /* An empty asm that takes v in a register and gives it back: the compiler
  * must have computed v here and cannot reassociate across it. */
 #define GCM_PIN(v) __asm__("" : "+x"(v))
 #else
-#define GCM_INLINE static inline
 #define GCM_PIN(v) ((void)0)
 #endif
 
@@ -81,18 +71,8 @@ static_assert(GCM_W < 10, "one GHASH block per middle AES round");
 static_assert(sizeof(((aeskit_ghash_key *)0)->w) >= 2 * GCM_W * AESKIT_BLOCK,
               "aeskit_ghash_key holds the clmul powers and their Karatsuba halves");
 
-GCM_INLINE __m128i gcm_load(const uint8_t *p)
-{
-    return _mm_loadu_si128((const __m128i *)(const void *)p);
-}
-
-GCM_INLINE void gcm_store(uint8_t *p, __m128i v)
-{
-    _mm_storeu_si128((__m128i *)(void *)p, v);
-}
-
 /* compiles to bswap */
-GCM_INLINE uint32_t gcm_bswap32(uint32_t v)
+AESKIT_INLINE uint32_t gcm_bswap32(uint32_t v)
 {
     return v >> 24 | (v >> 8 & 0xff00) | (v & 0xff00) << 8 | v << 24;
 }
@@ -100,12 +80,12 @@ GCM_INLINE uint32_t gcm_bswap32(uint32_t v)
 /* ---- GHASH: clmul128.h on ghash_clmul.c's key layout ------------------- */
 
 /* s += x * H^(i+1), unreduced; pinned, see the top. */
-GCM_INLINE void gcm_mul_add(aeskit_clmul_sum *s, const aeskit_ghash_key *hk, __m128i x,
+AESKIT_INLINE void gcm_mul_add(aeskit_clmul_sum *s, const aeskit_ghash_key *hk, __m128i x,
                             size_t i)
 {
     const uint8_t *w = (const uint8_t *)hk->w;
-    aeskit_clmul_mul_add(s, x, gcm_load(w + AESKIT_BLOCK * i),
-                         gcm_load(w + AESKIT_BLOCK * (GCM_W + i)));
+    aeskit_clmul_mul_add(s, x, aeskit_load128(w + AESKIT_BLOCK * i),
+                         aeskit_load128(w + AESKIT_BLOCK * (GCM_W + i)));
     GCM_PIN(s->lo);
     GCM_PIN(s->mid);
     GCM_PIN(s->hi);
@@ -113,17 +93,17 @@ GCM_INLINE void gcm_mul_add(aeskit_clmul_sum *s, const aeskit_ghash_key *hk, __m
 
 /* Block j of the 8 at p, byte-reversed, y folded into the first: it is
  * multiplied by H^(8-j). */
-GCM_INLINE void gcm_hash_step(aeskit_clmul_sum *s, const aeskit_ghash_key *hk, __m128i y,
+AESKIT_INLINE void gcm_hash_step(aeskit_clmul_sum *s, const aeskit_ghash_key *hk, __m128i y,
                               const uint8_t *p, size_t j)
 {
-    __m128i x = _mm_shuffle_epi8(gcm_load(p + AESKIT_BLOCK * j), aeskit_clmul_bswap());
+    __m128i x = _mm_shuffle_epi8(aeskit_load128(p + AESKIT_BLOCK * j), aeskit_clmul_bswap());
     if (j == 0)
         x = _mm_xor_si128(x, y);
     gcm_mul_add(s, hk, x, GCM_W - 1 - j);
 }
 
 /* y folded with the 8 blocks at p, alone: the last batch when encrypting. */
-GCM_INLINE __m128i gcm_hash8(const aeskit_ghash_key *hk, __m128i y, const uint8_t *p)
+AESKIT_INLINE __m128i gcm_hash8(const aeskit_ghash_key *hk, __m128i y, const uint8_t *p)
 {
     aeskit_clmul_sum s = aeskit_clmul_zero();
     GCM_UNROLL
@@ -141,7 +121,7 @@ typedef struct {
     _Alignas(16) uint8_t b[2][GCM_W][AESKIT_BLOCK];
 } gcm_ctrs;
 
-GCM_INLINE void gcm_ctrs_fill(uint8_t (*b)[AESKIT_BLOCK], uint32_t k0w3, uint32_t c)
+AESKIT_INLINE void gcm_ctrs_fill(uint8_t (*b)[AESKIT_BLOCK], uint32_t k0w3, uint32_t c)
 {
     GCM_UNROLL
     for (size_t j = 0; j < GCM_W; j++) {
@@ -156,7 +136,7 @@ GCM_INLINE void gcm_ctrs_fill(uint8_t (*b)[AESKIT_BLOCK], uint32_t k0w3, uint32_
  * the 8 blocks at hin folded into *y when hash is set (a constant at each
  * call). Every load of hin and src comes before the first store to dst.
  */
-GCM_INLINE void gcm_batch(const uint8_t *rk, unsigned rounds, const aeskit_ghash_key *hk,
+AESKIT_INLINE void gcm_batch(const uint8_t *rk, unsigned rounds, const aeskit_ghash_key *hk,
                           int hash, uint8_t (*cb)[AESKIT_BLOCK], uint32_t k0w3, uint32_t c,
                           __m128i *y, const uint8_t *hin, uint8_t *dst, const uint8_t *src)
 {
@@ -172,7 +152,7 @@ GCM_INLINE void gcm_batch(const uint8_t *rk, unsigned rounds, const aeskit_ghash
     for (size_t r = 1; r <= GCM_W; r++) {
         if (hash)
             gcm_hash_step(&s, hk, *y, hin, r - 1);
-        const __m128i key = gcm_load(rk + AESKIT_BLOCK * r);
+        const __m128i key = aeskit_load128(rk + AESKIT_BLOCK * r);
         GCM_UNROLL
         for (size_t j = 0; j < GCM_W; j++)
             x[j] = _mm_aesenc_si128(x[j], key);
@@ -181,17 +161,17 @@ GCM_INLINE void gcm_batch(const uint8_t *rk, unsigned rounds, const aeskit_ghash
         *y = aeskit_clmul_reduce(s);
     const uint8_t *last = rk + AESKIT_BLOCK * rounds;
     for (const uint8_t *p = rk + AESKIT_BLOCK * (GCM_W + 1); p < last; p += AESKIT_BLOCK) {
-        const __m128i key = gcm_load(p);
+        const __m128i key = aeskit_load128(p);
         GCM_UNROLL
         for (size_t j = 0; j < GCM_W; j++)
             x[j] = _mm_aesenc_si128(x[j], key);
     }
-    const __m128i key = gcm_load(last);
+    const __m128i key = aeskit_load128(last);
     GCM_UNROLL
     for (size_t j = 0; j < GCM_W; j++)
-        gcm_store(dst + AESKIT_BLOCK * j,
+        aeskit_store128(dst + AESKIT_BLOCK * j,
                   _mm_xor_si128(_mm_aesenclast_si128(x[j], key),
-                                gcm_load(src + AESKIT_BLOCK * j)));
+                                aeskit_load128(src + AESKIT_BLOCK * j)));
 }
 
 /* Does floor(n / 8) batches: returns 8 * floor(n / 8), 0 for n < 8. */
@@ -203,12 +183,12 @@ size_t aeskit_aesni_gcm(const aeskit_key *k, const aeskit_ghash_key *hk, int enc
     const size_t batches = n / GCM_W;
     if (batches == 0)
         return 0;
-    const uint8_t *rk = (const uint8_t *)k->rk;
+    const uint8_t *rk = aeskit_aesni_enc_keys(k);
     const unsigned rounds = k->rounds;
     const __m128i bswap = aeskit_clmul_bswap();
-    __m128i y = _mm_shuffle_epi8(gcm_load(acc), bswap);
+    __m128i y = _mm_shuffle_epi8(aeskit_load128(acc), bswap);
     uint32_t c = aeskit_load_be32(ctr + 12);
-    const __m128i white = _mm_xor_si128(gcm_load(ctr), gcm_load(rk));
+    const __m128i white = _mm_xor_si128(aeskit_load128(ctr), aeskit_load128(rk));
     uint32_t k0w3;
     gcm_ctrs cs;
 
@@ -238,7 +218,7 @@ size_t aeskit_aesni_gcm(const aeskit_key *k, const aeskit_ghash_key *hk, int enc
         }
     }
     aeskit_store_be32(ctr + 12, c);
-    gcm_store(acc, _mm_shuffle_epi8(y, bswap));
+    aeskit_store128(acc, _mm_shuffle_epi8(y, bswap));
     aeskit_secure_zero(&cs, sizeof cs);
     return GCM_W * batches;
 }

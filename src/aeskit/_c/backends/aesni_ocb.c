@@ -27,32 +27,10 @@
  * rk[last] ^ Offset_j, since aesenclast(x, k) ^ d = aesenclast(x, k ^ d)
  * (likewise aesdeclast).
  */
-#include <immintrin.h>
-
-#include "aeskit.h"
-#include "common.h"
-
-#if !defined(AESKIT_HAVE_X86)
-#error "aesni_ocb.c is built only where AESKIT_HAVE_X86 declares aeskit_aesni_ocb"
-#endif
+#include "aesni.h"
 
 #define OCB_W 8
 #define OCB_UNROLL _Pragma("GCC unroll 8") /* OCB_W */
-#if defined(__GNUC__)
-#define OCB_INLINE static inline __attribute__((always_inline))
-#else
-#define OCB_INLINE static inline
-#endif
-
-OCB_INLINE __m128i ocb_load(const uint8_t *p)
-{
-    return _mm_loadu_si128((const __m128i *)(const void *)p);
-}
-
-OCB_INLINE void ocb_store(uint8_t *p, __m128i v)
-{
-    _mm_storeu_si128((__m128i *)(void *)p, v);
-}
 
 /*
  * The cipher on w whitened blocks x[j] = in_j ^ o[j], o[j] = Offset ^ rk[0]
@@ -61,13 +39,13 @@ OCB_INLINE void ocb_store(uint8_t *p, __m128i v)
  * reloads the plaintext: in place, src block j is intact until dst block j
  * is stored. Advances *dst and *src past the w blocks.
  */
-OCB_INLINE void ocb_cipher_w(const uint8_t *rk, unsigned rounds, int enc, __m128i fold,
+AESKIT_INLINE void ocb_cipher_w(const uint8_t *rk, unsigned rounds, int enc, __m128i fold,
                              __m128i *x, const __m128i *o, __m128i *sum, uint8_t **dst,
                              const uint8_t **src, size_t w)
 {
     const uint8_t *kend = rk + AESKIT_BLOCK * rounds;
     for (const uint8_t *p = rk + AESKIT_BLOCK; p < kend; p += AESKIT_BLOCK) {
-        const __m128i key = ocb_load(p);
+        const __m128i key = aeskit_load128(p);
         OCB_UNROLL
         for (size_t j = 0; j < w; j++)
             x[j] = enc ? _mm_aesenc_si128(x[j], key) : _mm_aesdec_si128(x[j], key);
@@ -76,30 +54,30 @@ OCB_INLINE void ocb_cipher_w(const uint8_t *rk, unsigned rounds, int enc, __m128
     for (size_t j = 0; j < w; j++) {
         const __m128i key = _mm_xor_si128(fold, o[j]);
         x[j] = enc ? _mm_aesenclast_si128(x[j], key) : _mm_aesdeclast_si128(x[j], key);
-        *sum = _mm_xor_si128(*sum, enc ? ocb_load(*src + AESKIT_BLOCK * j) : x[j]);
-        ocb_store(*dst + AESKIT_BLOCK * j, x[j]);
+        *sum = _mm_xor_si128(*sum, enc ? aeskit_load128(*src + AESKIT_BLOCK * j) : x[j]);
+        aeskit_store128(*dst + AESKIT_BLOCK * j, x[j]);
     }
     *src += AESKIT_BLOCK * w;
     *dst += AESKIT_BLOCK * w;
 }
 
 /* w blocks from any index: each offset from the one before and L[ntz]. */
-OCB_INLINE void ocb_any_w(const uint8_t *rk, unsigned rounds, const aeskit_ocb_key *ok,
+AESKIT_INLINE void ocb_any_w(const uint8_t *rk, unsigned rounds, const aeskit_ocb_key *ok,
                           int enc, __m128i fold, uint64_t *i, __m128i *off, __m128i *sum,
                           uint8_t **dst, const uint8_t **src, size_t w)
 {
     __m128i x[OCB_W], o[OCB_W];
     OCB_UNROLL
     for (size_t j = 0; j < w; j++) {
-        *off = _mm_xor_si128(*off, ocb_load(ok->l[aeskit_ntz64(++*i)]));
+        *off = _mm_xor_si128(*off, aeskit_load128(ok->l[aeskit_ntz64(++*i)]));
         o[j] = *off;
-        x[j] = _mm_xor_si128(ocb_load(*src + AESKIT_BLOCK * j), o[j]);
+        x[j] = _mm_xor_si128(aeskit_load128(*src + AESKIT_BLOCK * j), o[j]);
     }
     ocb_cipher_w(rk, rounds, enc, fold, x, o, sum, dst, src, w);
 }
 
 /* 0..7 blocks as 4 + 2 + 1 */
-OCB_INLINE void ocb_few(const uint8_t *rk, unsigned rounds, const aeskit_ocb_key *ok, int enc,
+AESKIT_INLINE void ocb_few(const uint8_t *rk, unsigned rounds, const aeskit_ocb_key *ok, int enc,
                         __m128i fold, uint64_t *i, __m128i *off, __m128i *sum, uint8_t **dst,
                         const uint8_t **src, size_t n)
 {
@@ -120,18 +98,18 @@ OCB_INLINE void ocb_few(const uint8_t *rk, unsigned rounds, const aeskit_ocb_key
  * back (0.38-0.40 c/B instead of 0.33 for AES-128 on Zen 4, even with the
  * next batch prepared one batch ahead). The last 0..7 run as 4 + 2 + 1.
  */
-OCB_INLINE void ocb_run(const uint8_t *rk, unsigned rounds, const aeskit_ocb_key *ok, int enc,
+AESKIT_INLINE void ocb_run(const uint8_t *rk, unsigned rounds, const aeskit_ocb_key *ok, int enc,
                         aeskit_ocb_state *st, uint8_t *dst, const uint8_t *src, size_t n)
 {
-    const __m128i k0 = ocb_load(rk);
-    const __m128i fold = _mm_xor_si128(ocb_load(rk + AESKIT_BLOCK * rounds), k0);
-    const __m128i l0 = ocb_load(ok->l[0]), l1 = ocb_load(ok->l[1]), l2 = ocb_load(ok->l[2]);
+    const __m128i k0 = aeskit_load128(rk);
+    const __m128i fold = _mm_xor_si128(aeskit_load128(rk + AESKIT_BLOCK * rounds), k0);
+    const __m128i l0 = aeskit_load128(ok->l[0]), l1 = aeskit_load128(ok->l[1]), l2 = aeskit_load128(ok->l[2]);
     const __m128i delta[OCB_W - 1] = {
         l0, _mm_xor_si128(l0, l1), l1, _mm_xor_si128(l1, l2),
         _mm_xor_si128(_mm_xor_si128(l0, l1), l2), _mm_xor_si128(l0, l2), l2,
     };
     /* the running offset carries rk[0], the whitening, folded in */
-    __m128i off = _mm_xor_si128(ocb_load(st->offset), k0), sum = ocb_load(st->checksum);
+    __m128i off = _mm_xor_si128(aeskit_load128(st->offset), k0), sum = aeskit_load128(st->checksum);
     uint64_t i = st->blocks;
 
     size_t head = (OCB_W - i % OCB_W) % OCB_W;
@@ -145,15 +123,15 @@ OCB_INLINE void ocb_run(const uint8_t *rk, unsigned rounds, const aeskit_ocb_key
         OCB_UNROLL
         for (size_t j = 0; j < OCB_W - 1; j++)
             o[j] = _mm_xor_si128(off, delta[j]);
-        o[OCB_W - 1] = off = _mm_xor_si128(o[OCB_W - 2], ocb_load(ok->l[aeskit_ntz64(i)]));
+        o[OCB_W - 1] = off = _mm_xor_si128(o[OCB_W - 2], aeskit_load128(ok->l[aeskit_ntz64(i)]));
         OCB_UNROLL
         for (size_t j = 0; j < OCB_W; j++)
-            x[j] = _mm_xor_si128(ocb_load(src + AESKIT_BLOCK * j), o[j]);
+            x[j] = _mm_xor_si128(aeskit_load128(src + AESKIT_BLOCK * j), o[j]);
         ocb_cipher_w(rk, rounds, enc, fold, x, o, &sum, &dst, &src, OCB_W);
     }
     ocb_few(rk, rounds, ok, enc, fold, &i, &off, &sum, &dst, &src, n);
-    ocb_store(st->offset, _mm_xor_si128(off, k0));
-    ocb_store(st->checksum, sum);
+    aeskit_store128(st->offset, _mm_xor_si128(off, k0));
+    aeskit_store128(st->checksum, sum);
     st->blocks = i;
 }
 
@@ -161,7 +139,7 @@ OCB_INLINE void ocb_run(const uint8_t *rk, unsigned rounds, const aeskit_ocb_key
 size_t aeskit_aesni_ocb(const aeskit_key *k, const aeskit_ocb_key *ok, int enc,
                         aeskit_ocb_state *st, uint8_t *dst, const uint8_t *src, size_t n)
 {
-    const uint8_t *rk = (const uint8_t *)k->rk;
+    const uint8_t *rk = aeskit_aesni_enc_keys(k);
     const unsigned rounds = k->rounds;
 
     if (enc)

@@ -15,41 +15,33 @@
 #ifndef AESKIT_CLMUL128_H
 #define AESKIT_CLMUL128_H
 
-#include <immintrin.h>
-
-#include "common.h"
-
-#if defined(__GNUC__)
-#define CLMUL128_INLINE static inline __attribute__((always_inline))
-#else
-#define CLMUL128_INLINE static inline
-#endif
+#include "x86.h"
 
 /* An unreduced 256-bit sum of products, as Karatsuba's three parts. */
 typedef struct aeskit_clmul_sum {
     __m128i lo, mid, hi;
 } aeskit_clmul_sum;
 
-CLMUL128_INLINE aeskit_clmul_sum aeskit_clmul_zero(void)
+AESKIT_INLINE aeskit_clmul_sum aeskit_clmul_zero(void)
 {
     const aeskit_clmul_sum s = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128()};
     return s;
 }
 
 /* The shuffle that byte-reverses a block into a register and back. */
-CLMUL128_INLINE __m128i aeskit_clmul_bswap(void)
+AESKIT_INLINE __m128i aeskit_clmul_bswap(void)
 {
     return _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 }
 
 /* Karatsuba's half of h: hi ^ lo in the low 64 bits. */
-CLMUL128_INLINE __m128i aeskit_clmul_half(__m128i h)
+AESKIT_INLINE __m128i aeskit_clmul_half(__m128i h)
 {
     return _mm_xor_si128(h, _mm_shuffle_epi32(h, 0x4E));
 }
 
 /* s += x * h, h a stored power and hk its half (aeskit_clmul_half). */
-CLMUL128_INLINE void aeskit_clmul_mul_add(aeskit_clmul_sum *s, __m128i x, __m128i h,
+AESKIT_INLINE void aeskit_clmul_mul_add(aeskit_clmul_sum *s, __m128i x, __m128i h,
                                           __m128i hk)
 {
     s->lo = _mm_xor_si128(s->lo, _mm_clmulepi64_si128(x, h, 0x00));
@@ -58,7 +50,7 @@ CLMUL128_INLINE void aeskit_clmul_mul_add(aeskit_clmul_sum *s, __m128i x, __m128
 }
 
 /* The 256-bit product hi:lo, reduced. */
-CLMUL128_INLINE __m128i aeskit_clmul_reduce256(__m128i lo, __m128i hi)
+AESKIT_INLINE __m128i aeskit_clmul_reduce256(__m128i lo, __m128i hi)
 {
     const __m128i poly = _mm_set_epi64x(0, (long long)UINT64_C(0xC200000000000000));
     lo = _mm_xor_si128(_mm_shuffle_epi32(lo, 0x4E), _mm_clmulepi64_si128(lo, poly, 0x00));
@@ -67,7 +59,7 @@ CLMUL128_INLINE __m128i aeskit_clmul_reduce256(__m128i lo, __m128i hi)
 }
 
 /* The sum, reduced: Karatsuba's middle term placed, then reduce256. */
-CLMUL128_INLINE __m128i aeskit_clmul_reduce(aeskit_clmul_sum s)
+AESKIT_INLINE __m128i aeskit_clmul_reduce(aeskit_clmul_sum s)
 {
     const __m128i mid = _mm_xor_si128(s.mid, _mm_xor_si128(s.lo, s.hi));
     return aeskit_clmul_reduce256(_mm_xor_si128(s.lo, _mm_slli_si128(mid, 8)),
@@ -76,7 +68,7 @@ CLMUL128_INLINE __m128i aeskit_clmul_reduce(aeskit_clmul_sum s)
 
 /* a * b * x on register images: with b = H^i x^-1 this is a * H^i (how the
  * key setups raise H to its powers). */
-CLMUL128_INLINE __m128i aeskit_clmul_mul(__m128i a, __m128i b)
+AESKIT_INLINE __m128i aeskit_clmul_mul(__m128i a, __m128i b)
 {
     aeskit_clmul_sum s = aeskit_clmul_zero();
     aeskit_clmul_mul_add(&s, a, b, aeskit_clmul_half(b));
@@ -87,7 +79,7 @@ CLMUL128_INLINE __m128i aeskit_clmul_mul(__m128i a, __m128i b)
  * left one bit; the x^0 bit that leaves comes back as x^-1 = x^127 + x^6 +
  * x + 1 (reflected: 0xC2... in the high word, 1 in the low), without a
  * branch on H. */
-CLMUL128_INLINE __m128i aeskit_clmul_h_xinv(const uint8_t h[16])
+AESKIT_INLINE __m128i aeskit_clmul_h_xinv(const uint8_t h[16])
 {
     const uint64_t a1 = aeskit_load_be64(h), a0 = aeskit_load_be64(h + 8);
     const uint64_t carry = 0 - (a1 >> 63);

@@ -42,71 +42,48 @@
  * i = 0..7 as a register image; 128 + 16 * i holds its hi ^ lo in the low
  * qword. Contract: aeskit.h.
  */
-#include <assert.h>
-
-#include <immintrin.h>
-
-#include "aeskit.h"
+#include "aesni.h"
 #include "clmul128.h"
-#include "common.h"
-
-#if !defined(AESKIT_HAVE_X86)
-#error "ghash_clmul.c is built only where AESKIT_HAVE_X86 declares it"
-#endif
 
 #define CLMUL_W 8
 #define CLMUL_UNROLL _Pragma("GCC unroll 8") /* CLMUL_W */
-#if defined(__GNUC__)
-#define CLMUL_INLINE static inline __attribute__((always_inline))
-#else
-#define CLMUL_INLINE static inline
-#endif
 
 #define CLMUL_KARATSUBA_OFF (CLMUL_W * AESKIT_BLOCK)
 static_assert(sizeof(((aeskit_ghash_key *)0)->w) >= 2 * CLMUL_W * AESKIT_BLOCK,
               "aeskit_ghash_key holds the clmul powers and their Karatsuba halves");
 
-CLMUL_INLINE __m128i clmul_load(const uint8_t *p)
-{
-    return _mm_loadu_si128((const __m128i *)(const void *)p);
-}
-
-CLMUL_INLINE void clmul_store(uint8_t *p, __m128i v)
-{
-    _mm_storeu_si128((__m128i *)(void *)p, v);
-}
-
 /* H^(i+1) * x^-1 and its Karatsuba half, i = 0..CLMUL_W-1. */
-CLMUL_INLINE const uint8_t *clmul_power(const aeskit_ghash_key *hk, size_t i)
+AESKIT_INLINE const uint8_t *clmul_power(const aeskit_ghash_key *hk, size_t i)
 {
     return (const uint8_t *)hk->w + AESKIT_BLOCK * i;
 }
 
-CLMUL_INLINE const uint8_t *clmul_karatsuba(const aeskit_ghash_key *hk, size_t i)
+AESKIT_INLINE const uint8_t *clmul_karatsuba(const aeskit_ghash_key *hk, size_t i)
 {
     return (const uint8_t *)hk->w + CLMUL_KARATSUBA_OFF + AESKIT_BLOCK * i;
 }
 
 /* acc folded with w blocks: sum of X_j * H^(w-j), X_0 carrying acc. w is a
  * constant at the bulk call, so the loop unrolls; the tail passes 1..7. */
-CLMUL_INLINE __m128i clmul_blocks(const aeskit_ghash_key *hk, __m128i acc, const uint8_t *p,
+AESKIT_INLINE __m128i clmul_blocks(const aeskit_ghash_key *hk, __m128i acc, const uint8_t *p,
                                   size_t w)
 {
     const __m128i bswap = aeskit_clmul_bswap();
     aeskit_clmul_sum s = aeskit_clmul_zero();
     CLMUL_UNROLL
     for (size_t j = 0; j < w; j++) {
-        __m128i x = _mm_shuffle_epi8(clmul_load(p + AESKIT_BLOCK * j), bswap);
+        __m128i x = _mm_shuffle_epi8(aeskit_load128(p + AESKIT_BLOCK * j), bswap);
         if (j == 0)
             x = _mm_xor_si128(x, acc);
         const size_t i = w - 1 - j;
-        aeskit_clmul_mul_add(&s, x, clmul_load(clmul_power(hk, i)),
-                             clmul_load(clmul_karatsuba(hk, i)));
+        aeskit_clmul_mul_add(&s, x, aeskit_load128(clmul_power(hk, i)),
+                             aeskit_load128(clmul_karatsuba(hk, i)));
     }
     return aeskit_clmul_reduce(s);
 }
 
-void aeskit_clmul_ghash_key(aeskit_ghash_key *hk, const uint8_t h[16])
+/* 8 powers cost little: the key is the same for every max_blocks. */
+void aeskit_clmul_ghash_key(aeskit_ghash_key *hk, const uint8_t h[16], size_t max_blocks)
 {
     const __m128i base = aeskit_clmul_h_xinv(h);
     uint8_t *out = (uint8_t *)hk->w;
@@ -115,24 +92,25 @@ void aeskit_clmul_ghash_key(aeskit_ghash_key *hk, const uint8_t h[16])
     for (size_t i = 0; i < CLMUL_W; i++) {
         if (i > 0)
             pw = aeskit_clmul_mul(pw, base);
-        clmul_store(out + AESKIT_BLOCK * i, pw);
-        clmul_store(out + CLMUL_KARATSUBA_OFF + AESKIT_BLOCK * i,
-                    aeskit_clmul_half(pw));
+        aeskit_store128(out + AESKIT_BLOCK * i, pw);
+        aeskit_store128(out + CLMUL_KARATSUBA_OFF + AESKIT_BLOCK * i, aeskit_clmul_half(pw));
     }
+    hk->max_blocks = max_blocks;
 }
 
 void aeskit_clmul_ghash(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
                         size_t n)
 {
     assert(n == 0 || (p != NULL && acc != NULL));
+    assert(n <= hk->max_blocks);
     if (n == 0)
         return;
     const __m128i bswap = aeskit_clmul_bswap();
-    __m128i y = _mm_shuffle_epi8(clmul_load(acc), bswap);
+    __m128i y = _mm_shuffle_epi8(aeskit_load128(acc), bswap);
 
     for (; n >= CLMUL_W; n -= CLMUL_W, p += CLMUL_W * AESKIT_BLOCK)
         y = clmul_blocks(hk, y, p, CLMUL_W);
     if (n > 0)
         y = clmul_blocks(hk, y, p, n);
-    clmul_store(acc, _mm_shuffle_epi8(y, bswap));
+    aeskit_store128(acc, _mm_shuffle_epi8(y, bswap));
 }

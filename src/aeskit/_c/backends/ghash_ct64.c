@@ -49,8 +49,8 @@
  */
 #include <assert.h>
 
-#include "aeskit.h"
 #include "common.h"
+#include "ghash_ct64.h"
 
 enum { CT64_H0, CT64_H1, CT64_H2, CT64_H0R, CT64_H1R, CT64_H2R, CT64_WORDS };
 static_assert(sizeof(((aeskit_ghash_key *)0)->w) >= CT64_WORDS * sizeof(uint64_t),
@@ -93,7 +93,7 @@ static inline void fold(uint64_t s, uint64_t *mid, uint64_t *high)
     *high ^= s ^ (s >> 1) ^ (s >> 2) ^ (s >> 7);
 }
 
-void aeskit_ct64_ghash_key(aeskit_ghash_key *hk, const uint8_t h[16])
+void aeskit_ct64_ghash_key(aeskit_ghash_key *hk, const uint8_t h[16], size_t max_blocks)
 {
     const uint64_t a1 = aeskit_load_be64(h), a0 = aeskit_load_be64(h + 8);
     const uint64_t carry = 0 - (a1 >> 63);    /* all ones iff H has x^0 */
@@ -106,12 +106,14 @@ void aeskit_ct64_ghash_key(aeskit_ghash_key *hk, const uint8_t h[16])
     hk->w[CT64_H0R] = rev64(h0);
     hk->w[CT64_H1R] = rev64(h1);
     hk->w[CT64_H2R] = rev64(h0 ^ h1);
+    hk->max_blocks = max_blocks;   /* H alone serves any length */
 }
 
 void aeskit_ct64_ghash(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
                        size_t n)
 {
     assert(n == 0 || (p != NULL && acc != NULL));
+    assert(n <= hk->max_blocks);
     if (n == 0)
         return;
     const uint64_t h0 = hk->w[CT64_H0], h1 = hk->w[CT64_H1], h2 = hk->w[CT64_H2];

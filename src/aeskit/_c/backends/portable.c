@@ -8,13 +8,16 @@
  * a time and pads a tail of one to three blocks with zeros in a stack
  * buffer, so a short call costs one full batch and nothing outside the n
  * blocks is read or written. Chained and counter modes are the generic
- * helpers over these two ECB functions. Contracts: aeskit.h.
+ * helpers over these two ECB functions, and so are CBC-MAC and XTS.
+ * Contracts: aeskit.h.
  */
 #include <assert.h>
 #include <string.h>
 
-#include "aeskit.h"
 #include "aes_ct64.h"
+#include "dispatch.h"
+#include "ghash_ct64.h"
+#include "modes/generic.h"
 
 static_assert(AESKIT_CT64_RK_WORDS(AESKIT_MAX_ROUNDS)
                   <= sizeof(((aeskit_key *)0)->rk) / sizeof(uint64_t),
@@ -74,6 +77,12 @@ const struct aeskit_impl aeskit_portable_impl = {
     .cfb_dec = aeskit_generic_cfb_dec,
     .ofb = aeskit_generic_ofb,
     .ctr = aeskit_generic_ctr,
+    .cbc_mac = aeskit_generic_cbc_mac,
+    .xts = aeskit_generic_xts,
     .ghash_key = aeskit_ct64_ghash_key,
     .ghash = aeskit_ct64_ghash,
+    .constants = (const aeskit_constant[]){
+        {"batch_blocks", 4},
+        {NULL, 0},
+    },
 };

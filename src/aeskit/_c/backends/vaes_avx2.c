@@ -1,7 +1,7 @@
 /*
  * vaes_avx2.c: vaes_body.h on 256-bit registers, two blocks per VAES
  * instruction. Contracts: aeskit.h; the kernels, their lanes and their
- * folds: vaes_body.h.
+ * folds: vaes_body.h; what differs by width: vaes_ymm.h.
  *
  * Needs AES-NI, PCLMULQDQ, SSSE3, SSE4.1 (aesni's slots, reused), AVX,
  * AVX2, VAES and VPCLMULQDQ with the OS saving YMM state, never ZMM state:
@@ -12,16 +12,15 @@
  * on Zen 4, so 8 registers (16 blocks) must be in flight to reach 4 blocks
  * per cycle; 8 data registers still leave room for the keys in 16.
  *
- * Why the reused slots are valid: set_key is aesni's (then points the key
- * at this table), so the key layout is aesni's exactly, which is what
- * aesni's cbc_enc, cfb_enc and ofb read. GHASH is this table's own
- * (vaes_body.h: VPCLMULQDQ on every lane, its own ghash_key layout), and so
- * is the fused OCB slot (vaes_ocb.h: a batch's offsets from one base). The
- * fused GCM slot is left empty: modes/gcm.c runs this table's CTR and
- * GHASH, which measured faster here than the fused kernel on ymm (see
- * vaes_gcm.h).
+ * Slots: the parallel modes, GHASH (its own key layout) and the fused OCB
+ * slot (vaes_ocb.h) are this width's; the serial ones and CBC-MAC are
+ * aesni's, valid on this key because set_key is aesni's expansion. The
+ * fused GCM slot is empty: modes/gcm.c runs this table's CTR and GHASH,
+ * which are faster on ymm than the fused kernel (see vaes_gcm.h). XTS is
+ * the generic helper over this ECB.
  */
-#define VAES_VL 32
+#include "vaes_ymm.h"
+
 #define VAES_NV 8
 #define VAES_FN(name) vaes_avx2_##name
 #define VAES_IMPL aeskit_vaes_avx2_impl
@@ -35,13 +34,19 @@ const struct aeskit_impl aeskit_vaes_avx2_impl = {
     .set_key = vaes_avx2_set_key,
     .ecb_enc = vaes_avx2_ecb_enc,
     .ecb_dec = vaes_avx2_ecb_dec,
-    .cbc_enc = vaes_avx2_cbc_enc,
+    .cbc_enc = aeskit_aesni_cbc_enc,
     .cbc_dec = vaes_avx2_cbc_dec,
-    .cfb_enc = vaes_avx2_cfb_enc,
+    .cfb_enc = aeskit_aesni_cfb_enc,
     .cfb_dec = vaes_avx2_cfb_dec,
-    .ofb = vaes_avx2_ofb,
+    .ofb = aeskit_aesni_ofb,
     .ctr = vaes_avx2_ctr,
+    .cbc_mac = aeskit_aesni_cbc_mac,
+    .xts = aeskit_generic_xts,
     .ghash_key = vaes_avx2_ghash_key,
     .ghash = vaes_avx2_ghash,
     .ocb = vaes_avx2_ocb,
+    .constants = (const aeskit_constant[]){
+        VAES_CONSTANT_ROWS,
+        {NULL, 0},
+    },
 };

@@ -1,7 +1,8 @@
 /*
  * vaes_avx512.c: vaes_body.h on 512-bit registers, four blocks per VAES
- * instruction. Contracts: aeskit.h; the kernels, their lanes and their
- * folds: vaes_body.h.
+ * instruction, and the fused GCM kernel (vaes_gcm.h), built for this width
+ * only. Contracts: aeskit.h; the kernels, their lanes and their folds:
+ * vaes_body.h; what differs by width: vaes_zmm.h.
  *
  * Needs what vaes_avx2.c needs plus AVX-512F/BW/VL and BMI2, with the OS
  * saving ZMM state (these kernels use F, and BW for vpshufb on zmm; VL and
@@ -12,23 +13,19 @@
  * Why this width: zmm VAES sustains 1 instruction per cycle at latency 4 on
  * Zen 4 (double-pumped 256-bit units): 4 blocks per cycle, the same peak as
  * ymm with half the instructions. 4 registers in flight reach it in a bare
- * loop; in the kernels 8 (32 blocks) measured 2-3% faster for CBC and CFB
- * decryption and CTR at 16 KiB (0.156-0.157 c/B for AES-128 against
- * 0.159-0.161), the slack covering each batch's loads and folds.
+ * loop; in the kernels 8 (32 blocks) are a little faster, the slack
+ * covering each batch's loads and folds.
  *
- * Why the reused slots are valid: set_key is aesni's (then points the key
- * at this table), so the key layout is aesni's exactly, which is what
- * aesni's cbc_enc, cfb_enc and ofb read. GHASH is this table's own
- * (vaes_body.h: VPCLMULQDQ on every lane, its own ghash_key layout), and so
- * are the fused OCB slot (vaes_ocb.h: a batch's offsets from one base) and
- * the fused GCM slot (vaes_gcm.h, built for this width only).
+ * Slots: as vaes_avx2.c's, plus the fused GCM slot.
  */
-#define VAES_VL 64
+#include "vaes_zmm.h"
+
 #define VAES_NV 8
 #define VAES_FN(name) vaes_avx512_##name
 #define VAES_IMPL aeskit_vaes_avx512_impl
 
 #include "vaes_body.h"
+#include "vaes_gcm.h"
 
 const struct aeskit_impl aeskit_vaes_avx512_impl = {
     .name = "vaes_avx512",
@@ -39,14 +36,21 @@ const struct aeskit_impl aeskit_vaes_avx512_impl = {
     .set_key = vaes_avx512_set_key,
     .ecb_enc = vaes_avx512_ecb_enc,
     .ecb_dec = vaes_avx512_ecb_dec,
-    .cbc_enc = vaes_avx512_cbc_enc,
+    .cbc_enc = aeskit_aesni_cbc_enc,
     .cbc_dec = vaes_avx512_cbc_dec,
-    .cfb_enc = vaes_avx512_cfb_enc,
+    .cfb_enc = aeskit_aesni_cfb_enc,
     .cfb_dec = vaes_avx512_cfb_dec,
-    .ofb = vaes_avx512_ofb,
+    .ofb = aeskit_aesni_ofb,
     .ctr = vaes_avx512_ctr,
+    .cbc_mac = aeskit_aesni_cbc_mac,
+    .xts = aeskit_generic_xts,
     .ghash_key = vaes_avx512_ghash_key,
     .ghash = vaes_avx512_ghash,
     .gcm = vaes_avx512_gcm,
     .ocb = vaes_avx512_ocb,
+    .constants = (const aeskit_constant[]){
+        VAES_CONSTANT_ROWS,
+        {"gcm_fused_min_blocks", VAES_GCM_MIN},
+        {NULL, 0},
+    },
 };

@@ -1,13 +1,15 @@
 /*
  * vaes_body.h: the parallel AES modes on VAES, written once for any vector
- * width and instantiated by vaes_avx2.c (VAES_VL 32) and vaes_avx512.c
- * (VAES_VL 64). Contracts: aeskit.h. The including file defines
- *   VAES_VL       vector bytes, 32 or 64
+ * width and instantiated by vaes_avx2.c (ymm) and vaes_avx512.c (zmm).
+ * Contracts: aeskit.h. The including file first includes its width layer
+ * (vaes_ymm.h or vaes_zmm.h: VAES_VL, the vector type and every wrapper
+ * whose instruction differs by width), then defines
  *   VAES_NV       vectors per main-loop iteration
  *   VAES_FN(x)    the name of this width's static function x
- *   VAES_IMPL     this width's table (declared in aeskit.h)
+ *   VAES_IMPL     this width's table (declared in dispatch.h)
  * and is built with the instruction sets that width needs, in its own
- * library, called only after the CPU check.
+ * library, called only after the CPU check. Nothing below depends on the
+ * width but through those names.
  *
  * Why: VAES runs the AES round on every 128-bit lane of a ymm or zmm
  * register. On Zen 4, measured with independent chains (cycles per block
@@ -18,9 +20,8 @@
  * pipes: 1 XOR per register per 10 rounds cost 2%, 3 XORs cost 20%. So the
  * kernels spend as few non-AES ops as the algebra allows (below).
  *
- * Keys: aesni.c's layout, untouched (this table's set_key is aesni's):
- * rk[0..rounds] for encryption at k->rk, then the Equivalent Inverse
- * Cipher's keys. Each round key is broadcast to every lane straight from
+ * Keys: aesni's layout (aesni.h), untouched: this table's set_key is
+ * aesni's expansion. Each round key is broadcast to every lane straight from
  * there once per round per batch (vbroadcasti128 / vbroadcasti32x4, a load):
  * no copy of the key schedule is made, and one load per VAES_NV VAES
  * instructions costs nothing.
@@ -42,277 +43,51 @@
  * with rk[0] is the one XOR left per vector, and CTR folds even its counter
  * increment into that XOR (see the CTR section).
  */
-#include <assert.h>
-
-#include <immintrin.h>
-
-#include "aeskit.h"
+#include "aesni.h"
 #include "clmul128.h"
+#include "dispatch.h"
+#include "modes/generic.h"
 
-#if !defined(AESKIT_HAVE_X86)
-#error "vaes_body.h is built only where AESKIT_HAVE_X86 declares the vaes tables"
+#if !defined(VAES_VL)
+#error "include the width layer (vaes_ymm.h or vaes_zmm.h) first"
 #endif
 
-#define VAES_BPV (VAES_VL / AESKIT_BLOCK) /* blocks per vector */
 #define VAES_W (VAES_NV * VAES_BPV)       /* blocks per main-loop batch */
 #define VAES_UNROLL _Pragma("GCC unroll 8") /* >= VAES_NV */
 #if defined(__GNUC__)
-#define VAES_INLINE static inline __attribute__((always_inline))
 /* Keeps sums where the code puts them: without it GCC held each product of
  * a fused GCM batch apart to add them up at the end, spilling ~24 zmm. */
 #define VAES_PIN(a, b, c) __asm__("" : "+v"(a), "+v"(b), "+v"(c))
 #else
-#define VAES_INLINE static inline
 #define VAES_PIN(a, b, c) ((void)0)
 #endif
 
 static_assert(VAES_NV <= 8, "VAES_UNROLL unrolls 8");
 static_assert(VAES_NV % 2 == 0 && (VAES_NV * VAES_BPV) % 16 == 0,
               "a batch is whole groups of 16 counters, and halves");
-static_assert(sizeof(((aeskit_key *)0)->rk)
-                  >= 2 * (AESKIT_MAX_ROUNDS + 1) * AESKIT_BLOCK,
-              "aeskit_key.rk holds both aesni schedules");
-
-/* ---- the width-specific part: thin wrappers over one instruction ----- */
-
-VAES_INLINE __m128i vaes_load128(const uint8_t *p)
-{
-    return _mm_loadu_si128((const __m128i *)(const void *)p);
-}
-
-VAES_INLINE void vaes_store128(uint8_t *p, __m128i v)
-{
-    _mm_storeu_si128((__m128i *)(void *)p, v);
-}
-
-#if VAES_VL == 32
-typedef __m256i vaes_v;
-
-VAES_INLINE vaes_v vaes_load(const uint8_t *p)
-{
-    return _mm256_loadu_si256((const __m256i *)(const void *)p);
-}
-
-VAES_INLINE void vaes_store(uint8_t *p, vaes_v v)
-{
-    _mm256_storeu_si256((__m256i *)(void *)p, v);
-}
-
-/* nb = 1..VAES_BPV blocks; lanes past nb read as zero and are not stored. */
-VAES_INLINE vaes_v vaes_load_part(const uint8_t *p, size_t nb)
-{
-    return nb == 2 ? vaes_load(p) : _mm256_zextsi128_si256(vaes_load128(p));
-}
-
-VAES_INLINE void vaes_store_part(uint8_t *p, vaes_v v, size_t nb)
-{
-    if (nb == 2)
-        vaes_store(p, v);
-    else
-        vaes_store128(p, _mm256_castsi256_si128(v));
-}
-
-/* The last VAES_BPV - k blocks of a vector, k = 1..VAES_BPV-1 lanes absent
- * at its start: p is the first present block; absent lanes read as zero
- * and are not stored (vaes_load_skip). k is 1 on ymm, where only the
- * zmm fused GCM ever passes a skip (this width's callers pass 0). */
-VAES_INLINE vaes_v vaes_load_high(const uint8_t *p, size_t k)
-{
-    (void)k;
-    return _mm256_inserti128_si256(_mm256_setzero_si256(), vaes_load128(p), 1);
-}
-
-VAES_INLINE void vaes_store_high(uint8_t *p, vaes_v v, size_t k)
-{
-    (void)k;
-    vaes_store128(p, _mm256_extracti128_si256(v, 1));
-}
-
-VAES_INLINE vaes_v vaes_bcast(__m128i a) { return _mm256_broadcastsi128_si256(a); }
-VAES_INLINE __m128i vaes_low128(vaes_v a) { return _mm256_castsi256_si128(a); }
-VAES_INLINE vaes_v vaes_unpacklo64(vaes_v a, vaes_v b) { return _mm256_unpacklo_epi64(a, b); }
-VAES_INLINE vaes_v vaes_unpackhi64(vaes_v a, vaes_v b) { return _mm256_unpackhi_epi64(a, b); }
-VAES_INLINE vaes_v vaes_xor(vaes_v a, vaes_v b) { return _mm256_xor_si256(a, b); }
-/* a ^ b ^ c: two XORs; calls with the same a and b share the first. */
-VAES_INLINE vaes_v vaes_xor3(vaes_v a, vaes_v b, vaes_v c) { return vaes_xor(vaes_xor(a, b), c); }
-VAES_INLINE vaes_v vaes_enc(vaes_v x, vaes_v k) { return _mm256_aesenc_epi128(x, k); }
-VAES_INLINE vaes_v vaes_enclast(vaes_v x, vaes_v k) { return _mm256_aesenclast_epi128(x, k); }
-VAES_INLINE vaes_v vaes_dec(vaes_v x, vaes_v k) { return _mm256_aesdec_epi128(x, k); }
-VAES_INLINE vaes_v vaes_declast(vaes_v x, vaes_v k) { return _mm256_aesdeclast_epi128(x, k); }
-VAES_INLINE vaes_v vaes_add32(vaes_v a, vaes_v b) { return _mm256_add_epi32(a, b); }
-VAES_INLINE vaes_v vaes_shuffle8(vaes_v a, vaes_v s) { return _mm256_shuffle_epi8(a, s); }
-
-/* Lane l holds the 64-bit integer l in its low half. */
-VAES_INLINE vaes_v vaes_lane_index(void) { return _mm256_set_epi64x(0, 1, 0, 0); }
-
-/* Per lane, a + b modulo 2^128 (little-endian lanes; b < 2^64). */
-VAES_INLINE vaes_v vaes_add128(vaes_v a, vaes_v b)
-{
-    const vaes_v bias = _mm256_set1_epi64x(INT64_MIN);
-    const vaes_v s = _mm256_add_epi64(a, b);
-    const vaes_v carry = _mm256_cmpgt_epi64(_mm256_xor_si256(b, bias),
-                                            _mm256_xor_si256(s, bias));
-    return _mm256_sub_epi64(s, _mm256_bslli_epi128(carry, 8));
-}
-
-/* Lanes [prev, c.lane 0]: each block's predecessor. */
-VAES_INLINE vaes_v vaes_shift_in(__m128i prev, vaes_v c)
-{
-    return _mm256_permute2x128_si256(_mm256_castsi128_si256(prev), c, 0x20);
-}
-
-#elif VAES_VL == 64
-typedef __m512i vaes_v;
-
-VAES_INLINE vaes_v vaes_load(const uint8_t *p)
-{
-    return _mm512_loadu_si512((const void *)p);
-}
-
-VAES_INLINE void vaes_store(uint8_t *p, vaes_v v)
-{
-    _mm512_storeu_si512((void *)p, v);
-}
-
-/* nb = 1..VAES_BPV blocks; lanes past nb read as zero and are not stored.
- * Plain 256- and 128-bit moves, not opmask ones: a masked store does not
- * forward to a later load of the same bytes, which cost 4 ns per call in
- * place on Zen 4 (a 16-byte call: 17.9 ns against aesni's 13.5). */
-VAES_INLINE vaes_v vaes_load_part(const uint8_t *p, size_t nb)
-{
-    switch (nb) {
-    case 1:
-        return _mm512_zextsi128_si512(vaes_load128(p));
-    case 2:
-        return _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)p));
-    case 3:
-        return _mm512_inserti32x4(
-            _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)(const void *)p)),
-            vaes_load128(p + 32), 2);
-    default:
-        return vaes_load(p);
-    }
-}
-
-VAES_INLINE void vaes_store_part(uint8_t *p, vaes_v v, size_t nb)
-{
-    switch (nb) {
-    case 1:
-        vaes_store128(p, _mm512_castsi512_si128(v));
-        break;
-    case 3:
-        vaes_store128(p + 32, _mm512_extracti32x4_epi32(v, 2));
-        /* fall through */
-    case 2:
-        _mm256_storeu_si256((__m256i *)(void *)p, _mm512_castsi512_si256(v));
-        break;
-    default:
-        vaes_store(p, v);
-    }
-}
-
-/* As vaes_load_part at the other end: the last VAES_BPV - k blocks of a
- * vector, k = 1..3 lanes absent at its start, p the first present block.
- * Plain moves for the reason above: the fused GCM rereads what it stored
- * (vaes_load_skip). */
-VAES_INLINE vaes_v vaes_load_high(const uint8_t *p, size_t k)
-{
-    const __m512i z = _mm512_setzero_si512();
-    switch (k) {
-    case 1:
-        return _mm512_inserti64x4(
-            _mm512_inserti32x4(z, vaes_load128(p), 1),
-            _mm256_loadu_si256((const __m256i *)(const void *)(p + 16)), 1);
-    case 2:
-        return _mm512_inserti64x4(z, _mm256_loadu_si256((const __m256i *)(const void *)p), 1);
-    default:
-        return _mm512_inserti32x4(z, vaes_load128(p), 3);
-    }
-}
-
-VAES_INLINE void vaes_store_high(uint8_t *p, vaes_v v, size_t k)
-{
-    switch (k) {
-    case 1:
-        vaes_store128(p, _mm512_extracti32x4_epi32(v, 1));
-        _mm256_storeu_si256((__m256i *)(void *)(p + 16), _mm512_extracti64x4_epi64(v, 1));
-        break;
-    case 2:
-        _mm256_storeu_si256((__m256i *)(void *)p, _mm512_extracti64x4_epi64(v, 1));
-        break;
-    default:
-        vaes_store128(p, _mm512_extracti32x4_epi32(v, 3));
-    }
-}
-
-VAES_INLINE vaes_v vaes_bcast(__m128i a) { return _mm512_broadcast_i32x4(a); }
-VAES_INLINE __m128i vaes_low128(vaes_v a) { return _mm512_castsi512_si128(a); }
-VAES_INLINE vaes_v vaes_unpacklo64(vaes_v a, vaes_v b) { return _mm512_unpacklo_epi64(a, b); }
-VAES_INLINE vaes_v vaes_unpackhi64(vaes_v a, vaes_v b) { return _mm512_unpackhi_epi64(a, b); }
-VAES_INLINE vaes_v vaes_xor(vaes_v a, vaes_v b) { return _mm512_xor_si512(a, b); }
-/* a ^ b ^ c in one vpternlogq. */
-VAES_INLINE vaes_v vaes_xor3(vaes_v a, vaes_v b, vaes_v c)
-{
-    return _mm512_ternarylogic_epi64(a, b, c, 0x96);
-}
-VAES_INLINE vaes_v vaes_enc(vaes_v x, vaes_v k) { return _mm512_aesenc_epi128(x, k); }
-VAES_INLINE vaes_v vaes_enclast(vaes_v x, vaes_v k) { return _mm512_aesenclast_epi128(x, k); }
-VAES_INLINE vaes_v vaes_dec(vaes_v x, vaes_v k) { return _mm512_aesdec_epi128(x, k); }
-VAES_INLINE vaes_v vaes_declast(vaes_v x, vaes_v k) { return _mm512_aesdeclast_epi128(x, k); }
-VAES_INLINE vaes_v vaes_add32(vaes_v a, vaes_v b) { return _mm512_add_epi32(a, b); }
-VAES_INLINE vaes_v vaes_shuffle8(vaes_v a, vaes_v s) { return _mm512_shuffle_epi8(a, s); }
-
-VAES_INLINE vaes_v vaes_lane_index(void) { return _mm512_set_epi64(0, 3, 0, 2, 0, 1, 0, 0); }
-
-VAES_INLINE vaes_v vaes_add128(vaes_v a, vaes_v b)
-{
-    const vaes_v s = _mm512_add_epi64(a, b);
-    const __mmask8 carry = _mm512_cmplt_epu64_mask(s, b);   /* low halves only: b's high are 0 */
-    return _mm512_mask_sub_epi64(s, (__mmask8)(carry << 1), s, _mm512_set1_epi64(-1));
-}
-
-/* Lanes [prev, c.lane 0, c.lane 1, c.lane 2]. */
-VAES_INLINE vaes_v vaes_shift_in(__m128i prev, vaes_v c)
-{
-    return _mm512_alignr_epi64(c, vaes_bcast(prev), 6);
-}
-
-#else
-#error "VAES_VL is 32 or 64"
-#endif
 
 /* ---- width-generic from here on ------------------------------------- */
 
-VAES_INLINE const uint8_t *vaes_enc_keys(const aeskit_key *k)
-{
-    return (const uint8_t *)k->rk;
-}
-
-VAES_INLINE const uint8_t *vaes_dec_keys(const aeskit_key *k)
-{
-    return (const uint8_t *)k->rk + AESKIT_BLOCK * (k->rounds + 1);
-}
-
 /* Round key i of schedule rk in every lane. */
-VAES_INLINE vaes_v vaes_key(const uint8_t *rk, unsigned i)
+AESKIT_INLINE vaes_v vaes_key(const uint8_t *rk, unsigned i)
 {
-    return vaes_bcast(vaes_load128(rk + AESKIT_BLOCK * i));
+    return vaes_bcast(aeskit_load128(rk + AESKIT_BLOCK * i));
 }
 
 /* Blocks in vector j of a w-vector batch whose last vector has `last`. */
-VAES_INLINE size_t vaes_nb(size_t j, size_t w, size_t last)
+AESKIT_INLINE size_t vaes_nb(size_t j, size_t w, size_t last)
 {
     return j == w - 1 ? last : VAES_BPV;
 }
 
-VAES_INLINE void vaes_round_with(vaes_v *x, size_t w, vaes_v key, int enc)
+AESKIT_INLINE void vaes_round_with(vaes_v *x, size_t w, vaes_v key, int enc)
 {
     VAES_UNROLL
     for (size_t j = 0; j < w; j++)
         x[j] = enc ? vaes_enc(x[j], key) : vaes_dec(x[j], key);
 }
 
-VAES_INLINE void vaes_round(vaes_v *x, size_t w, const uint8_t *rk, unsigned i, int enc)
+AESKIT_INLINE void vaes_round(vaes_v *x, size_t w, const uint8_t *rk, unsigned i, int enc)
 {
     vaes_round_with(x, w, vaes_key(rk, i), enc);
 }
@@ -323,7 +98,7 @@ VAES_INLINE void vaes_round(vaes_v *x, size_t w, const uint8_t *rk, unsigned i, 
  * rounds, the compiler copied every register at each iteration (8 moves
  * per 8 VAES in the ymm CTR loop; zmm ECB ran at 0.163 c/B instead of
  * 0.156). */
-VAES_INLINE void vaes_middle(vaes_v *x, size_t w, const uint8_t *rk, unsigned rounds,
+AESKIT_INLINE void vaes_middle(vaes_v *x, size_t w, const uint8_t *rk, unsigned rounds,
                              int enc)
 {
     assert(rounds == 10 || rounds == 12 || rounds == 14);
@@ -340,14 +115,14 @@ VAES_INLINE void vaes_middle(vaes_v *x, size_t w, const uint8_t *rk, unsigned ro
     }
 }
 
-VAES_INLINE vaes_v vaes_last(vaes_v x, vaes_v key, int enc)
+AESKIT_INLINE vaes_v vaes_last(vaes_v x, vaes_v key, int enc)
 {
     return enc ? vaes_enclast(x, key) : vaes_declast(x, key);
 }
 
 /* ---- ECB ------------------------------------------------------------- */
 
-VAES_INLINE void vaes_ecb_batch(const uint8_t *rk, unsigned rounds, int enc, uint8_t *dst,
+AESKIT_INLINE void vaes_ecb_batch(const uint8_t *rk, unsigned rounds, int enc, uint8_t *dst,
                                 const uint8_t *src, size_t w, size_t last)
 {
     const vaes_v k0 = vaes_key(rk, 0), kl = vaes_key(rk, rounds);
@@ -361,7 +136,7 @@ VAES_INLINE void vaes_ecb_batch(const uint8_t *rk, unsigned rounds, int enc, uin
         vaes_store_part(dst + VAES_VL * j, vaes_last(x[j], kl, enc), vaes_nb(j, w, last));
 }
 
-VAES_INLINE void vaes_ecb(const uint8_t *rk, unsigned rounds, int enc, uint8_t *dst,
+AESKIT_INLINE void vaes_ecb(const uint8_t *rk, unsigned rounds, int enc, uint8_t *dst,
                           const uint8_t *src, size_t n)
 {
     for (; n >= VAES_W; n -= VAES_W, src += 16 * VAES_W, dst += 16 * VAES_W)
@@ -380,23 +155,23 @@ VAES_INLINE void vaes_ecb(const uint8_t *rk, unsigned rounds, int enc, uint8_t *
 /* Calls of at most VAES_FEW blocks (a GCM message's E(J0), a short
  * message's counters) go to aesni's 128-bit code, valid on this key (see
  * set_key below): one vector would do them in as many rounds, but building
- * its lanes cost a 16- or 64-byte GCM message 1-4 ns over aesni's. */
+ * its lanes costs a short GCM message more than the rounds. */
 #define VAES_FEW 4
 
 static void VAES_FN(ecb_enc)(const aeskit_key *k, uint8_t *dst, const uint8_t *src, size_t n)
 {
     if (n <= VAES_FEW)
-        aeskit_aesni_impl.ecb_enc(k, dst, src, n);
+        aeskit_aesni_ecb_enc(k, dst, src, n);
     else
-        vaes_ecb(vaes_enc_keys(k), k->rounds, 1, dst, src, n);
+        vaes_ecb(aeskit_aesni_enc_keys(k), k->rounds, 1, dst, src, n);
 }
 
 static void VAES_FN(ecb_dec)(const aeskit_key *k, uint8_t *dst, const uint8_t *src, size_t n)
 {
     if (n <= VAES_FEW)
-        aeskit_aesni_impl.ecb_dec(k, dst, src, n);
+        aeskit_aesni_ecb_dec(k, dst, src, n);
     else
-        vaes_ecb(vaes_dec_keys(k), k->rounds, 0, dst, src, n);
+        vaes_ecb(aeskit_aesni_dec_keys(k), k->rounds, 0, dst, src, n);
 }
 
 /* ---- CBC and CFB decryption -------------------------------------------
@@ -407,20 +182,20 @@ static void VAES_FN(ecb_dec)(const aeskit_key *k, uint8_t *dst, const uint8_t *s
  *   CFB: P[i] = E(C[i-1]) ^ C[i]: last round key rk[last] ^ C[i].
  * Returns the batch's last ciphertext block, loaded before any store. */
 
-VAES_INLINE vaes_v vaes_prev_blocks(__m128i prev, vaes_v c0, const uint8_t *src, size_t j,
+AESKIT_INLINE vaes_v vaes_prev_blocks(__m128i prev, vaes_v c0, const uint8_t *src, size_t j,
                                     size_t nb)
 {
     return j == 0 ? vaes_shift_in(prev, c0)
                   : vaes_load_part(src + VAES_VL * j - AESKIT_BLOCK, nb);
 }
 
-VAES_INLINE __m128i vaes_chain_batch(const uint8_t *rk, unsigned rounds, int cbc,
+AESKIT_INLINE __m128i vaes_chain_batch(const uint8_t *rk, unsigned rounds, int cbc,
                                      __m128i prev, uint8_t *dst, const uint8_t *src,
                                      size_t w, size_t last)
 {
     const vaes_v k0 = vaes_key(rk, 0), kl = vaes_key(rk, rounds);
     const vaes_v c0 = vaes_load_part(src, vaes_nb(0, w, last));
-    const __m128i next = vaes_load128(src + VAES_VL * (w - 1) + AESKIT_BLOCK * (last - 1));
+    const __m128i next = aeskit_load128(src + VAES_VL * (w - 1) + AESKIT_BLOCK * (last - 1));
     vaes_v x[VAES_NV];
     VAES_UNROLL
     for (size_t j = 0; j < w; j++) {
@@ -443,10 +218,10 @@ VAES_INLINE __m128i vaes_chain_batch(const uint8_t *rk, unsigned rounds, int cbc
     return next;
 }
 
-VAES_INLINE void vaes_chain_dec(const uint8_t *rk, unsigned rounds, int cbc, uint8_t iv[16],
+AESKIT_INLINE void vaes_chain_dec(const uint8_t *rk, unsigned rounds, int cbc, uint8_t iv[16],
                                 uint8_t *dst, const uint8_t *src, size_t n)
 {
-    __m128i prev = vaes_load128(iv);
+    __m128i prev = aeskit_load128(iv);
     for (; n >= VAES_W; n -= VAES_W, src += 16 * VAES_W, dst += 16 * VAES_W)
         prev = vaes_chain_batch(rk, rounds, cbc, prev, dst, src, VAES_NV, VAES_BPV);
     if (n >= VAES_W / 2) {
@@ -458,19 +233,19 @@ VAES_INLINE void vaes_chain_dec(const uint8_t *rk, unsigned rounds, int cbc, uin
         prev = vaes_chain_batch(rk, rounds, cbc, prev, dst, src, 1, nb);
         n -= nb, src += 16 * nb, dst += 16 * nb;
     }
-    vaes_store128(iv, prev);
+    aeskit_store128(iv, prev);
 }
 
 static void VAES_FN(cbc_dec)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
                              const uint8_t *src, size_t n)
 {
-    vaes_chain_dec(vaes_dec_keys(k), k->rounds, 1, iv, dst, src, n);
+    vaes_chain_dec(aeskit_aesni_dec_keys(k), k->rounds, 1, iv, dst, src, n);
 }
 
 static void VAES_FN(cfb_dec)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
                              const uint8_t *src, size_t n)
 {
-    vaes_chain_dec(vaes_enc_keys(k), k->rounds, 0, iv, dst, src, n);
+    vaes_chain_dec(aeskit_aesni_enc_keys(k), k->rounds, 0, iv, dst, src, n);
 }
 
 /* ---- CTR --------------------------------------------------------------
@@ -503,7 +278,7 @@ static void VAES_FN(cfb_dec)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
  * the high half is a branch, taken once in 2^64 / j calls: computed as a
  * value it moved data between the integer and vector units in every batch
  * (0.170 c/B instead of 0.168 for ymm). */
-VAES_INLINE __m128i vaes_ctr_add(enum aeskit_ctr kind, __m128i c, size_t j)
+AESKIT_INLINE __m128i vaes_ctr_add(enum aeskit_ctr kind, __m128i c, size_t j)
 {
     if (kind != AESKIT_CTR_BE128)
         return _mm_add_epi32(c, _mm_cvtsi32_si128((int)j));
@@ -515,7 +290,7 @@ VAES_INLINE __m128i vaes_ctr_add(enum aeskit_ctr kind, __m128i c, size_t j)
 
 /* Encrypts the counter blocks x[] (whitened) and XORs them with src into
  * dst; the data rides on the last round key. */
-VAES_INLINE void vaes_ctr_crypt(const uint8_t *rk, unsigned rounds, vaes_v *x, uint8_t *dst,
+AESKIT_INLINE void vaes_ctr_crypt(const uint8_t *rk, unsigned rounds, vaes_v *x, uint8_t *dst,
                                 const uint8_t *src, size_t w, size_t last)
 {
     const vaes_v kl = vaes_key(rk, rounds);
@@ -530,7 +305,7 @@ VAES_INLINE void vaes_ctr_crypt(const uint8_t *rk, unsigned rounds, vaes_v *x, u
 
 /* x[0..w-1] = the whitened counter blocks (k0 = rk[0]) of w full vectors
  * from c, whose lowest byte is a multiple of 16; returns c + w * VAES_BPV. */
-VAES_INLINE __m128i vaes_ctr_whiten_k0(__m128i k0, enum aeskit_ctr kind, __m128i c,
+AESKIT_INLINE __m128i vaes_ctr_whiten_k0(__m128i k0, enum aeskit_ctr kind, __m128i c,
                                        __m128i swap, const vaes_v *J, vaes_v *x, size_t w)
 {
     VAES_UNROLL
@@ -550,7 +325,7 @@ VAES_INLINE __m128i vaes_ctr_whiten_k0(__m128i k0, enum aeskit_ctr kind, __m128i
  * inc32), swapped to memory order and whitened with k0: no branch and no
  * alignment depend on c. L[j] holds VAES_BPV * j + l in lane l's low 32
  * bits (vaes_ctr32_offsets). Returns c + VAES_BPV * w. */
-VAES_INLINE __m128i vaes_ctr32_whiten(vaes_v k0, __m128i c, vaes_v vswap, const vaes_v *L,
+AESKIT_INLINE __m128i vaes_ctr32_whiten(vaes_v k0, __m128i c, vaes_v vswap, const vaes_v *L,
                                       vaes_v *x, size_t w)
 {
     const vaes_v cv = vaes_bcast(c);
@@ -560,7 +335,7 @@ VAES_INLINE __m128i vaes_ctr32_whiten(vaes_v k0, __m128i c, vaes_v vswap, const 
     return _mm_add_epi32(c, _mm_cvtsi32_si128((int)(VAES_BPV * w)));
 }
 
-VAES_INLINE void vaes_ctr32_offsets(vaes_v *L)
+AESKIT_INLINE void vaes_ctr32_offsets(vaes_v *L)
 {
     const vaes_v index = vaes_lane_index();
     VAES_UNROLL
@@ -570,18 +345,18 @@ VAES_INLINE void vaes_ctr32_offsets(vaes_v *L)
 
 /* w full vectors from c, whose lowest byte is a multiple of 16; returns
  * c + w * VAES_BPV. */
-VAES_INLINE __m128i vaes_ctr_batch(const uint8_t *rk, unsigned rounds, enum aeskit_ctr kind,
+AESKIT_INLINE __m128i vaes_ctr_batch(const uint8_t *rk, unsigned rounds, enum aeskit_ctr kind,
                                    __m128i c, __m128i swap, const vaes_v *J, uint8_t *dst,
                                    const uint8_t *src, size_t w)
 {
     vaes_v x[VAES_NV];
-    c = vaes_ctr_whiten_k0(vaes_load128(rk), kind, c, swap, J, x, w);
+    c = vaes_ctr_whiten_k0(aeskit_load128(rk), kind, c, swap, J, x, w);
     vaes_ctr_crypt(rk, rounds, x, dst, src, w, VAES_BPV);
     return c;
 }
 
 /* The swap that turns kind's counter block into lane integers and back. */
-VAES_INLINE __m128i vaes_ctr_swap(enum aeskit_ctr kind)
+AESKIT_INLINE __m128i vaes_ctr_swap(enum aeskit_ctr kind)
 {
     return kind == AESKIT_CTR_LE32
         ? _mm_set_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
@@ -590,7 +365,7 @@ VAES_INLINE __m128i vaes_ctr_swap(enum aeskit_ctr kind)
 
 /* J[j]: lane l holds VAES_BPV * j + l at the counter's lowest byte (see
  * above), for the VAES_G vectors of a group of 16. */
-VAES_INLINE void vaes_ctr_offsets(__m128i swap, vaes_v *J)
+AESKIT_INLINE void vaes_ctr_offsets(__m128i swap, vaes_v *J)
 {
     const vaes_v vswap = vaes_bcast(swap), index = vaes_lane_index();
     VAES_UNROLL
@@ -600,13 +375,13 @@ VAES_INLINE void vaes_ctr_offsets(__m128i swap, vaes_v *J)
 }
 
 /* Blocks before c's lowest byte is a multiple of 16. */
-VAES_INLINE size_t vaes_ctr_head(__m128i c)
+AESKIT_INLINE size_t vaes_ctr_head(__m128i c)
 {
     return (0u - (uint32_t)_mm_cvtsi128_si32(c)) & 15;
 }
 
 /* n blocks, one vector at a time, from any counter; returns c + n. */
-VAES_INLINE __m128i vaes_ctr_single(const uint8_t *rk, unsigned rounds, enum aeskit_ctr kind,
+AESKIT_INLINE __m128i vaes_ctr_single(const uint8_t *rk, unsigned rounds, enum aeskit_ctr kind,
                                     __m128i c, __m128i swap, uint8_t *dst,
                                     const uint8_t *src, size_t n)
 {
@@ -632,13 +407,13 @@ static void VAES_FN(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[
     if (n == 0)
         return;
     if (n <= VAES_FEW) {
-        aeskit_aesni_impl.ctr(k, kind, ctr, dst, src, n);
+        aeskit_aesni_ctr(k, kind, ctr, dst, src, n);
         return;
     }
-    const uint8_t *rk = vaes_enc_keys(k);
+    const uint8_t *rk = aeskit_aesni_enc_keys(k);
     const unsigned rounds = k->rounds;
     const __m128i swap = vaes_ctr_swap(kind);
-    __m128i c = _mm_shuffle_epi8(vaes_load128(ctr), swap);
+    __m128i c = _mm_shuffle_epi8(aeskit_load128(ctr), swap);
 
     if (kind == AESKIT_CTR_BE32) {
         /* GCM's counter, a secret for a nonce of other than 12 bytes
@@ -652,7 +427,7 @@ static void VAES_FN(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[
             vaes_ctr_crypt(rk, rounds, x, dst, src, VAES_NV, VAES_BPV);
         }
         c = vaes_ctr_single(rk, rounds, kind, c, swap, dst, src, n);
-        vaes_store128(ctr, _mm_shuffle_epi8(c, swap));
+        aeskit_store128(ctr, _mm_shuffle_epi8(c, swap));
         return;
     }
     const size_t head = vaes_ctr_head(c);
@@ -670,37 +445,19 @@ static void VAES_FN(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[
         }
     }
     c = vaes_ctr_single(rk, rounds, kind, c, swap, dst, src, n);
-    vaes_store128(ctr, _mm_shuffle_epi8(c, swap));
+    aeskit_store128(ctr, _mm_shuffle_epi8(c, swap));
 }
 
-/* ---- the serial slots: aesni's ------------------------------------------
- * set_key is aesni's, so a key here has aesni's exact layout and every aesni
- * function is valid on it; they are reached through aesni's table at run
- * time, so whatever that table holds is what runs here. Serial modes gain
- * nothing from width (one block's rounds are one dependency chain). */
+/* ---- the key: aesni's ------------------------------------------------
+ * A key here has aesni's exact layout, so every aesni function is valid on
+ * it: the table points its serial slots (CBC and CFB encryption, OFB,
+ * CBC-MAC) straight at aesni's, which gain nothing from width (one block's
+ * rounds are one dependency chain). */
 
 static void VAES_FN(set_key)(aeskit_key *k, const uint8_t *key, size_t len)
 {
-    aeskit_aesni_impl.set_key(k, key, len);
+    aeskit_aesni_expand_key(k, key, len);
     k->impl = &VAES_IMPL;
-}
-
-static void VAES_FN(cbc_enc)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
-                             const uint8_t *src, size_t n)
-{
-    aeskit_aesni_impl.cbc_enc(k, iv, dst, src, n);
-}
-
-static void VAES_FN(cfb_enc)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
-                             const uint8_t *src, size_t n)
-{
-    aeskit_aesni_impl.cfb_enc(k, iv, dst, src, n);
-}
-
-static void VAES_FN(ofb)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
-                         const uint8_t *src, size_t n)
-{
-    aeskit_aesni_impl.ofb(k, iv, dst, src, n);
 }
 
 /* ---- GHASH on VPCLMULQDQ ------------------------------------------------
@@ -746,9 +503,9 @@ static void VAES_FN(ofb)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
  * 3072 bytes on zmm (128 powers), 768 on ymm (32). */
 
 #define VAES_GW 32   /* blocks per reduction */
-/* Powers in the key: four times VAES_GW on zmm, where GHASH and the fused
- * GCM reduce once per four groups (batches) of 32 blocks (vaes_gcm.h). */
-#define VAES_GP (VAES_VL == 64 ? 4 * VAES_GW : VAES_GW)
+/* Powers in the key: VAES_KEY_GROUPS groups of VAES_GW (the width layer
+ * says how many), and as many blocks per reduction in the bulk. */
+#define VAES_GP (VAES_KEY_GROUPS * VAES_GW)
 #define VAES_GPAIRS (VAES_GW / VAES_BPV / 2)   /* pairs of vectors per group */
 /* At most this many blocks go on 128-bit registers: a 64-byte GCM message
  * hashes its 4 blocks and the lengths in one call (aeskit_gcm_oneshot), 6
@@ -761,48 +518,15 @@ static_assert(sizeof(((aeskit_ghash_key *)0)->w)
               "aeskit_ghash_key holds the vaes powers and their pairs' halves");
 static_assert(VAES_GW % VAES_BPV == 0, "a group is whole vectors");
 
-#if VAES_VL == 32
-#define vaes_clmul(a, b, imm) _mm256_clmulepi64_epi128((a), (b), (imm))
-#define vaes_shuffle32_4e(a) _mm256_shuffle_epi32((a), 0x4E)
-VAES_INLINE __m128i vaes_fold_lanes(vaes_v v)
-{
-    return _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-}
-VAES_INLINE vaes_v vaes_zero(void) { return _mm256_setzero_si256(); }
-VAES_INLINE vaes_v vaes_from128(__m128i a) { return _mm256_zextsi128_si256(a); }
-#else
-#define vaes_clmul(a, b, imm) _mm512_clmulepi64_epi128((a), (b), (imm))
-#define vaes_shuffle32_4e(a) _mm512_shuffle_epi32((a), (_MM_PERM_ENUM)0x4E)
-VAES_INLINE __m128i vaes_fold_lanes(vaes_v v)
-{
-    const __m256i h = _mm256_xor_si256(_mm512_castsi512_si256(v),
-                                       _mm512_extracti64x4_epi64(v, 1));
-    return _mm_xor_si128(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
-}
-VAES_INLINE vaes_v vaes_zero(void) { return _mm512_setzero_si512(); }
-VAES_INLINE vaes_v vaes_from128(__m128i a) { return _mm512_zextsi128_si512(a); }
-#endif
 
-VAES_INLINE __m128i vaes_gbswap(void) { return aeskit_clmul_bswap(); }
-
-/* acc in lane l of an otherwise zero vector. */
-VAES_INLINE vaes_v vaes_acc_at(__m128i acc, size_t l)
-{
-    if (l == 0)
-        return vaes_from128(acc);
-#if VAES_VL == 32
-    return _mm256_inserti128_si256(_mm256_setzero_si256(), acc, 1);
-#else
-    return _mm512_maskz_broadcast_i32x4((__mmask16)(0xFu << (4 * l)), acc);
-#endif
-}
+AESKIT_INLINE __m128i vaes_gbswap(void) { return aeskit_clmul_bswap(); }
 
 /* Vector j of a run whose first `skip` blocks are absent, base pointing at
  * its first present block: the absent lanes read as zero and are not
  * stored, and no byte before base is touched. The fused GCM's first batch
  * starts at the aligned counter up to 15 blocks before the data
  * (vaes_gcm.h); with skip 0 these are plain vector moves. */
-VAES_INLINE vaes_v vaes_load_skip(const uint8_t *base, size_t j, size_t skip)
+AESKIT_INLINE vaes_v vaes_load_skip(const uint8_t *base, size_t j, size_t skip)
 {
     const size_t first = VAES_BPV * j;
     if (first >= skip)
@@ -812,7 +536,7 @@ VAES_INLINE vaes_v vaes_load_skip(const uint8_t *base, size_t j, size_t skip)
     return vaes_load_high(base, skip - first);
 }
 
-VAES_INLINE void vaes_store_skip(uint8_t *base, size_t j, size_t skip, vaes_v v)
+AESKIT_INLINE void vaes_store_skip(uint8_t *base, size_t j, size_t skip, vaes_v v)
 {
     const size_t first = VAES_BPV * j;
     if (first >= skip)
@@ -827,7 +551,7 @@ typedef struct vaes_gsum {
     vaes_v lo, mid, hi;
 } vaes_gsum;
 
-VAES_INLINE vaes_gsum vaes_gsum_zero(void)
+AESKIT_INLINE vaes_gsum vaes_gsum_zero(void)
 {
     const vaes_gsum s = {vaes_zero(), vaes_zero(), vaes_zero()};
     return s;
@@ -835,7 +559,7 @@ VAES_INLINE vaes_gsum vaes_gsum_zero(void)
 
 /* Adds vector j (nb blocks) of the data at p times its powers from pw into
  * s; vector 0 carries acc in its first lane. */
-VAES_INLINE void vaes_gstep_with(vaes_gsum *s, vaes_v h, vaes_v hkk, const uint8_t *p,
+AESKIT_INLINE void vaes_gstep_with(vaes_gsum *s, vaes_v h, vaes_v hkk, const uint8_t *p,
                                  size_t j, size_t nb, __m128i acc)
 {
     vaes_v x = vaes_shuffle8(vaes_load_part(p + (size_t)VAES_VL * j, nb),
@@ -859,7 +583,7 @@ VAES_INLINE void vaes_gstep_with(vaes_gsum *s, vaes_v h, vaes_v hkk, const uint8
  * which add nothing), p pointing at the first present one; acc, when not
  * NULL, rides in that block. Powers and halves are read from memory (the
  * key): as operands of VPCLMULQDQ they cost no instruction. */
-VAES_INLINE void vaes_gstep2(vaes_gsum *s, const uint8_t *pw, const uint8_t *hv,
+AESKIT_INLINE void vaes_gstep2(vaes_gsum *s, const uint8_t *pw, const uint8_t *hv,
                              const uint8_t *p, size_t a, size_t b, const __m128i *acc,
                              size_t skip)
 {
@@ -880,37 +604,30 @@ VAES_INLINE void vaes_gstep2(vaes_gsum *s, const uint8_t *pw, const uint8_t *hv,
 }
 
 /* Karatsuba's (hi ^ lo) of each lane's power, in its low half. */
-VAES_INLINE vaes_v vaes_gkara(vaes_v h)
+AESKIT_INLINE vaes_v vaes_gkara(vaes_v h)
 {
     return vaes_xor(h, vaes_shuffle32_4e(h));
 }
 
 /* The halves of two vectors of powers, a's in each lane's low 64 bits and
  * b's in its high (vaes_gstep2). */
-VAES_INLINE vaes_v vaes_gkara2(vaes_v ha, vaes_v hb)
+AESKIT_INLINE vaes_v vaes_gkara2(vaes_v ha, vaes_v hb)
 {
     return vaes_unpacklo64(vaes_gkara(ha), vaes_gkara(hb));
 }
 
-VAES_INLINE void vaes_gstep(vaes_gsum *s, const uint8_t *pw, const uint8_t *p, size_t j,
+AESKIT_INLINE void vaes_gstep(vaes_gsum *s, const uint8_t *pw, const uint8_t *p, size_t j,
                             size_t nb, __m128i acc)
 {
     const vaes_v h = vaes_load_part(pw + (size_t)VAES_VL * j, nb);
     vaes_gstep_with(s, h, vaes_gkara(h), p, j, nb, acc);
 }
 
-#if VAES_VL == 64
-#define vaes_bslli8(a) _mm512_bslli_epi128((a), 8)
-#define vaes_bsrli8(a) _mm512_bsrli_epi128((a), 8)
-#else
-#define vaes_bslli8(a) _mm256_bslli_epi128((a), 8)
-#define vaes_bsrli8(a) _mm256_bsrli_epi128((a), 8)
-#endif
 
 /* The group's sum, reduced. Karatsuba's middle term is placed in every lane
  * first, so two sums are folded to 128 bits instead of three (1-3% on the
  * bulk of GHASH and fused GCM). */
-VAES_INLINE __m128i vaes_gfinish(vaes_gsum s)
+AESKIT_INLINE __m128i vaes_gfinish(vaes_gsum s)
 {
     const vaes_v mid = vaes_xor3(s.mid, s.lo, s.hi);
     const vaes_v lo = vaes_xor(s.lo, vaes_bslli8(mid));
@@ -919,14 +636,14 @@ VAES_INLINE __m128i vaes_gfinish(vaes_gsum s)
 }
 
 /* Where block j of an r-block group finds its power, H^(r - j). */
-VAES_INLINE const uint8_t *vaes_gpowers(const aeskit_ghash_key *hk, size_t r)
+AESKIT_INLINE const uint8_t *vaes_gpowers(const aeskit_ghash_key *hk, size_t r)
 {
     return (const uint8_t *)hk->w + AESKIT_BLOCK * (VAES_GP - r);
 }
 
 /* The halves of group g's pairs of power vectors (g = 0..VAES_GP/VAES_GW-1
  * from the highest powers; the last holds H^VAES_GW..H^1's). */
-VAES_INLINE const uint8_t *vaes_ghalves(const aeskit_ghash_key *hk, size_t g)
+AESKIT_INLINE const uint8_t *vaes_ghalves(const aeskit_ghash_key *hk, size_t g)
 {
     return (const uint8_t *)hk->w + AESKIT_BLOCK * VAES_GP + VAES_VL * VAES_GPAIRS * g;
 }
@@ -935,7 +652,7 @@ VAES_INLINE const uint8_t *vaes_ghalves(const aeskit_ghash_key *hk, size_t g)
  * pairs of vectors (1, 2), (3, 4) .. (last, 0); acc, if not NULL, rides in
  * vector 0, the last pair, so the others' products do not wait on the
  * previous reduction. */
-VAES_INLINE void vaes_ggroup(vaes_gsum *s, const aeskit_ghash_key *hk, size_t g,
+AESKIT_INLINE void vaes_ggroup(vaes_gsum *s, const aeskit_ghash_key *hk, size_t g,
                              const uint8_t *p, const __m128i *acc)
 {
     const uint8_t *pw = vaes_gpowers(hk, VAES_GP - VAES_GW * g), *hv = vaes_ghalves(hk, g);
@@ -952,7 +669,7 @@ VAES_INLINE void vaes_ggroup(vaes_gsum *s, const aeskit_ghash_key *hk, size_t g,
  * halves made as it goes (vaes_gstep). acc rides in the first block; the
  * vector carrying it goes last, so the others' products do not wait on the
  * previous reduction. r is a constant at the bulk calls. */
-VAES_INLINE __m128i vaes_gblocks(const aeskit_ghash_key *hk, __m128i acc, const uint8_t *p,
+AESKIT_INLINE __m128i vaes_gblocks(const aeskit_ghash_key *hk, __m128i acc, const uint8_t *p,
                                  size_t r)
 {
     const size_t groups = r / VAES_GW, lead = r % VAES_GW;
@@ -975,23 +692,23 @@ VAES_INLINE __m128i vaes_gblocks(const aeskit_ghash_key *hk, __m128i acc, const 
 /* The same for a few blocks (r = 1..VAES_GSHORT) on 128-bit registers:
  * no lanes to fold at the end, whose cross-lane extracts made a short
  * message's GHASH slower than aesni's (see VAES_GSHORT). */
-VAES_INLINE __m128i vaes_gblocks128(const aeskit_ghash_key *hk, __m128i acc, const uint8_t *p,
+AESKIT_INLINE __m128i vaes_gblocks128(const aeskit_ghash_key *hk, __m128i acc, const uint8_t *p,
                                     size_t r)
 {
     const uint8_t *pw = vaes_gpowers(hk, r);
     aeskit_clmul_sum s = aeskit_clmul_zero();
     for (size_t j = 0; j < r; j++) {
-        __m128i x = _mm_shuffle_epi8(vaes_load128(p + AESKIT_BLOCK * j), vaes_gbswap());
+        __m128i x = _mm_shuffle_epi8(aeskit_load128(p + AESKIT_BLOCK * j), vaes_gbswap());
         if (j == 0)
             x = _mm_xor_si128(x, acc);
-        const __m128i h = vaes_load128(pw + AESKIT_BLOCK * j);
+        const __m128i h = aeskit_load128(pw + AESKIT_BLOCK * j);
         aeskit_clmul_mul_add(&s, x, h, aeskit_clmul_half(h));
     }
     return aeskit_clmul_reduce(s);
 }
 
 /* aeskit_clmul_mul on every lane (schoolbook: key setup only). */
-VAES_INLINE vaes_v vaes_gmul(vaes_v a, vaes_v b)
+AESKIT_INLINE vaes_v vaes_gmul(vaes_v a, vaes_v b)
 {
     const vaes_v poly = vaes_bcast(_mm_set_epi64x(0, (long long)UINT64_C(0xC200000000000000)));
     const vaes_v mid = vaes_xor(vaes_clmul(a, b, 0x01), vaes_clmul(a, b, 0x10));
@@ -1002,7 +719,7 @@ VAES_INLINE vaes_v vaes_gmul(vaes_v a, vaes_v b)
     return vaes_xor(hi, lo);
 }
 
-static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16])
+static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t max_blocks)
 {
     uint8_t *out = (uint8_t *)hk->w;
 #define VAES_POWER(i) (out + AESKIT_BLOCK * (VAES_GP - (i)))   /* H^i x^-1 */
@@ -1014,15 +731,15 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16])
      * powers). */
     const __m128i h1 = aeskit_clmul_h_xinv(h);
     __m128i pw = h1;
-    vaes_store128(VAES_POWER(1), h1);
+    aeskit_store128(VAES_POWER(1), h1);
     for (size_t i = 2; i <= VAES_BPV; i++) {
         pw = aeskit_clmul_mul(pw, h1);
-        vaes_store128(VAES_POWER(i), pw);
+        aeskit_store128(VAES_POWER(i), pw);
     }
     static_assert(VAES_GP % VAES_BPV == 0 && (VAES_GP / VAES_BPV & (VAES_GP / VAES_BPV - 1)) == 0,
                   "doubling from one vector reaches VAES_GP");
     for (size_t m = VAES_BPV; m < VAES_GP; m *= 2) {
-        const vaes_v hm = vaes_bcast(vaes_load128(VAES_POWER(m)));
+        const vaes_v hm = vaes_bcast(aeskit_load128(VAES_POWER(m)));
         for (size_t i = 1; i <= m; i += VAES_BPV)   /* lane l: H^(i + VAES_BPV - 1 - l) */
             vaes_store(VAES_POWER(i + m + VAES_BPV - 1),
                        vaes_gmul(vaes_load(VAES_POWER(i + VAES_BPV - 1)), hm));
@@ -1036,6 +753,7 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16])
             vaes_store((uint8_t *)vaes_ghalves(hk, g) + VAES_VL * q, vaes_gkara2(ha, hb));
         }
     }
+    hk->max_blocks = max_blocks;
 }
 
 /* More than VAES_GSHORT blocks, on vectors; out of line, so that the short
@@ -1047,7 +765,7 @@ __attribute__((noinline)) static void VAES_FN(ghash_wide)(const aeskit_ghash_key
                                                          size_t n)
 {
     const __m128i bswap = vaes_gbswap();
-    __m128i y = _mm_shuffle_epi8(vaes_load128(acc), bswap);
+    __m128i y = _mm_shuffle_epi8(aeskit_load128(acc), bswap);
 
     /* VAES_GP blocks per reduction (0.124 c/B on zmm against 0.139 for 32),
      * then the rest under one more. */
@@ -1057,26 +775,28 @@ __attribute__((noinline)) static void VAES_FN(ghash_wide)(const aeskit_ghash_key
         y = vaes_gblocks(hk, y, p, n);
     else if (n > 0)
         y = vaes_gblocks128(hk, y, p, n);
-    vaes_store128(acc, _mm_shuffle_epi8(y, bswap));
+    aeskit_store128(acc, _mm_shuffle_epi8(y, bswap));
 }
 
 static void VAES_FN(ghash)(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
                            size_t n)
 {
     assert(n == 0 || (p != NULL && acc != NULL));
+    assert(n <= hk->max_blocks);
     if (n > VAES_GSHORT) {
         VAES_FN(ghash_wide)(hk, acc, p, n);
     } else if (n > 0) {
         const __m128i bswap = vaes_gbswap();
-        const __m128i y = _mm_shuffle_epi8(vaes_load128(acc), bswap);
-        vaes_store128(acc, _mm_shuffle_epi8(vaes_gblocks128(hk, y, p, n), bswap));
+        const __m128i y = _mm_shuffle_epi8(aeskit_load128(acc), bswap);
+        aeskit_store128(acc, _mm_shuffle_epi8(vaes_gblocks128(hk, y, p, n), bswap));
     }
 }
 
 /* ---- OCB3: the fused ocb slot (its own file, same helpers) ---- */
 #include "vaes_ocb.h"
 
-/* ---- fused GCM: vaes_gcm.h, zmm only (its header says why) ----------------- */
-#if VAES_VL == 64
-#include "vaes_gcm.h"
-#endif
+/* The boundaries the tests must cross (aeskit.h: constants), for the
+ * table's list. */
+#define VAES_CONSTANT_ROWS                                                              \
+    {"batch_blocks", VAES_W}, {"few_blocks", VAES_FEW},                                 \
+    {"ghash_short_blocks", VAES_GSHORT}, {"ghash_key_powers", VAES_GP}

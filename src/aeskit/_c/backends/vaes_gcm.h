@@ -72,7 +72,7 @@ typedef struct vaes_gcm_ctx {
  * hskip of the hashed blocks are absent (the message's first batch, which
  * starts at the aligned counter before the data: vaes_load_skip); dst, src
  * and hp point at the first present block. Returns c + VAES_W. */
-VAES_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds, __m128i c,
+AESKIT_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds, __m128i c,
                                    __m128i swap, vaes_gsum *s, const __m128i *acc,
                                    const uint8_t *hp, const uint8_t *pw, const uint8_t *hv,
                                    uint8_t *dst, const uint8_t *src, size_t dskip, size_t hskip)
@@ -138,7 +138,7 @@ __attribute__((noinline)) static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
     const __m128i swap = vaes_ctr_swap(AESKIT_CTR_BE32);
     if (tail > 0 && !enc)
         y = vaes_gblocks(hk, y, src, tail);
-    *c = vaes_ctr_single(vaes_enc_keys(k), k->rounds, AESKIT_CTR_BE32, *c, swap, dst, src, tail);
+    *c = vaes_ctr_single(aeskit_aesni_enc_keys(k), k->rounds, AESKIT_CTR_BE32, *c, swap, dst, src, tail);
     if (enc)
         y = vaes_gblocks(hk, y, dst - AESKIT_BLOCK * VAES_W, VAES_W + tail);
     return y;
@@ -149,7 +149,7 @@ static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int 
                            const uint8_t *src, size_t n)
 {
     const __m128i swap = vaes_ctr_swap(AESKIT_CTR_BE32);
-    __m128i c = _mm_shuffle_epi8(vaes_load128(ctr), swap);
+    __m128i c = _mm_shuffle_epi8(aeskit_load128(ctr), swap);
     const size_t head = vaes_ctr_head(c);
     if (n < head + VAES_GCM_MIN)
         return 0;
@@ -158,10 +158,10 @@ static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int 
     const size_t skip = (uint32_t)_mm_cvtsi128_si32(c) & 15;
     c = _mm_sub_epi32(c, _mm_cvtsi32_si128((int)skip));
     const size_t batches = (n + skip) / VAES_W;
-    const uint8_t *rk = vaes_enc_keys(k);
+    const uint8_t *rk = aeskit_aesni_enc_keys(k);
     const unsigned rounds = k->rounds;
     const __m128i gswap = vaes_gbswap();
-    __m128i y = _mm_shuffle_epi8(vaes_load128(acc), gswap);
+    __m128i y = _mm_shuffle_epi8(aeskit_load128(acc), gswap);
     vaes_gcm_ctx g;
     for (unsigned i = 0; i <= rounds; i++)
         g.keys[i] = vaes_key(rk, i);
@@ -216,7 +216,7 @@ static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int 
     }
     y = VAES_FN(gcm_tail)(k, hk, enc, &c, y, dst, src, (n + skip) % VAES_W);
     aeskit_secure_zero(&g, sizeof g);
-    vaes_store128(ctr, _mm_shuffle_epi8(c, swap));
-    vaes_store128(acc, _mm_shuffle_epi8(y, gswap));
+    aeskit_store128(ctr, _mm_shuffle_epi8(c, swap));
+    aeskit_store128(acc, _mm_shuffle_epi8(y, gswap));
     return n;
 }

@@ -49,56 +49,16 @@
  * an address.
  */
 
-#if VAES_VL == 32
-/* v with lane l (public) XORed with a. */
-VAES_INLINE vaes_v vaes_xor_lane(vaes_v v, __m128i a, size_t l)
-{
-    const vaes_v t = _mm256_xor_si256(v, vaes_bcast(a));
-    return l == 0 ? _mm256_blend_epi32(v, t, 0x0F) : _mm256_blend_epi32(v, t, 0xF0);
-}
-
-/* v with lanes nb.. cleared (nb = 1..VAES_BPV). */
-VAES_INLINE vaes_v vaes_keep(vaes_v v, size_t nb)
-{
-    return nb == 2 ? v : _mm256_zextsi128_si256(_mm256_castsi256_si128(v));
-}
-
-/* delta_1 .. delta_{BPV-1}, then delta_{BPV-1} again: [L0, L0] */
-VAES_INLINE vaes_v vaes_ocb_q(const aeskit_ocb_key *ok)
-{
-    return vaes_bcast(vaes_load128(ok->l[0]));
-}
-#define VAES_LOG2_BPV 1
-#else
-VAES_INLINE vaes_v vaes_xor_lane(vaes_v v, __m128i a, size_t l)
-{
-    return _mm512_mask_xor_epi64(v, (__mmask8)(3u << (2 * l)), v, vaes_bcast(a));
-}
-
-VAES_INLINE vaes_v vaes_keep(vaes_v v, size_t nb)
-{
-    return _mm512_maskz_mov_epi64((__mmask8)((1u << (2 * nb)) - 1), v);
-}
-
-/* [L0, L0 ^ L1, L1, L1] */
-VAES_INLINE vaes_v vaes_ocb_q(const aeskit_ocb_key *ok)
-{
-    const __m128i l0 = vaes_load128(ok->l[0]), l1 = vaes_load128(ok->l[1]);
-    const __m256i lo = _mm256_setr_m128i(l0, _mm_xor_si128(l0, l1));
-    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), _mm256_broadcastsi128_si256(l1), 1);
-}
-#define VAES_LOG2_BPV 2
-#endif
 static_assert(1 << VAES_LOG2_BPV == VAES_BPV, "VAES_LOG2_BPV");
 
 /* delta_j = L[ntz(1)] ^ .. ^ L[ntz(j)], j public: L[b] for each bit b set
  * in the Gray code j ^ (j >> 1) (each step to j flips bit ntz(j) of it). */
-VAES_INLINE __m128i vaes_ocb_delta(const aeskit_ocb_key *ok, size_t j)
+AESKIT_INLINE __m128i vaes_ocb_delta(const aeskit_ocb_key *ok, size_t j)
 {
     __m128i d = _mm_setzero_si128();
     for (size_t g = j ^ (j >> 1), b = 0; g != 0; g >>= 1, b++)
         if (g & 1)
-            d = _mm_xor_si128(d, vaes_load128(ok->l[b]));
+            d = _mm_xor_si128(d, aeskit_load128(ok->l[b]));
     return d;
 }
 
@@ -111,9 +71,9 @@ VAES_INLINE __m128i vaes_ocb_delta(const aeskit_ocb_key *ok, size_t j)
  * by constants after unrolling, so that D stays in registers (see the
  * header: Tail).
  */
-VAES_INLINE void vaes_ocb_deltas(const aeskit_ocb_key *ok, vaes_v *D, size_t nv)
+AESKIT_INLINE void vaes_ocb_deltas(const aeskit_ocb_key *ok, vaes_v *D, size_t nv)
 {
-    const vaes_v q = vaes_ocb_q(ok), lb = vaes_bcast(vaes_load128(ok->l[VAES_LOG2_BPV - 1]));
+    const vaes_v q = vaes_ocb_q(ok), lb = vaes_bcast(aeskit_load128(ok->l[VAES_LOG2_BPV - 1]));
     vaes_v e = vaes_zero();
     VAES_UNROLL
     for (size_t v = 0; v < VAES_NV; v++) {
@@ -123,7 +83,7 @@ VAES_INLINE void vaes_ocb_deltas(const aeskit_ocb_key *ok, vaes_v *D, size_t nv)
         }
         D[v] = vaes_xor(e, q);
         if (v + 1 < VAES_NV) {
-            const __m128i lx = vaes_load128(ok->l[VAES_LOG2_BPV + aeskit_ntz64(v + 1)]);
+            const __m128i lx = aeskit_load128(ok->l[VAES_LOG2_BPV + aeskit_ntz64(v + 1)]);
             D[v] = vaes_xor_lane(D[v], lx, VAES_BPV - 1);
             e = vaes_xor3(e, lb, vaes_bcast(lx));
         }
@@ -137,7 +97,7 @@ VAES_INLINE void vaes_ocb_deltas(const aeskit_ocb_key *ok, vaes_v *D, size_t nv)
  * lw (L[ntz(i0 + W)], or zero where the run stops short of position W).
  * Ciphers, folds the checksum into *sum, stores.
  */
-VAES_INLINE void vaes_ocb_vectors(const uint8_t *rk, unsigned rounds, int enc, vaes_v fold,
+AESKIT_INLINE void vaes_ocb_vectors(const uint8_t *rk, unsigned rounds, int enc, vaes_v fold,
                                   vaes_v O, const vaes_v *D, size_t v0, __m128i lw,
                                   vaes_v *sum, uint8_t *dst, const uint8_t *src, size_t w,
                                   size_t last)
@@ -169,7 +129,7 @@ VAES_INLINE void vaes_ocb_vectors(const uint8_t *rk, unsigned rounds, int enc, v
  * (independent chains that out-of-order execution overlaps), the last
  * partial. Unrolled over the VAES_NV vectors so that each takes its D[v]
  * from a register. */
-VAES_INLINE void vaes_ocb_grid(const uint8_t *rk, unsigned rounds, int enc, vaes_v fold,
+AESKIT_INLINE void vaes_ocb_grid(const uint8_t *rk, unsigned rounds, int enc, vaes_v fold,
                                vaes_v O, const vaes_v *D, size_t v0, size_t r, __m128i lw,
                                vaes_v *sum, uint8_t *dst, const uint8_t *src)
 {
@@ -195,15 +155,15 @@ VAES_INLINE void vaes_ocb_grid(const uint8_t *rk, unsigned rounds, int enc, vaes
 
 /* All n blocks with schedule rk (enc: the cipher's, else the Equivalent
  * Inverse Cipher's): a head up to a multiple of W, whole batches, a tail. */
-VAES_INLINE void vaes_ocb_run(const uint8_t *rk, unsigned rounds, const aeskit_ocb_key *ok,
+AESKIT_INLINE void vaes_ocb_run(const uint8_t *rk, unsigned rounds, const aeskit_ocb_key *ok,
                               int enc, aeskit_ocb_state *st, uint8_t *dst, const uint8_t *src,
                               size_t n)
 {
-    const __m128i k0 = vaes_load128(rk);
-    const vaes_v fold = vaes_bcast(_mm_xor_si128(k0, vaes_load128(rk + AESKIT_BLOCK * rounds)));
+    const __m128i k0 = aeskit_load128(rk);
+    const vaes_v fold = vaes_bcast(_mm_xor_si128(k0, aeskit_load128(rk + AESKIT_BLOCK * rounds)));
     const __m128i zero = _mm_setzero_si128();
-    __m128i off = _mm_xor_si128(vaes_load128(st->offset), k0);   /* carries rk[0] */
-    vaes_v sum = vaes_from128(vaes_load128(st->checksum));
+    __m128i off = _mm_xor_si128(aeskit_load128(st->offset), k0);   /* carries rk[0] */
+    vaes_v sum = vaes_from128(aeskit_load128(st->checksum));
     uint64_t i = st->blocks;
     const size_t p = (size_t)(i % VAES_W);
     const size_t nd = n < VAES_W - p ? p + n : VAES_W;   /* positions this call uses */
@@ -214,7 +174,7 @@ VAES_INLINE void vaes_ocb_run(const uint8_t *rk, unsigned rounds, const aeskit_o
         assert(p % VAES_BPV == 0);
         const size_t m = nd - p;
         const __m128i base = _mm_xor_si128(off, vaes_ocb_delta(ok, p));
-        const __m128i lw = nd == VAES_W ? vaes_load128(ok->l[aeskit_ntz64(i + m)]) : zero;
+        const __m128i lw = nd == VAES_W ? aeskit_load128(ok->l[aeskit_ntz64(i + m)]) : zero;
         vaes_ocb_grid(rk, rounds, enc, fold, vaes_bcast(base), D, p / VAES_BPV, m, lw, &sum,
                       dst, src);
         off = _mm_xor_si128(base, vaes_ocb_delta(ok, nd < VAES_W ? nd : VAES_W - 1));
@@ -226,7 +186,7 @@ VAES_INLINE void vaes_ocb_run(const uint8_t *rk, unsigned rounds, const aeskit_o
         vaes_v O = vaes_bcast(off);
         for (; n >= VAES_W; n -= VAES_W, src += 16 * VAES_W, dst += 16 * VAES_W) {
             i += VAES_W;
-            const __m128i lw = vaes_load128(ok->l[aeskit_ntz64(i)]);
+            const __m128i lw = aeskit_load128(ok->l[aeskit_ntz64(i)]);
             vaes_ocb_vectors(rk, rounds, enc, fold, O, D, 0, lw, &sum, dst, src, VAES_NV,
                              VAES_BPV);
             O = vaes_xor3(O, vaes_bcast(lw), dw);
@@ -238,8 +198,8 @@ VAES_INLINE void vaes_ocb_run(const uint8_t *rk, unsigned rounds, const aeskit_o
         off = _mm_xor_si128(off, vaes_ocb_delta(ok, n));
         i += n;
     }
-    vaes_store128(st->offset, _mm_xor_si128(off, k0));
-    vaes_store128(st->checksum, vaes_fold_lanes(sum));
+    aeskit_store128(st->offset, _mm_xor_si128(off, k0));
+    aeskit_store128(st->checksum, vaes_fold_lanes(sum));
     st->blocks = i;
 }
 
@@ -261,9 +221,9 @@ static size_t VAES_FN(ocb_wide)(const aeskit_key *k, const aeskit_ocb_key *ok, i
         return n;
     dst += AESKIT_BLOCK * h, src += AESKIT_BLOCK * h;
     if (enc)
-        vaes_ocb_run(vaes_enc_keys(k), k->rounds, ok, 1, st, dst, src, n - h);
+        vaes_ocb_run(aeskit_aesni_enc_keys(k), k->rounds, ok, 1, st, dst, src, n - h);
     else
-        vaes_ocb_run(vaes_dec_keys(k), k->rounds, ok, 0, st, dst, src, n - h);
+        vaes_ocb_run(aeskit_aesni_dec_keys(k), k->rounds, ok, 0, st, dst, src, n - h);
     return n;
 }
 

@@ -4,8 +4,9 @@
  * slots; this file only handles what the slots cannot: partial blocks
  * carried between streaming calls, and CFB8. Contracts: aeskit.h.
  */
-#include "aeskit.h"
+#include "block.h"
 #include "common.h"
+#include "generic.h"
 
 /* Blocks per bounce chunk when a blockwise stream runs in place with input
  * pending. */
@@ -24,19 +25,19 @@ void aeskit_stream_init(aeskit_stream *st, const aeskit_key *k, enum aeskit_mode
     }
 }
 
-int aeskit_mode_is_blockwise(enum aeskit_mode mode)
+static int is_blockwise(enum aeskit_mode mode)
 {
     return mode == AESKIT_ECB || mode == AESKIT_CBC;
 }
 
 unsigned aeskit_stream_pending(const aeskit_stream *st)
 {
-    return aeskit_mode_is_blockwise(st->mode) ? st->pos : 0;
+    return is_blockwise(st->mode) ? st->pos : 0;
 }
 
 size_t aeskit_stream_out_len(const aeskit_stream *st, size_t len)
 {
-    if (!aeskit_mode_is_blockwise(st->mode))
+    if (!is_blockwise(st->mode))
         return len;
     return (st->pos + len) / 16 * 16;
 }
@@ -195,3 +196,40 @@ size_t aeskit_stream_update(aeskit_stream *st, uint8_t *dst, const uint8_t *src,
         return update_stream(st, dst, src, len);
     }
 }
+
+enum aeskit_finish aeskit_stream_finish(aeskit_stream *st, uint8_t *dst, size_t *out)
+{
+    (void)dst;
+    *out = 0;
+    return aeskit_stream_pending(st) == 0 ? AESKIT_FINISH_OK : AESKIT_FINISH_PARTIAL;
+}
+
+/* ---- the six modes as Python types (py/cipher.c) ---------------------- */
+
+#define BLOCK_CIPHER(id, ID, iv, whole, summary)                                           \
+    const struct aeskit_cipher aeskit_##id##_cipher = {                                    \
+        .name = #ID,                                                                       \
+        .type_name = "aeskit.AES" #ID,                                                     \
+        .doc = "AES" #ID "(key, *, backend='auto')\n\n" summary                            \
+               "\n\nkey: 16, 24 or 32 bytes, expanded once; the object is immutable "      \
+               "and safe to share between threads. backend: 'auto' or a name from "        \
+               "aeskit.backends().available.",                                             \
+        .key_sizes = AESKIT_KEY_ANY,                                                       \
+        .n_keys = 1,                                                                       \
+        .iv_name = iv,                                                                     \
+        .whole_blocks = whole,                                                             \
+        .mode = AESKIT_##ID,                                                               \
+        .init = aeskit_stream_init,                                                        \
+        .out_len = aeskit_stream_out_len,                                                  \
+        .update = aeskit_stream_update,                                                    \
+        .finish = aeskit_stream_finish,                                                    \
+    }
+
+BLOCK_CIPHER(ecb, ECB, NULL, 1, "AES in ECB mode: whole blocks, each on its own.");
+BLOCK_CIPHER(cbc, CBC, "iv", 1, "AES in CBC mode (SP 800-38A): whole blocks, no padding.");
+BLOCK_CIPHER(cfb, CFB, "iv", 0, "AES in CFB mode with 128-bit segments (SP 800-38A).");
+BLOCK_CIPHER(cfb8, CFB8, "iv", 0, "AES in CFB mode with 8-bit segments (SP 800-38A).");
+BLOCK_CIPHER(ofb, OFB, "iv", 0, "AES in OFB mode (SP 800-38A).");
+BLOCK_CIPHER(ctr, CTR, "iv", 0,
+             "AES in CTR mode (SP 800-38A): the iv is the first counter block, counted "
+             "as one 128-bit big-endian integer.");

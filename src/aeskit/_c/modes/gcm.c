@@ -17,8 +17,9 @@
  * BE32 counter without a branch on its value (aeskit.h; tests/ct checks
  * aesni and portable under valgrind).
  */
-#include "aeskit.h"
 #include "common.h"
+#include "gcm.h"
+#include "generic.h"
 
 #define CHUNK_BLOCKS 256   /* 4 KiB */
 
@@ -172,19 +173,12 @@ void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16])
  * most GCM_SHORT_BLOCKS blocks together) take two slot calls instead of
  * six: one CTR pass from J0 over zeros makes E(K, J0) and the keystream
  * together, and one GHASH call takes the AAD, the ciphertext and the
- * lengths block, zero-padded into one buffer. A 16-byte message took 730
- * instructions and 260-280 cycles through init/aad/update/tag, 500 and 186
- * this way (aesni, Zen 4). The limit was 8 blocks (session 3: at 256
- * bytes the copies and wipes cost more than the calls they saved). Measured
- * again after the ctr slot's BE32 path lost its head, the short path wins
- * up to 31 blocks with any AAD and on aesni (13 bytes of AAD, sealing: 144
- * bytes 72 ns against 94-122 on vaes_avx512, 78 against 130 on aesni; 256
- * bytes 90 against 102; 496 bytes 107 against 138), and without AAD on the
- * wide backends up to about 16 (vaes_avx512: 144-240 bytes 71-80 ns against
- * 85-90; 320-448 bytes 3-9 ns slower than the long path). 31, not 32: the
- * keystream (with E(K, J0)) and the hashed blocks (with the lengths) then
- * fit one 32-block batch and one GHASH group; at 32, 512 bytes without AAD
- * ran 120 ns against 104. The two buffers are 1 KiB of stack.
+ * lengths block, zero-padded into one buffer. Past a few blocks the copies
+ * into that buffer would cost more than the calls they save, except that
+ * up to 31 blocks the keystream (with E(K, J0)) and the hashed blocks
+ * (with the lengths) still fit one 32-block batch and one GHASH group of
+ * the widest backend; at 32, 512 bytes without AAD ran slower than the
+ * long path. The two buffers are 1 KiB of stack.
  */
 #define GCM_SHORT_BLOCKS 31
 
@@ -229,3 +223,86 @@ void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc
     aeskit_secure_zero(ks, 16 * (db + 1));   /* hb holds only what the message shows */
     aeskit_secure_zero(acc, sizeof acc);
 }
+
+/* ---- the AEAD descriptor (modes/aead.h) ------------------------------- */
+
+static void gcm_key_init(void *ks, const struct aeskit_impl *impl, const uint8_t *key,
+                         size_t key_len, unsigned tag_len)
+{
+    aeskit_gcm_key *g = ks;
+    (void)tag_len;   /* GCM truncates its tag, which the glue does */
+    uint8_t h[16] = {0};
+    impl->set_key(&g->key, key, key_len);
+    impl->ecb_enc(&g->key, h, h, 1);
+    impl->ghash_key(&g->hk, h, AESKIT_GHASH_ANY);
+    aeskit_secure_zero(h, sizeof h);
+}
+
+static void gcm_seal(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
+                     const uint8_t *src, size_t len, uint8_t tag[16])
+{
+    const aeskit_gcm_key *g = ks;
+    assert(m->n_ad <= 1);
+    aeskit_gcm_oneshot(&g->key, &g->hk, 1, m->nonce, m->nonce_len, m->n_ad ? m->ad->p : NULL,
+                       m->n_ad ? m->ad->len : 0, dst, src, len, tag);
+}
+
+static void gcm_open(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
+                     const uint8_t *src, size_t len, const uint8_t *tag, uint8_t expect[16])
+{
+    const aeskit_gcm_key *g = ks;
+    (void)tag;
+    assert(m->n_ad <= 1);
+    aeskit_gcm_oneshot(&g->key, &g->hk, 0, m->nonce, m->nonce_len, m->n_ad ? m->ad->p : NULL,
+                       m->n_ad ? m->ad->len : 0, dst, src, len, expect);
+}
+
+static void gcm_stream_init(void *st, const void *ks, int enc, const uint8_t *nonce,
+                            size_t nonce_len)
+{
+    const aeskit_gcm_key *g = ks;
+    aeskit_gcm_init(st, &g->key, &g->hk, enc, nonce, nonce_len);
+}
+
+static void gcm_stream_aad(void *st, const uint8_t *aad, size_t len)
+{
+    aeskit_gcm_aad(st, aad, len);
+}
+
+static size_t gcm_stream_update(void *st, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    aeskit_gcm_update(st, dst, src, len);
+    return len;
+}
+
+static size_t gcm_stream_finish(void *st, uint8_t *dst, uint8_t tag[16])
+{
+    (void)dst;
+    aeskit_gcm_tag(st, tag);
+    return 0;
+}
+
+const struct aeskit_aead aeskit_gcm_aead = {
+    .name = "GCM",
+    .type_name = "aeskit.AESGCM",
+    .doc = "AESGCM(key, *, tag_length=16, backend='auto')\n\nAES-GCM (SP 800-38D). Nonces of "
+           "any length >= 1 byte; 12 is best.",
+    .key_sizes = AESKIT_KEY_ANY,
+    .n_keys = 1,
+    .tag_lengths = AESKIT_TAG(4) | AESKIT_TAG(8) | AESKIT_TAGS(12, 16),
+    .nonce_min = 1,
+    .nonce_max = SIZE_MAX,
+    .nonce_note = " (12 is best)",
+    .max_ad = 1,
+    .max_aad = AESKIT_GCM_MAX_AAD,
+    .max_data = AESKIT_GCM_MAX_DATA,
+    .key_state = sizeof(aeskit_gcm_key),
+    .key_init = gcm_key_init,
+    .seal = gcm_seal,
+    .open = gcm_open,
+    .stream_state = sizeof(aeskit_gcm),
+    .init = gcm_stream_init,
+    .aad = gcm_stream_aad,
+    .update = gcm_stream_update,
+    .finish = gcm_stream_finish,
+};

@@ -3,12 +3,12 @@
  * ecb_enc/ecb_dec. A backend without a faster kernel for a slot points
  * the slot here (the portable backend points all of them here).
  *
- * Parallel helpers (cbc_dec, cfb_dec, ctr) work in batches of BATCH
+ * Parallel helpers (cbc_dec, cfb_dec, ctr, xts) work in batches of BATCH
  * blocks through a stack buffer so that the backend sees many blocks per
  * call; serial ones go one block at a time. Contracts: aeskit.h.
  */
-#include "aeskit.h"
 #include "common.h"
+#include "generic.h"
 
 #define BATCH 32
 
@@ -139,4 +139,39 @@ void aeskit_generic_ctr(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[1
         src += 16 * b; dst += 16 * b; n -= b;
     }
     wipe(buf, sizeof buf);
+}
+
+void aeskit_generic_cbc_mac(const aeskit_key *k, uint8_t mac[16], const uint8_t *src,
+                            size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        aeskit_xor16(mac, mac, src + 16 * i);
+        k->impl->ecb_enc(k, mac, mac, 1);
+    }
+}
+
+/* Each batch: the tweaks into buf, then buf = tweak ^ src, one ECB call,
+ * and dst = buf ^ tweak again. The tweaks are walked twice rather than
+ * kept in a second buffer: the walk is a shift and a masked xor. */
+void aeskit_generic_xts(const aeskit_key *k, int enc, uint8_t tweak[16], uint8_t *dst,
+                        const uint8_t *src, size_t n)
+{
+    aeskit_ecb_fn *ecb = enc ? k->impl->ecb_enc : k->impl->ecb_dec;
+    uint8_t buf[BATCH * 16], t[16];
+    while (n > 0) {
+        const size_t b = n < BATCH ? n : BATCH;
+        memcpy(t, tweak, 16);
+        for (size_t i = 0; i < b; i++) {
+            aeskit_xor16(buf + 16 * i, src + 16 * i, t);
+            aeskit_gf128_double_le(t, t);
+        }
+        ecb(k, buf, buf, b);
+        for (size_t i = 0; i < b; i++) {
+            aeskit_xor16(dst + 16 * i, buf + 16 * i, tweak);
+            aeskit_gf128_double_le(tweak, tweak);
+        }
+        src += 16 * b; dst += 16 * b; n -= b;
+    }
+    wipe(buf, sizeof buf);
+    wipe(t, sizeof t);
 }

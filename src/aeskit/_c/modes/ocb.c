@@ -16,25 +16,14 @@
  * too, but the shift by its bottom 6 bits that selects Offset_0 from
  * Stretch is still done branch-free on whole words.
  */
-#include "aeskit.h"
+#include "block.h"
 #include "common.h"
+#include "ocb.h"
 
 #define BATCH 32
 
 static_assert(sizeof(((aeskit_ocb_key *)0)->l) / 16 == 64,
               "one L per possible ntz of a 64-bit block index");
-
-/* dst = double(src) in GF(2^128) as RFC 7253 §2 defines it (big-endian,
- * x^128 = x^7 + x^2 + x + 1); the reduction is masked, not branched. */
-static void ocb_double(uint8_t dst[16], const uint8_t src[16])
-{
-    uint64_t hi = aeskit_load_be64(src), lo = aeskit_load_be64(src + 8);
-    uint64_t carry = 0 - (hi >> 63);
-    hi = hi << 1 | lo >> 63;
-    lo = lo << 1 ^ (carry & 0x87);
-    aeskit_store_be64(dst, hi);
-    aeskit_store_be64(dst + 8, lo);
-}
 
 /* Two 64-bit halves of a block in memory order: xor-only arithmetic does
  * not care about endianness, and memcpy keeps unaligned access defined. */
@@ -60,10 +49,10 @@ void aeskit_ocb_key_init(aeskit_ocb_key *ok, const aeskit_key *k)
 {
     memset(ok->l_star, 0, 16);
     k->impl->ecb_enc(k, ok->l_star, ok->l_star, 1);
-    ocb_double(ok->l_dollar, ok->l_star);
-    ocb_double(ok->l[0], ok->l_dollar);
+    aeskit_gf128_double_be(ok->l_dollar, ok->l_star);
+    aeskit_gf128_double_be(ok->l[0], ok->l_dollar);
     for (unsigned i = 1; i < 64; i++)
-        ocb_double(ok->l[i], ok->l[i - 1]);
+        aeskit_gf128_double_be(ok->l[i], ok->l[i - 1]);
 }
 
 void aeskit_ocb_init(aeskit_ocb *o, const aeskit_key *k, const aeskit_ocb_key *ok, int enc,
@@ -261,3 +250,93 @@ size_t aeskit_ocb_finish(aeskit_ocb *o, uint8_t *dst, uint8_t tag[16])
     aeskit_secure_zero(o, sizeof *o);
     return pos;
 }
+
+/* ---- the AEAD descriptor (modes/aead.h) ------------------------------- */
+
+static void ocb3_key_init(void *ks, const struct aeskit_impl *impl, const uint8_t *key,
+                          size_t key_len, unsigned tag_len)
+{
+    aeskit_ocb3_key *o = ks;
+    impl->set_key(&o->key, key, key_len);
+    aeskit_ocb_key_init(&o->ok, &o->key);
+    o->taglen = tag_len;
+}
+
+static void ocb3_stream_init(void *st, const void *ks, int enc, const uint8_t *nonce,
+                             size_t nonce_len)
+{
+    const aeskit_ocb3_key *o = ks;
+    aeskit_ocb_init(st, &o->key, &o->ok, enc, nonce, nonce_len, o->taglen);
+}
+
+static void ocb3_stream_aad(void *st, const uint8_t *aad, size_t len)
+{
+    aeskit_ocb_aad(st, aad, len);
+}
+
+static size_t ocb3_stream_update_len(const void *st, size_t len)
+{
+    return aeskit_ocb_update_len(st, len);
+}
+
+static size_t ocb3_stream_update(void *st, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    return aeskit_ocb_update(st, dst, src, len);
+}
+
+static size_t ocb3_stream_finish(void *st, uint8_t *dst, uint8_t tag[16])
+{
+    return aeskit_ocb_finish(st, dst, tag);
+}
+
+/* One message: a stream on the stack, which finish wipes. */
+static void ocb3_oneshot(const void *ks, int enc, const aeskit_aead_msg *m, uint8_t *dst,
+                         const uint8_t *src, size_t len, uint8_t tag[16])
+{
+    aeskit_ocb o;
+    assert(m->n_ad <= 1);
+    ocb3_stream_init(&o, ks, enc, m->nonce, m->nonce_len);
+    if (m->n_ad)
+        aeskit_ocb_aad(&o, m->ad->p, m->ad->len);
+    const size_t done = aeskit_ocb_update(&o, dst, src, len);
+    aeskit_ocb_finish(&o, dst + done, tag);
+}
+
+static void ocb3_seal(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
+                      const uint8_t *src, size_t len, uint8_t tag[16])
+{
+    ocb3_oneshot(ks, 1, m, dst, src, len, tag);
+}
+
+static void ocb3_open(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
+                      const uint8_t *src, size_t len, const uint8_t *tag, uint8_t expect[16])
+{
+    (void)tag;
+    ocb3_oneshot(ks, 0, m, dst, src, len, expect);
+}
+
+const struct aeskit_aead aeskit_ocb3_aead = {
+    .name = "OCB3",
+    .type_name = "aeskit.AESOCB3",
+    .doc = "AESOCB3(key, *, tag_length=16, backend='auto')\n\nAES-OCB3 (RFC 7253). Nonces of "
+           "1 to 15 bytes; tags of 8 to 16.",
+    .key_sizes = AESKIT_KEY_ANY,
+    .n_keys = 1,
+    .tag_lengths = AESKIT_TAGS(8, 16),
+    .nonce_min = 1,
+    .nonce_max = 15,
+    .nonce_note = "",
+    .max_ad = 1,
+    .max_aad = UINT64_MAX,
+    .max_data = UINT64_MAX,
+    .key_state = sizeof(aeskit_ocb3_key),
+    .key_init = ocb3_key_init,
+    .seal = ocb3_seal,
+    .open = ocb3_open,
+    .stream_state = sizeof(aeskit_ocb),
+    .init = ocb3_stream_init,
+    .aad = ocb3_stream_aad,
+    .update_len = ocb3_stream_update_len,
+    .update = ocb3_stream_update,
+    .finish = ocb3_stream_finish,
+};

@@ -1,45 +1,41 @@
 /*
- * aead.c: AESGCM and AESOCB3 with pyca/cryptography's names, argument
- * order and semantics, plus _into methods and streaming AEADContext.
+ * aead.c: one Python type per AEAD descriptor (aeskit_aeads, modes/registry.c:
+ * AESGCM, AESOCB3, ...) with pyca/cryptography's names, argument order and
+ * semantics, plus _into methods and, for the modes that stream, the
+ * AEADContext. Nothing here asks which mode it serves: the descriptor
+ * (modes/aead.h) states the call shape, the limits and the entry points.
  *
  * A failed decryption releases nothing: one-shot calls drop the plaintext
  * they built, _into calls zero what they wrote, and tags are compared with
- * OR-accumulation. GCM's length limits are checked before any work.
+ * OR-accumulation. Every length limit is checked before any work.
  */
+#include <stddef.h>
+
 #include "buffers.h"
 #include "common.h"
 #include "guard.h"
-
-enum aead_kind { AEAD_GCM, AEAD_OCB };
+#include "modes/aead.h"
 
 typedef struct {
     PyObject_HEAD
-    aeskit_key key;
-    union {
-        aeskit_ghash_key hk;     /* GCM */
-        aeskit_ocb_key ok;       /* OCB3 */
-    } u;
-    enum aead_kind kind;
+    const struct aeskit_aead *d;
+    const struct aeskit_impl *impl;
+    unsigned key_bits;              /* of the whole key argument */
     unsigned tag_len;
+    max_align_t ks[];               /* d->key_state bytes */
 } AeadObject;
 
 typedef struct {
-    PyObject_HEAD
+    PyObject_VAR_HEAD               /* ob_size: bytes of st */
     AeadObject *owner;
-    union {
-        aeskit_gcm gcm;
-        aeskit_ocb ocb;
-    } s;
     aeskit_guard guard;
     int enc;
-    int updated;                 /* data seen: AAD is closed */
+    int updated;                    /* data seen: AAD is closed */
     int have_tag;
     uint8_t tag[16];
+    uint64_t aad_total, data_total, max_data;
+    max_align_t st[];               /* owner->d->stream_state bytes */
 } AeadCtx;
-
-PyObject *aeskit_InvalidTag;
-PyObject *aeskit_NotYetFinalized;
-static PyTypeObject *gcm_type, *ocb_type, *actx_type;
 
 /* ---- argument parsing: positional or keyword, like cryptography ------ */
 
@@ -89,44 +85,112 @@ static int parse(const char *fname, PyObject *const *args, Py_ssize_t nargs,
     return 0;
 }
 
+/* "4, 8 or 12 to 16" for the tag lengths in mask. */
+static void tag_lengths_text(uint32_t mask, char *buf, size_t cap)
+{
+    size_t used = 0;
+    unsigned runs = 0;
+    for (unsigned t = 1; t <= 16; t++)
+        runs += (mask >> t & 1) && !(mask >> (t - 1) & 1);
+    buf[0] = '\0';
+    for (unsigned t = 1, run = 0; t <= 16 && used < cap; t++) {
+        if (!(mask >> t & 1) || (mask >> (t - 1) & 1))
+            continue;
+        unsigned end = t;
+        while (end < 16 && (mask >> (end + 1) & 1))
+            end++;
+        run++;
+        const char *sep = run == 1 ? "" : run == runs ? " or " : ", ";
+        if (end == t)
+            used += (size_t)PyOS_snprintf(buf + used, cap - used, "%s%u", sep, t);
+        else
+            used += (size_t)PyOS_snprintf(buf + used, cap - used, "%s%u to %u", sep, t, end);
+    }
+}
+
+/* A limit as the docs write it: 2**k - d where that reads better. */
+static void limit_text(uint64_t v, char *buf, size_t cap)
+{
+    for (unsigned k = 8; k < 64; k++) {
+        const uint64_t p = UINT64_C(1) << k, d = p - v;
+        if (p > v && d < (p >> 8)) {
+            if (d == 0)
+                PyOS_snprintf(buf, cap, "2**%u", k);
+            else
+                PyOS_snprintf(buf, cap, "2**%u - %llu", k, (unsigned long long)d);
+            return;
+        }
+    }
+    PyOS_snprintf(buf, cap, "%llu", (unsigned long long)v);
+}
+
+static int check_nonce(const struct aeskit_aead *d, const Py_buffer *nonce)
+{
+    const size_t n = (size_t)nonce->len;
+    if (n >= d->nonce_min && n <= d->nonce_max)
+        return 0;
+    if (d->nonce_max == SIZE_MAX)
+        PyErr_Format(PyExc_ValueError, "nonce must be at least %zu byte%s for %s%s, got %zu",
+                     d->nonce_min, d->nonce_min == 1 ? "" : "s", d->name, d->nonce_note, n);
+    else if (d->nonce_min == d->nonce_max)
+        PyErr_Format(PyExc_ValueError, "nonce must be %zu bytes for %s%s, got %zu",
+                     d->nonce_min, d->name, d->nonce_note, n);
+    else
+        PyErr_Format(PyExc_ValueError, "nonce must be %zu to %zu bytes for %s%s, got %zu",
+                     d->nonce_min, d->nonce_max, d->name, d->nonce_note, n);
+    return -1;
+}
+
+static int check_limits(const struct aeskit_aead *d, uint64_t aad_total, uint64_t max_data,
+                        uint64_t data_total)
+{
+    char text[48];
+    if (data_total > max_data) {
+        limit_text(max_data, text, sizeof text);
+        PyErr_Format(PyExc_OverflowError, "%s data is limited to %s bytes", d->name, text);
+        return -1;
+    }
+    if (aad_total > d->max_aad) {
+        limit_text(d->max_aad, text, sizeof text);
+        PyErr_Format(PyExc_OverflowError, "%s associated data is limited to %s bytes", d->name,
+                     text);
+        return -1;
+    }
+    return 0;
+}
+
 /* ---- key objects ------------------------------------------------------ */
 
 static PyObject *aead_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"key", "tag_length", "backend", NULL};
+    aeskit_state *st = aeskit_state_of(type);
+    const struct aeskit_aead *d = aeskit_desc_of(st, type);
     PyObject *keyobj;
     int tag_len = 16;
     const char *backend = "auto";
-    enum aead_kind kind = type == gcm_type ? AEAD_GCM : AEAD_OCB;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$is:AEAD", kwlist, &keyobj, &tag_len,
-                                     &backend))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, d->tag_positional ? "O|i$s:AEAD" : "O|$is:AEAD",
+                                     kwlist, &keyobj, &tag_len, &backend))
         return NULL;
-    if (kind == AEAD_GCM && !(tag_len == 4 || tag_len == 8 || (tag_len >= 12 && tag_len <= 16))) {
-        PyErr_Format(PyExc_ValueError,
-                     "tag_length must be 4, 8, 12, 13, 14, 15 or 16 for GCM, got %d", tag_len);
-        return NULL;
-    }
-    if (kind == AEAD_OCB && (tag_len < 8 || tag_len > 16)) {
-        PyErr_Format(PyExc_ValueError, "tag_length must be 8 to 16 for OCB3, got %d", tag_len);
+    if (tag_len < 1 || tag_len > 16 || !(d->tag_lengths >> tag_len & 1)) {
+        char text[64];
+        tag_lengths_text(d->tag_lengths, text, sizeof text);
+        PyErr_Format(PyExc_ValueError, "tag_length must be %s for %s, got %d", text, d->name,
+                     tag_len);
         return NULL;
     }
     Py_buffer kb;
-    const struct aeskit_impl *impl = aeskit_key_argument(keyobj, backend, &kb);
+    const struct aeskit_impl *impl = aeskit_key_argument(st, keyobj, backend, d->key_sizes,
+                                                         d->n_keys, &kb);
     if (impl == NULL)
         return NULL;
     AeadObject *self = (AeadObject *)type->tp_alloc(type, 0);
     if (self != NULL) {
-        self->kind = kind;
+        self->d = d;
+        self->impl = impl;
+        self->key_bits = 8 * (unsigned)kb.len;
         self->tag_len = (unsigned)tag_len;
-        impl->set_key(&self->key, kb.buf, (size_t)kb.len);
-        if (kind == AEAD_GCM) {
-            uint8_t h[16] = {0};
-            impl->ecb_enc(&self->key, h, h, 1);
-            impl->ghash_key(&self->u.hk, h);
-            aeskit_secure_zero(h, sizeof h);
-        } else {
-            aeskit_ocb_key_init(&self->u.ok, &self->key);
-        }
+        d->key_init(self->ks, impl, kb.buf, (size_t)kb.len, (unsigned)tag_len);
     }
     aeskit_release(&kb);
     return (PyObject *)self;
@@ -136,8 +200,7 @@ static void aead_dealloc(PyObject *op)
 {
     AeadObject *self = (AeadObject *)op;
     PyTypeObject *tp = Py_TYPE(op);
-    aeskit_secure_zero(&self->key, sizeof self->key);
-    aeskit_secure_zero(&self->u, sizeof self->u);
+    aeskit_secure_zero(self->ks, self->d->key_state);
     tp->tp_free(op);
     Py_DECREF(tp);
 }
@@ -145,13 +208,13 @@ static void aead_dealloc(PyObject *op)
 static PyObject *aead_get_backend(PyObject *op, void *c)
 {
     (void)c;
-    return PyUnicode_FromString(((AeadObject *)op)->key.impl->name);
+    return PyUnicode_FromString(((AeadObject *)op)->impl->name);
 }
 
 static PyObject *aead_get_key_size(PyObject *op, void *c)
 {
     (void)c;
-    return PyLong_FromLong(aeskit_key_bits(&((AeadObject *)op)->key));
+    return PyLong_FromUnsignedLong(((AeadObject *)op)->key_bits);
 }
 
 static PyObject *aead_get_tag_length(PyObject *op, void *c)
@@ -163,15 +226,16 @@ static PyObject *aead_get_tag_length(PyObject *op, void *c)
 static PyObject *aead_repr(PyObject *op)
 {
     AeadObject *self = (AeadObject *)op;
-    return PyUnicode_FromFormat("<%s key_size=%d tag_length=%u backend=%s>",
-                                Py_TYPE(op)->tp_name, (int)aeskit_key_bits(&self->key),
-                                self->tag_len, self->key.impl->name);
+    return PyUnicode_FromFormat("<%s key_size=%u tag_length=%u backend=%s>",
+                                Py_TYPE(op)->tp_name, self->key_bits, self->tag_len,
+                                self->impl->name);
 }
 
 static PyObject *aead_generate_key(PyObject *cls, PyObject *args, PyObject *kwds)
 {
-    (void)cls;
     static char *kwlist[] = {"bit_length", NULL};
+    const struct aeskit_aead *d =
+        aeskit_desc_of(aeskit_state_of((PyTypeObject *)cls), (PyTypeObject *)cls);
     PyObject *arg;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:generate_key", kwlist, &arg))
         return NULL;
@@ -183,8 +247,16 @@ static PyObject *aead_generate_key(PyObject *cls, PyObject *args, PyObject *kwds
     long bits = PyLong_AsLong(arg);
     if (bits == -1 && PyErr_Occurred())
         return NULL;
-    if (bits != 128 && bits != 192 && bits != 256) {
-        PyErr_Format(PyExc_ValueError, "bit_length must be 128, 192 or 256, got %ld", bits);
+    size_t len[3], n = aeskit_key_lengths(d->key_sizes, d->n_keys, len), ok = 0;
+    for (size_t i = 0; i < n; i++)
+        ok |= bits >= 0 && (size_t)bits == 8 * len[i];
+    if (!ok) {
+        char text[64];
+        size_t used = 0;
+        for (size_t i = 0; i < n; i++)
+            used += (size_t)PyOS_snprintf(text + used, sizeof text - used, "%s%zu",
+                                          i == 0 ? "" : i + 1 == n ? " or " : ", ", 8 * len[i]);
+        PyErr_Format(PyExc_ValueError, "bit_length must be %s, got %ld", text, bits);
         return NULL;
     }
     PyObject *os = PyImport_ImportModule("os");
@@ -195,100 +267,151 @@ static PyObject *aead_generate_key(PyObject *cls, PyObject *args, PyObject *kwds
     return r;
 }
 
-static int check_nonce(const AeadObject *self, const Py_buffer *nonce)
-{
-    if (self->kind == AEAD_GCM && nonce->len < 1) {
-        PyErr_SetString(PyExc_ValueError, "nonce must be at least 1 byte for GCM (12 is best)");
-        return -1;
-    }
-    if (self->kind == AEAD_OCB && (nonce->len < 1 || nonce->len > 15)) {
-        PyErr_Format(PyExc_ValueError, "nonce must be 1 to 15 bytes for OCB3, got %zd",
-                     nonce->len);
-        return -1;
-    }
-    return 0;
-}
+/* ---- one-shot ----------------------------------------------------------- */
 
-static int check_gcm_limits(const AeadObject *self, uint64_t aad_total, uint64_t data_total)
+/* The associated data of a call: None, one buffer, or (ad_list) a list of
+ * at most max_ad buffers. Views go in views[0..*n) (release them); their
+ * total length in *total. */
+static int take_ad(const struct aeskit_aead *d, PyObject *obj, Py_buffer *views,
+                   aeskit_span *spans, size_t *n, uint64_t *total)
 {
-    if (self->kind != AEAD_GCM)
+    *n = 0;
+    *total = 0;
+    if (obj == Py_None)
         return 0;
-    if (data_total > AESKIT_GCM_MAX_DATA) {
-        PyErr_SetString(PyExc_OverflowError, "GCM data is limited to 2**36 - 32 bytes");
+    if (!d->ad_list) {
+        if (aeskit_get_buffer(obj, &views[0], 0, "associated_data") < 0)
+            return -1;
+        spans[0].p = views[0].buf;
+        spans[0].len = (size_t)views[0].len;
+        *total = spans[0].len;
+        *n = 1;
+        return 0;
+    }
+    if (!PyList_Check(obj) && !PyTuple_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "associated_data must be a list of bytes-like objects "
+                                      "or None, not %.200s", Py_TYPE(obj)->tp_name);
         return -1;
     }
-    if (aad_total > AESKIT_GCM_MAX_AAD) {
-        PyErr_SetString(PyExc_OverflowError,
-                        "GCM associated data is limited to 2**61 - 1 bytes");
+    const Py_ssize_t count = PySequence_Fast_GET_SIZE(obj);
+    if ((size_t)count > d->max_ad) {
+        PyErr_Format(PyExc_ValueError, "associated_data may have at most %zu items for %s, "
+                                       "got %zd", d->max_ad, d->name, count);
         return -1;
+    }
+    PyObject **items = PySequence_Fast_ITEMS(obj);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (aeskit_get_buffer(items[i], &views[i], 0, "each item of associated_data") < 0)
+            return -1;
+        *n = (size_t)i + 1;
+        spans[i].p = views[i].buf;
+        spans[i].len = (size_t)views[i].len;
+        *total += spans[i].len;
     }
     return 0;
 }
 
-/* The whole AEAD over one message; returns the bytes of output written
- * before the tag (len) and the full tag. */
-static void seal_or_open(const AeadObject *self, int enc, const Py_buffer *nonce,
-                         const uint8_t *aad, size_t aad_len, uint8_t *dst, const uint8_t *src,
-                         size_t len, uint8_t tag[16])
+/* Does p[0..a) meet q[0..b)? */
+static int meets(const void *p, size_t a, const void *q, size_t b)
 {
-    if (self->kind == AEAD_GCM) {
-        aeskit_gcm_oneshot(&self->key, &self->u.hk, enc, nonce->buf, (size_t)nonce->len, aad,
-                           aad_len, dst, src, len, tag);
-    } else {
-        aeskit_ocb o;
-        aeskit_ocb_init(&o, &self->key, &self->u.ok, enc, nonce->buf, (size_t)nonce->len,
-                        self->tag_len);
-        aeskit_ocb_aad(&o, aad, aad_len);
-        size_t done = aeskit_ocb_update(&o, dst, src, len);
-        aeskit_ocb_finish(&o, dst + done, tag);
-    }
+    const uintptr_t x = (uintptr_t)p, y = (uintptr_t)q;
+    return a > 0 && b > 0 && x < y + b && y < x + a;
 }
-
-static const char *const oneshot_names[] = {"nonce", "data", "associated_data", "buf"};
 
 static PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames, int enc, int into, const char *fname)
 {
+    static const char *const with_nonce[] = {"nonce", "data", "associated_data", "buf"};
+    static const char *const no_nonce[] = {"data", "associated_data", "buf"};
     AeadObject *self = (AeadObject *)op;
+    const struct aeskit_aead *d = self->d;
+    const int has_nonce = d->nonce_max > 0;
+    const int nnames = has_nonce + 2 + into;
     PyObject *a[4];
-    if (parse(fname, args, nargs, kwnames, oneshot_names, 3 + into, 3 + into, a) < 0)
+    if (parse(fname, args, nargs, kwnames, has_nonce ? with_nonce : no_nonce, nnames, nnames,
+              a) < 0)
         return NULL;
-    Py_buffer nonce = {0}, data = {0}, aad = {0}, out = {0};
+    PyObject *const *arg = a + has_nonce;   /* data, associated_data[, buf] */
+    const size_t max_views = d->ad_list ? d->max_ad : 1;
+    Py_buffer nonce = {0}, data = {0}, out = {0}, one_view = {0};
+    Py_buffer *views = &one_view;
+    aeskit_span one_span, *spans = &one_span;
+    size_t n_ad = 0;
+    uint64_t aad_len;
     PyObject *result = NULL;
     uint8_t tag[16], want[16];
-    if (aeskit_get_buffer(a[0], &nonce, 0, "nonce") < 0 || check_nonce(self, &nonce) < 0 ||
-        aeskit_get_buffer(a[1], &data, 0, "data") < 0 ||
-        (a[2] != Py_None && aeskit_get_buffer(a[2], &aad, 0, "associated_data") < 0))
+    if (max_views > 1) {
+        views = PyMem_Calloc(max_views, sizeof *views);
+        spans = PyMem_Calloc(max_views, sizeof *spans);
+        if (views == NULL || spans == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    if (has_nonce && (aeskit_get_buffer(a[0], &nonce, 0, "nonce") < 0 ||
+                      check_nonce(d, &nonce) < 0))
         goto done;
-    size_t len = (size_t)data.len, aad_len = aad.obj ? (size_t)aad.len : 0;
-    size_t t = self->tag_len;
+    if (aeskit_get_buffer(arg[0], &data, 0, "data") < 0 ||
+        take_ad(d, arg[1], views, spans, &n_ad, &aad_len) < 0)
+        goto done;
+    const size_t len = (size_t)data.len, t = self->tag_len;
     if (!enc && len < t) {
-        PyErr_SetString(aeskit_InvalidTag, "data is shorter than the tag");
+        PyErr_SetString(aeskit_state_of(Py_TYPE(op))->InvalidTag,
+                        "data is shorter than the tag");
         goto done;
     }
-    size_t body = enc ? len : len - t, out_len = enc ? len + t : len - t;
-    if (check_gcm_limits(self, aad_len, body) < 0)
+    const size_t body = enc ? len : len - t, out_len = enc ? len + t : len - t;
+    if (check_limits(d, aad_len, aeskit_aead_max_data(d, (size_t)nonce.len), body) < 0)
         goto done;
     uint8_t *dst;
-    if (aeskit_output(into ? a[3] : NULL, &data, out_len, &out, &result, &dst) < 0)
+    if (aeskit_output(into ? arg[2] : NULL, &data, out_len, &out, &result, &dst) < 0)
         goto done;
+    /* Where the body is read and written: the tag goes before it or after. */
+    const uint8_t *in = (const uint8_t *)data.buf + (d->tag_first && !enc ? t : 0);
+    uint8_t *ct = dst + (d->tag_first && enc ? t : 0);
     if (!enc)
-        memcpy(want, (const uint8_t *)data.buf + body, t);
-    const uint8_t *aadp = aad.obj ? aad.buf : (const uint8_t *)"";
+        memcpy(want, d->tag_first ? (const uint8_t *)data.buf : in + body, t);
+    if (in != ct && meets(in, body, ct, body)) {
+        /* In place with the tag first, the body moves by the tag's length:
+         * move it before the mode runs, which wants dst == src or apart.
+         * Associated data in the way would be overwritten first. */
+        for (size_t i = 0; i < n_ad; i++) {
+            if (meets(spans[i].p, spans[i].len, ct, body)) {
+                PyErr_SetString(PyExc_ValueError, "buf overlaps associated_data: with the "
+                                                  "tag first, use a separate buffer");
+                Py_CLEAR(result);
+                goto done;
+            }
+        }
+        memmove(ct, in, body);
+        in = ct;
+    }
+    const aeskit_aead_msg msg = {
+        .nonce = has_nonce ? nonce.buf : NULL,
+        .nonce_len = (size_t)nonce.len,
+        .ad = spans,
+        .n_ad = n_ad,
+    };
     if (body + aad_len >= AESKIT_GIL_THRESHOLD) {
         Py_BEGIN_ALLOW_THREADS
-        seal_or_open(self, enc, &nonce, aadp, aad_len, dst, data.buf, body, tag);
+        if (enc)
+            d->seal(self->ks, &msg, ct, in, body, tag);
+        else
+            d->open(self->ks, &msg, ct, in, body, want, tag);
         Py_END_ALLOW_THREADS
+    } else if (enc) {
+        d->seal(self->ks, &msg, ct, in, body, tag);
     } else {
-        seal_or_open(self, enc, &nonce, aadp, aad_len, dst, data.buf, body, tag);
+        d->open(self->ks, &msg, ct, in, body, want, tag);
     }
     if (enc) {
-        memcpy(dst + body, tag, t);
+        memcpy(d->tag_first ? dst : dst + body, tag, t);
     } else if (!aeskit_ct_memeq(tag, want, t)) {
         aeskit_secure_zero(dst, body);
         Py_CLEAR(result);
-        PyErr_SetString(aeskit_InvalidTag, "authentication failed: wrong key, nonce, tag, "
-                                           "data or associated data");
+        PyErr_SetString(aeskit_state_of(Py_TYPE(op))->InvalidTag,
+                        "authentication failed: wrong key, nonce, tag, data or associated "
+                        "data");
         goto done;
     }
     if (into)
@@ -297,8 +420,13 @@ done:
     aeskit_secure_zero(tag, sizeof tag);
     aeskit_release(&nonce);
     aeskit_release(&data);
-    aeskit_release(&aad);
+    for (size_t i = 0; views != NULL && i < (max_views > 1 ? max_views : 1); i++)
+        aeskit_release(&views[i]);
     aeskit_release(&out);
+    if (max_views > 1) {
+        PyMem_Free(views);
+        PyMem_Free(spans);
+    }
     return result;
 }
 
@@ -321,30 +449,31 @@ static PyObject *aead_decrypt_into(PyObject *op, PyObject *const *a, Py_ssize_t 
     return aead_oneshot(op, a, n, kw, 0, 1, "decrypt_into");
 }
 
+/* ---- streaming ---------------------------------------------------------- */
+
 static PyObject *aead_context(PyObject *op, PyObject *nonceobj, int enc)
 {
     AeadObject *self = (AeadObject *)op;
+    const struct aeskit_aead *d = self->d;
     Py_buffer nonce;
     if (aeskit_get_buffer(nonceobj, &nonce, 0, "nonce") < 0)
         return NULL;
-    if (check_nonce(self, &nonce) < 0) {
+    if (check_nonce(d, &nonce) < 0) {
         aeskit_release(&nonce);
         return NULL;
     }
-    AeadCtx *ctx = PyObject_New(AeadCtx, actx_type);
+    AeadCtx *ctx = PyObject_NewVar(AeadCtx, aeskit_state_of(Py_TYPE(op))->aead_ctx_type,
+                                   (Py_ssize_t)d->stream_state);
     if (ctx != NULL) {
         Py_INCREF(op);
         ctx->owner = self;
         ctx->enc = enc;
         ctx->updated = 0;
         ctx->have_tag = 0;
+        ctx->aad_total = ctx->data_total = 0;
+        ctx->max_data = aeskit_aead_max_data(d, (size_t)nonce.len);
         aeskit_guard_init(&ctx->guard);
-        if (self->kind == AEAD_GCM)
-            aeskit_gcm_init(&ctx->s.gcm, &self->key, &self->u.hk, enc, nonce.buf,
-                            (size_t)nonce.len);
-        else
-            aeskit_ocb_init(&ctx->s.ocb, &self->key, &self->u.ok, enc, nonce.buf,
-                            (size_t)nonce.len, self->tag_len);
+        d->init(ctx->st, self->ks, enc, nonce.buf, (size_t)nonce.len);
     }
     aeskit_release(&nonce);
     return (PyObject *)ctx;
@@ -359,28 +488,41 @@ static PyObject *aead_decryptor(PyObject *op, PyObject *nonce)
     return aead_context(op, nonce, 0);
 }
 
-static PyMethodDef aead_methods[] = {
-    {"encrypt", (PyCFunction)(void (*)(void))aead_encrypt, METH_FASTCALL | METH_KEYWORDS,
-     PyDoc_STR("encrypt(nonce, data, associated_data) -> bytes\n\nciphertext || tag.")},
-    {"decrypt", (PyCFunction)(void (*)(void))aead_decrypt, METH_FASTCALL | METH_KEYWORDS,
-     PyDoc_STR("decrypt(nonce, data, associated_data) -> bytes\n\nThe plaintext, or "
-               "InvalidTag (nothing is returned on failure).")},
-    {"encrypt_into", (PyCFunction)(void (*)(void))aead_encrypt_into,
-     METH_FASTCALL | METH_KEYWORDS,
-     PyDoc_STR("encrypt_into(nonce, data, associated_data, buf) -> int\n\nWrite ciphertext "
-               "|| tag into buf (data itself allowed); returns len(data) + tag_length.")},
-    {"decrypt_into", (PyCFunction)(void (*)(void))aead_decrypt_into,
-     METH_FASTCALL | METH_KEYWORDS,
-     PyDoc_STR("decrypt_into(nonce, data, associated_data, buf) -> int\n\nWrite the "
-               "plaintext into buf; on InvalidTag those bytes of buf are zeroed.")},
+#define ONESHOT_METHODS(args)                                                            \
+    {"encrypt", (PyCFunction)(void (*)(void))aead_encrypt, METH_FASTCALL | METH_KEYWORDS,  \
+     PyDoc_STR("encrypt(" args ") -> bytes\n\nThe sealed message: ciphertext and tag.")},    \
+    {"decrypt", (PyCFunction)(void (*)(void))aead_decrypt, METH_FASTCALL | METH_KEYWORDS,  \
+     PyDoc_STR("decrypt(" args ") -> bytes\n\nThe plaintext, or InvalidTag (nothing is "   \
+               "returned on failure).")},                                               \
+    {"encrypt_into", (PyCFunction)(void (*)(void))aead_encrypt_into,                     \
+     METH_FASTCALL | METH_KEYWORDS,                                                     \
+     PyDoc_STR("encrypt_into(" args ", buf) -> int\n\nWrite the sealed message into buf " \
+               "(data itself allowed); returns len(data) + tag_length.")},              \
+    {"decrypt_into", (PyCFunction)(void (*)(void))aead_decrypt_into,                     \
+     METH_FASTCALL | METH_KEYWORDS,                                                     \
+     PyDoc_STR("decrypt_into(" args ", buf) -> int\n\nWrite the plaintext into buf; on "  \
+               "InvalidTag those bytes of buf are zeroed.")},                           \
+    {"generate_key", (PyCFunction)(void (*)(void))aead_generate_key,                     \
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS,                                         \
+     PyDoc_STR("generate_key(bit_length) -> bytes\n\nA random key of one of the allowed " \
+               "sizes, from os.urandom.")}
+
+static PyMethodDef stream_methods[] = {
+    ONESHOT_METHODS("nonce, data, associated_data"),
     {"encryptor", aead_encryptor, METH_O, PyDoc_STR("encryptor(nonce) -> AEADContext")},
     {"decryptor", aead_decryptor, METH_O,
      PyDoc_STR("decryptor(nonce) -> AEADContext\n\nIts output is UNAUTHENTICATED until "
                "finalize_with_tag() succeeds: do not act on it before then.")},
-    {"generate_key", (PyCFunction)(void (*)(void))aead_generate_key,
-     METH_VARARGS | METH_KEYWORDS | METH_CLASS,
-     PyDoc_STR("generate_key(bit_length) -> bytes\n\nA random key of 128, 192 or 256 bits "
-               "from os.urandom.")},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMethodDef oneshot_methods[] = {
+    ONESHOT_METHODS("nonce, data, associated_data"),
+    {NULL, NULL, 0, NULL},
+};
+
+static PyMethodDef no_nonce_methods[] = {
+    ONESHOT_METHODS("data, associated_data"),
     {NULL, NULL, 0, NULL},
 };
 
@@ -391,12 +533,11 @@ static PyGetSetDef aead_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-/* ---- streaming --------------------------------------------------------- */
-
 static PyObject *actx_aad(PyObject *op, PyObject *arg)
 {
     AeadCtx *ctx = (AeadCtx *)op;
-    if (aeskit_guard_enter(&ctx->guard) < 0)
+    const struct aeskit_aead *d = ctx->owner->d;
+    if (aeskit_guard_enter(&ctx->guard, aeskit_state_of(Py_TYPE(op))) < 0)
         return NULL;
     PyObject *result = NULL;
     Py_buffer aad = {0};
@@ -405,35 +546,16 @@ static PyObject *actx_aad(PyObject *op, PyObject *arg)
                         "associated data must all come before the first update()");
         goto done;
     }
-    if (aeskit_get_buffer(arg, &aad, 0, "data") < 0)
+    if (aeskit_get_buffer(arg, &aad, 0, "data") < 0 ||
+        check_limits(d, ctx->aad_total + (uint64_t)aad.len, ctx->max_data, 0) < 0)
         goto done;
-    if (ctx->owner->kind == AEAD_GCM) {
-        if (check_gcm_limits(ctx->owner, ctx->s.gcm.aad_len + (uint64_t)aad.len, 0) < 0)
-            goto done;
-        aeskit_gcm_aad(&ctx->s.gcm, aad.buf, (size_t)aad.len);
-    } else {
-        aeskit_ocb_aad(&ctx->s.ocb, aad.buf, (size_t)aad.len);
-    }
-    Py_INCREF(Py_None);
-    result = Py_None;
+    ctx->aad_total += (uint64_t)aad.len;
+    d->aad(ctx->st, aad.buf, (size_t)aad.len);
+    result = Py_NewRef(Py_None);
 done:
     aeskit_release(&aad);
     aeskit_guard_leave(&ctx->guard);
     return result;
-}
-
-static size_t actx_out_len(const AeadCtx *ctx, size_t len)
-{
-    return ctx->owner->kind == AEAD_GCM ? len : aeskit_ocb_update_len(&ctx->s.ocb, len);
-}
-
-static size_t actx_run(AeadCtx *ctx, uint8_t *dst, const uint8_t *src, size_t len)
-{
-    if (ctx->owner->kind == AEAD_GCM) {
-        aeskit_gcm_update(&ctx->s.gcm, dst, src, len);
-        return len;
-    }
-    return aeskit_ocb_update(&ctx->s.ocb, dst, src, len);
 }
 
 static PyObject *actx_update_impl(AeadCtx *ctx, PyObject *const *args, Py_ssize_t nargs,
@@ -444,26 +566,28 @@ static PyObject *actx_update_impl(AeadCtx *ctx, PyObject *const *args, Py_ssize_
                      into ? "update_into" : "update", 1 + into, nargs);
         return NULL;
     }
-    if (aeskit_guard_enter(&ctx->guard) < 0)
+    const struct aeskit_aead *d = ctx->owner->d;
+    if (aeskit_guard_enter(&ctx->guard, aeskit_state_of(Py_TYPE(ctx))) < 0)
         return NULL;
     Py_buffer data = {0}, out = {0};
     PyObject *result = NULL;
     if (aeskit_get_buffer(args[0], &data, 0, "data") < 0)
         goto done;
-    size_t len = (size_t)data.len, out_len = actx_out_len(ctx, len);
-    if (ctx->owner->kind == AEAD_GCM &&
-        check_gcm_limits(ctx->owner, 0, ctx->s.gcm.data_len + (uint64_t)len) < 0)
+    const size_t len = (size_t)data.len;
+    const size_t out_len = d->update_len != NULL ? d->update_len(ctx->st, len) : len;
+    if (check_limits(d, 0, ctx->max_data, ctx->data_total + (uint64_t)len) < 0)
         goto done;
     uint8_t *dst;
     if (aeskit_output(into ? args[1] : NULL, &data, out_len, &out, &result, &dst) < 0)
         goto done;
     ctx->updated = 1;
+    ctx->data_total += (uint64_t)len;
     if (len >= AESKIT_GIL_THRESHOLD) {
         Py_BEGIN_ALLOW_THREADS
-        actx_run(ctx, dst, data.buf, len);
+        d->update(ctx->st, dst, data.buf, len);
         Py_END_ALLOW_THREADS
     } else {
-        actx_run(ctx, dst, data.buf, len);
+        d->update(ctx->st, dst, data.buf, len);
     }
     if (into)
         result = PyLong_FromSize_t(out_len);
@@ -483,18 +607,15 @@ static PyObject *actx_update_into(PyObject *op, PyObject *const *a, Py_ssize_t n
     return actx_update_impl((AeadCtx *)op, a, n, 1);
 }
 
-/* Ends the stream: the pending tail (OCB) into a new bytes object, the
- * full tag into tag. Marks the context finalized. */
+/* Ends the stream: the held-back bytes into a new bytes object, the full
+ * tag into tag. Marks the context finalized and wipes its state. */
 static PyObject *actx_finish(AeadCtx *ctx, uint8_t tag[16])
 {
     uint8_t tail[16];
-    size_t n = 0;
-    if (ctx->owner->kind == AEAD_GCM)
-        aeskit_gcm_tag(&ctx->s.gcm, tag);
-    else
-        n = aeskit_ocb_finish(&ctx->s.ocb, tail, tag);
+    const size_t n = ctx->owner->d->finish(ctx->st, tail, tag);
+    assert(n < 16);
     ctx->guard.finalized = 1;
-    aeskit_secure_zero(&ctx->s, sizeof ctx->s);
+    aeskit_secure_zero(ctx->st, (size_t)Py_SIZE(ctx));
     PyObject *r = PyBytes_FromStringAndSize((const char *)tail, (Py_ssize_t)n);
     aeskit_secure_zero(tail, sizeof tail);
     return r;
@@ -504,7 +625,7 @@ static PyObject *actx_finalize(PyObject *op, PyObject *unused)
 {
     (void)unused;
     AeadCtx *ctx = (AeadCtx *)op;
-    if (aeskit_guard_enter(&ctx->guard) < 0)
+    if (aeskit_guard_enter(&ctx->guard, aeskit_state_of(Py_TYPE(op))) < 0)
         return NULL;
     PyObject *r = NULL;
     if (!ctx->enc) {
@@ -521,12 +642,13 @@ static PyObject *actx_finalize(PyObject *op, PyObject *unused)
 static PyObject *actx_finalize_with_tag(PyObject *op, PyObject *arg)
 {
     AeadCtx *ctx = (AeadCtx *)op;
-    if (aeskit_guard_enter(&ctx->guard) < 0)
+    aeskit_state *st = aeskit_state_of(Py_TYPE(op));
+    if (aeskit_guard_enter(&ctx->guard, st) < 0)
         return NULL;
     PyObject *r = NULL;
     Py_buffer want = {0};
     uint8_t tag[16];
-    unsigned t = ctx->owner->tag_len;
+    const unsigned t = ctx->owner->tag_len;
     if (ctx->enc) {
         PyErr_SetString(PyExc_ValueError, "finalize_with_tag() is for decryptors; an "
                                           "encryptor ends with finalize() and .tag");
@@ -541,8 +663,8 @@ static PyObject *actx_finalize_with_tag(PyObject *op, PyObject *arg)
     r = actx_finish(ctx, tag);
     if (r != NULL && ((size_t)want.len != t || !aeskit_ct_memeq(tag, want.buf, t))) {
         Py_CLEAR(r);
-        PyErr_SetString(aeskit_InvalidTag, "authentication failed: the data before this "
-                                           "call must not be trusted either");
+        PyErr_SetString(st->InvalidTag, "authentication failed: the data before this call "
+                                        "must not be trusted either");
     }
 done:
     aeskit_secure_zero(tag, sizeof tag);
@@ -556,7 +678,7 @@ static PyObject *actx_get_tag(PyObject *op, void *c)
     (void)c;
     AeadCtx *ctx = (AeadCtx *)op;
     if (!ctx->have_tag) {
-        PyErr_SetString(aeskit_NotYetFinalized,
+        PyErr_SetString(aeskit_state_of(Py_TYPE(op))->NotYetFinalized,
                         ctx->enc ? "the tag is available after finalize()"
                                  : "a decryptor has no tag to give: it checks one");
         return NULL;
@@ -568,7 +690,7 @@ static void actx_dealloc(PyObject *op)
 {
     AeadCtx *ctx = (AeadCtx *)op;
     PyTypeObject *tp = Py_TYPE(op);
-    aeskit_secure_zero(&ctx->s, sizeof ctx->s);
+    aeskit_secure_zero(ctx->st, (size_t)Py_SIZE(ctx));
     aeskit_secure_zero(ctx->tag, sizeof ctx->tag);
     Py_XDECREF(ctx->owner);
     tp->tp_free(op);
@@ -611,91 +733,72 @@ static PyType_Slot actx_slots[] = {
 static PyType_Spec actx_spec = {
     .name = "aeskit.AEADContext",
     .basicsize = sizeof(AeadCtx),
+    .itemsize = 1,
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
     .slots = actx_slots,
 };
 
-static PyTypeObject *make_aead_type(PyObject *module, const char *name, const char *doc)
-{
-    PyType_Slot slots[] = {
-        {Py_tp_new, aead_new},
-        {Py_tp_dealloc, aead_dealloc},
-        {Py_tp_repr, aead_repr},
-        {Py_tp_methods, aead_methods},
-        {Py_tp_getset, aead_getset},
-        {Py_tp_doc, (void *)doc},
-        {0, NULL},
-    };
-    PyType_Spec spec = {
-        .name = name,
-        .basicsize = sizeof(AeadObject),
-        .flags = Py_TPFLAGS_DEFAULT,
-        .slots = slots,
-    };
-    PyTypeObject *t = (PyTypeObject *)PyType_FromSpec(&spec);
-    if (t == NULL || PyModule_AddObjectRef(module, name + 7, (PyObject *)t) < 0)
-        return NULL;
-    return t;
-}
-
 /* ---- for the benchmark (py/bench.c) ----------------------------------- */
 
-int aeskit_aead_of(PyObject *obj)
+const struct aeskit_aead *aeskit_aead_of(PyObject *obj, const void **key_state,
+                                         unsigned *tag_len)
 {
-    return (gcm_type != NULL && Py_TYPE(obj) == gcm_type) ||
-           (ocb_type != NULL && Py_TYPE(obj) == ocb_type);
-}
-
-void aeskit_aead_kernel(PyObject *obj, int enc, uint8_t *buf, size_t size, size_t loops)
-{
+    if (PyType_GetSlot(Py_TYPE(obj), Py_tp_dealloc) != (void *)aead_dealloc)
+        return NULL;
     const AeadObject *self = (const AeadObject *)obj;
-    static const uint8_t nonce12[12] = {0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5,
-                                        0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb};
-    Py_buffer nonce = {0};
-    nonce.buf = (void *)nonce12;
-    nonce.len = sizeof nonce12;
-    uint8_t tag[16];
-    for (size_t i = 0; i < loops; i++) {
-        seal_or_open(self, enc, &nonce, (const uint8_t *)"", 0, buf, buf, size, tag);
-        if (enc)
-            memcpy(buf + size, tag, self->tag_len);
-    }
-    aeskit_secure_zero(tag, sizeof tag);
+    *key_state = self->ks;
+    *tag_len = self->tag_len;
+    return self->d;
 }
 
-int aeskit_gcm_keys_of(PyObject *obj, const aeskit_key **key, const aeskit_ghash_key **hk)
-{
-    if (gcm_type == NULL || Py_TYPE(obj) != gcm_type) {
-        PyErr_Format(PyExc_TypeError, "expected an aeskit.AESGCM object, not %.200s",
-                     Py_TYPE(obj)->tp_name);
-        return -1;
-    }
-    const AeadObject *self = (const AeadObject *)obj;
-    *key = &self->key;
-    *hk = &self->u.hk;
-    return 0;
-}
+/* ---- the types ---------------------------------------------------------- */
 
-int aeskit_add_aead_types(PyObject *module)
+int aeskit_add_aead_types(PyObject *module, aeskit_state *st)
 {
-    aeskit_InvalidTag = PyErr_NewExceptionWithDoc(
+    st->InvalidTag = PyErr_NewExceptionWithDoc(
         "aeskit.InvalidTag", "Authentication failed: the tag does not match.",
         PyExc_ValueError, NULL);
-    aeskit_NotYetFinalized = PyErr_NewExceptionWithDoc(
+    st->NotYetFinalized = PyErr_NewExceptionWithDoc(
         "aeskit.NotYetFinalized", "The tag was asked for before finalize().", NULL, NULL);
-    if (aeskit_InvalidTag == NULL || aeskit_NotYetFinalized == NULL ||
-        PyModule_AddObjectRef(module, "InvalidTag", aeskit_InvalidTag) < 0 ||
-        PyModule_AddObjectRef(module, "NotYetFinalized", aeskit_NotYetFinalized) < 0)
+    if (st->InvalidTag == NULL || st->NotYetFinalized == NULL ||
+        PyModule_AddObjectRef(module, "InvalidTag", st->InvalidTag) < 0 ||
+        PyModule_AddObjectRef(module, "NotYetFinalized", st->NotYetFinalized) < 0)
         return -1;
-    gcm_type = make_aead_type(module, "aeskit.AESGCM",
-                              "AESGCM(key, *, tag_length=16, backend='auto')\n\nAES-GCM "
-                              "(SP 800-38D). Nonces of any length >= 1 byte; 12 is best.");
-    ocb_type = make_aead_type(module, "aeskit.AESOCB3",
-                              "AESOCB3(key, *, tag_length=16, backend='auto')\n\nAES-OCB3 "
-                              "(RFC 7253). Nonces of 1 to 15 bytes; tags of 8 to 16.");
-    actx_type = (PyTypeObject *)PyType_FromSpec(&actx_spec);
-    if (gcm_type == NULL || ocb_type == NULL || actx_type == NULL ||
-        PyModule_AddObjectRef(module, "AEADContext", (PyObject *)actx_type) < 0)
+    for (size_t i = 0; aeskit_aeads[i] != NULL; i++) {
+        const struct aeskit_aead *d = aeskit_aeads[i];
+        const int streams = d->init != NULL;
+        assert(!streams || d->nonce_max > 0);   /* a stream starts from a nonce */
+        assert(d->n_keys >= 1 && d->tag_lengths != 0 && (d->tag_lengths & 1) == 0);
+        assert(d->max_ad >= 1 && (d->ad_list || d->max_ad == 1));
+        PyType_Slot slots[] = {
+            {Py_tp_new, aead_new},
+            {Py_tp_dealloc, aead_dealloc},
+            {Py_tp_repr, aead_repr},
+            {Py_tp_methods, d->nonce_max == 0 ? no_nonce_methods
+                            : streams         ? stream_methods
+                                              : oneshot_methods},
+            {Py_tp_getset, aead_getset},
+            {Py_tp_doc, (void *)d->doc},
+            {0, NULL},
+        };
+        PyType_Spec spec = {
+            .name = d->type_name,
+            .basicsize = (int)(offsetof(AeadObject, ks) + d->key_state),
+            .flags = Py_TPFLAGS_DEFAULT,
+            .slots = slots,
+        };
+        PyTypeObject *t = (PyTypeObject *)PyType_FromModuleAndSpec(module, &spec, NULL);
+        if (t == NULL)
+            return -1;
+        assert(st->ntypes < AESKIT_MAX_TYPES);
+        st->types[st->ntypes].type = t;
+        st->types[st->ntypes++].desc = d;
+        if (PyModule_AddObjectRef(module, d->type_name + 7, (PyObject *)t) < 0)
+            return -1;
+    }
+    st->aead_ctx_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &actx_spec, NULL);
+    if (st->aead_ctx_type == NULL ||
+        PyModule_AddObjectRef(module, "AEADContext", (PyObject *)st->aead_ctx_type) < 0)
         return -1;
     return 0;
 }

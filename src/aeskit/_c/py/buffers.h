@@ -8,7 +8,7 @@
 
 #include "glue.h"
 
-static int aeskit_get_buffer(PyObject *obj, Py_buffer *view, int writable,
+static inline int aeskit_get_buffer(PyObject *obj, Py_buffer *view, int writable,
                              const char *what)
 {
     if (PyObject_GetBuffer(obj, view, writable ? PyBUF_WRITABLE : PyBUF_SIMPLE) == 0)
@@ -30,7 +30,7 @@ static inline void aeskit_release(Py_buffer *view)
 
 /* buf may be exactly the input (in place) or apart from it, never partly
  * over it. Only the out_len bytes that will be written count. */
-static int aeskit_check_overlap(const Py_buffer *in, const Py_buffer *out, size_t out_len)
+static inline int aeskit_check_overlap(const Py_buffer *in, const Py_buffer *out, size_t out_len)
 {
     uintptr_t a = (uintptr_t)in->buf, b = (uintptr_t)out->buf;
     if (a == b || in->len == 0 || out_len == 0)
@@ -44,7 +44,7 @@ static int aeskit_check_overlap(const Py_buffer *in, const Py_buffer *out, size_
     return 0;
 }
 
-static int aeskit_check_out_len(const Py_buffer *out, size_t need)
+static inline int aeskit_check_out_len(const Py_buffer *out, size_t need)
 {
     if ((size_t)out->len < need) {
         PyErr_Format(PyExc_ValueError, "buf must be at least %zu bytes, got %zd",
@@ -60,7 +60,7 @@ static int aeskit_check_out_len(const Py_buffer *out, size_t need)
  * or into a new bytes object (*result). 0 with *dst set, or -1 with an
  * exception set.
  */
-static int aeskit_output(PyObject *bufobj, const Py_buffer *in, size_t out_len,
+static inline int aeskit_output(PyObject *bufobj, const Py_buffer *in, size_t out_len,
                          Py_buffer *out, PyObject **result, uint8_t **dst)
 {
     if (bufobj != NULL) {
@@ -77,20 +77,47 @@ static int aeskit_output(PyObject *bufobj, const Py_buffer *in, size_t out_len,
     return 0;
 }
 
-/* A key argument and a backend name, checked: the backend to expand it
- * with, and kb holding the key bytes (release it); NULL with an exception. */
-static const struct aeskit_impl *aeskit_key_argument(PyObject *keyobj, const char *backend,
-                                                     Py_buffer *kb)
+/* The key lengths a shape allows: n_keys AES keys, each of a size in
+ * sizes (AESKIT_KEY* from modes/block.h), ascending; returns the count. */
+static inline size_t aeskit_key_lengths(unsigned sizes, unsigned n_keys, size_t out[3])
 {
-    const struct aeskit_impl *impl = aeskit_resolve_backend(backend);
+    static const size_t aes[3] = {16, 24, 32};
+    size_t n = 0;
+    for (size_t i = 0; i < 3; i++)
+        if (sizes & (1u << i))
+            out[n++] = n_keys * aes[i];
+    return n;
+}
+
+/* "16, 24 or 32" for the error messages. */
+static inline void aeskit_key_lengths_text(unsigned sizes, unsigned n_keys, char *buf, size_t cap)
+{
+    size_t len[3], n = aeskit_key_lengths(sizes, n_keys, len), used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && used < cap; i++)
+        used += (size_t)PyOS_snprintf(buf + used, cap - used, "%s%zu",
+                                      i == 0 ? "" : i + 1 == n ? " or " : ", ", len[i]);
+}
+
+/* A key argument for a shape, and a backend name, checked: the backend to
+ * expand it with, and kb holding the key bytes (release it); NULL with an
+ * exception. */
+static inline const struct aeskit_impl *aeskit_key_argument(aeskit_state *st, PyObject *keyobj,
+                                                     const char *backend, unsigned sizes,
+                                                     unsigned n_keys, Py_buffer *kb)
+{
+    const struct aeskit_impl *impl = aeskit_resolve_backend(st, backend);
     if (impl == NULL || aeskit_get_buffer(keyobj, kb, 0, "key") < 0)
         return NULL;
-    if (kb->len != 16 && kb->len != 24 && kb->len != 32) {
-        PyErr_Format(PyExc_ValueError, "key must be 16, 24 or 32 bytes, got %zd", kb->len);
-        aeskit_release(kb);
-        return NULL;
-    }
-    return impl;
+    size_t len[3], n = aeskit_key_lengths(sizes, n_keys, len);
+    for (size_t i = 0; i < n; i++)
+        if ((size_t)kb->len == len[i])
+            return impl;
+    char text[64];
+    aeskit_key_lengths_text(sizes, n_keys, text, sizeof text);
+    PyErr_Format(PyExc_ValueError, "key must be %s bytes, got %zd", text, kb->len);
+    aeskit_release(kb);
+    return NULL;
 }
 
 #endif

@@ -1,20 +1,29 @@
 /*
- * cipher.c: AESECB, AESCBC, AESCFB, AESCFB8, AESOFB, AESCTR and their
- * streaming CipherContext.
+ * cipher.c: one Python type per block-cipher mode descriptor (aeskit_ciphers,
+ * modes/registry.c: AESECB .. AESCTR) and their streaming CipherContext.
+ * Nothing here asks which mode it serves: the descriptor says the call
+ * shape (key sizes and count, whether an iv comes first, whole blocks) and
+ * gives the engine.
  *
- * A key object holds one expanded key, built once by the chosen backend
+ * A key object holds its expanded keys, built once by the chosen backend
  * and never changed, so it is safe to share between threads; the GIL is
  * released around large calls. A context holds one stream state and is
  * not safe to share: a second thread entering it while the first works
  * gets RuntimeError instead of a repeated keystream.
  */
+#include <stddef.h>
+
 #include "buffers.h"
 #include "guard.h"
+#include "modes/block.h"
+
+#define MAX_KEYS 2
 
 typedef struct {
     PyObject_HEAD
-    aeskit_key key;
-    enum aeskit_mode mode;
+    const struct aeskit_cipher *d;
+    unsigned key_bits;              /* of the whole key argument */
+    aeskit_key keys[MAX_KEYS];      /* d->n_keys of them (the type's size) */
 } KeyObject;
 
 typedef struct {
@@ -24,40 +33,30 @@ typedef struct {
     aeskit_guard guard;
 } CtxObject;
 
-static const struct {
-    const char *name;     /* type name and the spec's tp_name */
-    enum aeskit_mode mode;
-} mode_names[] = {
-    {"aeskit.AESECB", AESKIT_ECB},   {"aeskit.AESCBC", AESKIT_CBC},
-    {"aeskit.AESCFB", AESKIT_CFB},   {"aeskit.AESCFB8", AESKIT_CFB8},
-    {"aeskit.AESOFB", AESKIT_OFB},   {"aeskit.AESCTR", AESKIT_CTR},
-};
-#define NMODES (sizeof mode_names / sizeof mode_names[0])
-
-static PyTypeObject *mode_types[NMODES];
-static PyTypeObject *ctx_type;
-
 /* ---- key objects ------------------------------------------------------ */
 
 static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"key", "backend", NULL};
+    aeskit_state *st = aeskit_state_of(type);
+    const struct aeskit_cipher *d = aeskit_desc_of(st, type);
     PyObject *keyobj;
     const char *backend = "auto";
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$s:AES", kwlist, &keyobj, &backend))
         return NULL;
     Py_buffer kb;
-    const struct aeskit_impl *impl = aeskit_key_argument(keyobj, backend, &kb);
+    const struct aeskit_impl *impl = aeskit_key_argument(st, keyobj, backend, d->key_sizes,
+                                                         d->n_keys, &kb);
     if (impl == NULL)
         return NULL;
     KeyObject *self = (KeyObject *)type->tp_alloc(type, 0);
     if (self != NULL) {
-        self->mode = AESKIT_ECB;
-        for (size_t i = 0; i < NMODES; i++)
-            if (type == mode_types[i])
-                self->mode = mode_names[i].mode;
-        impl->set_key(&self->key, kb.buf, (size_t)kb.len);
-        assert(self->key.impl == impl);
+        const size_t each = (size_t)kb.len / d->n_keys;
+        self->d = d;
+        self->key_bits = 8 * (unsigned)kb.len;
+        for (unsigned i = 0; i < d->n_keys; i++)
+            impl->set_key(&self->keys[i], (const uint8_t *)kb.buf + each * i, each);
+        assert(self->keys[0].impl == impl);
     }
     aeskit_release(&kb);
     return (PyObject *)self;
@@ -67,7 +66,7 @@ static void key_dealloc(PyObject *op)
 {
     KeyObject *self = (KeyObject *)op;
     PyTypeObject *tp = Py_TYPE(op);
-    aeskit_secure_zero(&self->key, sizeof self->key);
+    aeskit_secure_zero(self->keys, sizeof self->keys[0] * self->d->n_keys);
     tp->tp_free(op);
     Py_DECREF(tp);
 }
@@ -75,42 +74,43 @@ static void key_dealloc(PyObject *op)
 static PyObject *key_get_backend(PyObject *op, void *closure)
 {
     (void)closure;
-    return PyUnicode_FromString(((KeyObject *)op)->key.impl->name);
+    return PyUnicode_FromString(((KeyObject *)op)->keys[0].impl->name);
 }
 
 static PyObject *key_get_key_size(PyObject *op, void *closure)
 {
     (void)closure;
-    return PyLong_FromLong(aeskit_key_bits(&((KeyObject *)op)->key));
+    return PyLong_FromUnsignedLong(((KeyObject *)op)->key_bits);
 }
 
 static PyObject *key_repr(PyObject *op)
 {
     KeyObject *self = (KeyObject *)op;
-    return PyUnicode_FromFormat("<%s key_size=%d backend=%s>", Py_TYPE(op)->tp_name,
-                                (int)aeskit_key_bits(&self->key), self->key.impl->name);
+    return PyUnicode_FromFormat("<%s key_size=%u backend=%s>", Py_TYPE(op)->tp_name,
+                                self->key_bits, self->keys[0].impl->name);
 }
 
-static int check_iv(PyObject *obj, Py_buffer *iv)
+static int check_iv(const struct aeskit_cipher *d, PyObject *obj, Py_buffer *iv)
 {
-    if (aeskit_get_buffer(obj, iv, 0, "iv") < 0)
+    if (aeskit_get_buffer(obj, iv, 0, d->iv_name) < 0)
         return -1;
     if (iv->len != 16) {
-        PyErr_Format(PyExc_ValueError, "iv must be 16 bytes, got %zd", iv->len);
+        PyErr_Format(PyExc_ValueError, "%s must be 16 bytes, got %zd", d->iv_name, iv->len);
         aeskit_release(iv);
         return -1;
     }
     return 0;
 }
 
-static void run(aeskit_stream *st, uint8_t *dst, const uint8_t *src, size_t len)
+static void run(const struct aeskit_cipher *d, aeskit_stream *st, uint8_t *dst,
+                const uint8_t *src, size_t len)
 {
     if (len >= AESKIT_GIL_THRESHOLD) {
         Py_BEGIN_ALLOW_THREADS
-        aeskit_stream_update(st, dst, src, len);
+        d->update(st, dst, src, len);
         Py_END_ALLOW_THREADS
     } else {
-        aeskit_stream_update(st, dst, src, len);
+        d->update(st, dst, src, len);
     }
 }
 
@@ -119,8 +119,9 @@ static PyObject *oneshot(PyObject *op, PyObject *const *args, Py_ssize_t nargs, 
                          int into, const char *fname)
 {
     KeyObject *self = (KeyObject *)op;
-    int has_iv = self->mode != AESKIT_ECB;
-    Py_ssize_t want = has_iv + 1 + into;
+    const struct aeskit_cipher *d = self->d;
+    const int has_iv = d->iv_name != NULL;
+    const Py_ssize_t want = has_iv + 1 + into;
     if (nargs != want) {
         PyErr_Format(PyExc_TypeError, "%s() takes exactly %zd arguments (%zd given)", fname,
                      want, nargs);
@@ -128,23 +129,27 @@ static PyObject *oneshot(PyObject *op, PyObject *const *args, Py_ssize_t nargs, 
     }
     Py_buffer iv = {0}, data = {0}, out = {0};
     PyObject *result = NULL;
-    if (has_iv && check_iv(args[0], &iv) < 0)
+    if (has_iv && check_iv(d, args[0], &iv) < 0)
         return NULL;
     if (aeskit_get_buffer(args[has_iv], &data, 0, "data") < 0)
         goto done;
-    size_t len = (size_t)data.len;
-    if (aeskit_mode_is_blockwise(self->mode) && len % 16 != 0) {
+    const size_t len = (size_t)data.len;
+    if (d->whole_blocks && len % 16 != 0) {
         PyErr_Format(PyExc_ValueError,
-                     "data length must be a multiple of 16 bytes in %s mode, got %zu",
-                     self->mode == AESKIT_ECB ? "ECB" : "CBC", len);
+                     "data length must be a multiple of 16 bytes in %s mode, got %zu", d->name,
+                     len);
         goto done;
     }
     uint8_t *dst;
     if (aeskit_output(into ? args[has_iv + 1] : NULL, &data, len, &out, &result, &dst) < 0)
         goto done;
     aeskit_stream st;
-    aeskit_stream_init(&st, &self->key, self->mode, enc, has_iv ? iv.buf : NULL);
-    run(&st, dst, data.buf, len);
+    size_t tail;
+    d->init(&st, self->keys, (enum aeskit_mode)d->mode, enc, has_iv ? iv.buf : NULL);
+    run(d, &st, dst, data.buf, len);
+    const enum aeskit_finish end = d->finish(&st, dst + len, &tail);
+    assert(end == AESKIT_FINISH_OK && tail == 0);
+    (void)end;
     aeskit_secure_zero(&st, sizeof st);
     if (into)
         result = PyLong_FromSize_t(len);
@@ -176,20 +181,21 @@ static PyObject *make_context(PyObject *op, PyObject *const *args, Py_ssize_t na
                               const char *fname)
 {
     KeyObject *self = (KeyObject *)op;
-    int has_iv = self->mode != AESKIT_ECB;
+    const struct aeskit_cipher *d = self->d;
+    const int has_iv = d->iv_name != NULL;
     if (nargs != has_iv) {
         PyErr_Format(PyExc_TypeError, "%s() takes exactly %d arguments (%zd given)", fname,
                      has_iv, nargs);
         return NULL;
     }
     Py_buffer iv = {0};
-    if (has_iv && check_iv(args[0], &iv) < 0)
+    if (has_iv && check_iv(d, args[0], &iv) < 0)
         return NULL;
-    CtxObject *ctx = PyObject_New(CtxObject, ctx_type);
+    CtxObject *ctx = PyObject_New(CtxObject, aeskit_state_of(Py_TYPE(op))->cipher_ctx_type);
     if (ctx != NULL) {
         Py_INCREF(op);
         ctx->owner = self;
-        aeskit_stream_init(&ctx->st, &self->key, self->mode, enc, has_iv ? iv.buf : NULL);
+        d->init(&ctx->st, self->keys, (enum aeskit_mode)d->mode, enc, has_iv ? iv.buf : NULL);
         aeskit_guard_init(&ctx->guard);
     }
     aeskit_release(&iv);
@@ -208,11 +214,11 @@ static PyObject *key_decryptor(PyObject *op, PyObject *const *a, Py_ssize_t n)
 #define KEY_METHOD(name, fn, doc) \
     {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, PyDoc_STR(doc)}
 
-static PyMethodDef ecb_methods[] = {
+static PyMethodDef plain_methods[] = {
     KEY_METHOD("encrypt", key_encrypt,
-               "encrypt(data, /) -> bytes\n\nECB-encrypt data (a multiple of 16 bytes)."),
+               "encrypt(data, /) -> bytes\n\nEncrypt data (a multiple of 16 bytes)."),
     KEY_METHOD("decrypt", key_decrypt,
-               "decrypt(data, /) -> bytes\n\nECB-decrypt data (a multiple of 16 bytes)."),
+               "decrypt(data, /) -> bytes\n\nDecrypt data (a multiple of 16 bytes)."),
     KEY_METHOD("encrypt_into", key_encrypt_into,
                "encrypt_into(data, buf, /) -> int\n\nEncrypt into buf (data itself allowed)."),
     KEY_METHOD("decrypt_into", key_decrypt_into,
@@ -240,18 +246,12 @@ static PyGetSetDef key_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-int aeskit_key_of(PyObject *obj, const aeskit_key **key, enum aeskit_mode *mode)
+const struct aeskit_cipher *aeskit_cipher_of(PyObject *obj, const aeskit_key **keys)
 {
-    for (size_t i = 0; i < NMODES; i++) {
-        if (Py_TYPE(obj) == mode_types[i]) {
-            *key = &((KeyObject *)obj)->key;
-            *mode = ((KeyObject *)obj)->mode;
-            return 0;
-        }
-    }
-    PyErr_Format(PyExc_TypeError, "expected an aeskit key object, not %.200s",
-                 Py_TYPE(obj)->tp_name);
-    return -1;
+    if (PyType_GetSlot(Py_TYPE(obj), Py_tp_dealloc) != (void *)key_dealloc)
+        return NULL;
+    *keys = ((KeyObject *)obj)->keys;
+    return ((KeyObject *)obj)->d;
 }
 
 /* ---- streaming contexts ------------------------------------------------ */
@@ -264,18 +264,19 @@ static PyObject *ctx_update_impl(CtxObject *ctx, PyObject *const *args, Py_ssize
                      into ? "update_into" : "update", 1 + into, nargs);
         return NULL;
     }
-    if (aeskit_guard_enter(&ctx->guard) < 0)
+    const struct aeskit_cipher *d = ctx->owner->d;
+    if (aeskit_guard_enter(&ctx->guard, aeskit_state_of(Py_TYPE(ctx))) < 0)
         return NULL;
     Py_buffer data = {0}, out = {0};
     PyObject *result = NULL;
     if (aeskit_get_buffer(args[0], &data, 0, "data") < 0)
         goto done;
-    size_t len = (size_t)data.len;
-    size_t out_len = aeskit_stream_out_len(&ctx->st, len);
+    const size_t len = (size_t)data.len;
+    const size_t out_len = d->out_len(&ctx->st, len);
     uint8_t *dst;
     if (aeskit_output(into ? args[1] : NULL, &data, out_len, &out, &result, &dst) < 0)
         goto done;
-    run(&ctx->st, dst, data.buf, len);
+    run(d, &ctx->st, dst, data.buf, len);
     if (into)
         result = PyLong_FromSize_t(out_len);
 done:
@@ -299,21 +300,25 @@ static PyObject *ctx_finalize(PyObject *op, PyObject *unused)
 {
     (void)unused;
     CtxObject *ctx = (CtxObject *)op;
-    if (aeskit_guard_enter(&ctx->guard) < 0)
+    const struct aeskit_cipher *d = ctx->owner->d;
+    if (aeskit_guard_enter(&ctx->guard, aeskit_state_of(Py_TYPE(op))) < 0)
         return NULL;
-    unsigned pending = aeskit_stream_pending(&ctx->st);
-    int mode = ctx->st.mode;
+    uint8_t tail[AESKIT_FINISH_MAX];
+    size_t n;
+    const enum aeskit_finish end = d->finish(&ctx->st, tail, &n);
     ctx->guard.finalized = 1;
     aeskit_secure_zero(&ctx->st, sizeof ctx->st);
     aeskit_guard_leave(&ctx->guard);
-    if (pending != 0) {
+    PyObject *r = NULL;
+    if (end == AESKIT_FINISH_PARTIAL)
         PyErr_Format(PyExc_ValueError,
-                     "%u bytes of an incomplete block are left at finalize: %s data must "
+                     "%zu bytes of an incomplete block are left at finalize: %s data must "
                      "be a multiple of 16 bytes",
-                     pending, mode == AESKIT_ECB ? "ECB" : "CBC");
-        return NULL;
-    }
-    return PyBytes_FromStringAndSize(NULL, 0);
+                     n, d->name);
+    else
+        r = PyBytes_FromStringAndSize((const char *)tail, (Py_ssize_t)n);
+    aeskit_secure_zero(tail, sizeof tail);
+    return r;
 }
 
 static void ctx_dealloc(PyObject *op)
@@ -355,37 +360,38 @@ static PyType_Spec ctx_spec = {
     .slots = ctx_slots,
 };
 
-static const char key_doc[] =
-    "AES(key, *, backend='auto')\n\n"
-    "An AES key (16, 24 or 32 bytes) expanded once for one mode. Immutable and\n"
-    "safe to share between threads. backend: 'auto' or a name from\n"
-    "aeskit.backends().available.";
-
-int aeskit_add_cipher_types(PyObject *module)
+int aeskit_add_cipher_types(PyObject *module, aeskit_state *st)
 {
-    for (size_t i = 0; i < NMODES; i++) {
+    for (size_t i = 0; aeskit_ciphers[i] != NULL; i++) {
+        const struct aeskit_cipher *d = aeskit_ciphers[i];
+        assert(d->n_keys >= 1 && d->n_keys <= MAX_KEYS);
         PyType_Slot slots[] = {
             {Py_tp_new, key_new},
             {Py_tp_dealloc, key_dealloc},
             {Py_tp_repr, key_repr},
-            {Py_tp_methods, mode_names[i].mode == AESKIT_ECB ? ecb_methods : iv_methods},
+            {Py_tp_methods, d->iv_name != NULL ? iv_methods : plain_methods},
             {Py_tp_getset, key_getset},
-            {Py_tp_doc, (void *)key_doc},
+            {Py_tp_doc, (void *)d->doc},
             {0, NULL},
         };
         PyType_Spec spec = {
-            .name = mode_names[i].name,
-            .basicsize = sizeof(KeyObject),
+            .name = d->type_name,
+            .basicsize = (int)(offsetof(KeyObject, keys) + sizeof(aeskit_key) * d->n_keys),
             .flags = Py_TPFLAGS_DEFAULT,
             .slots = slots,
         };
-        mode_types[i] = (PyTypeObject *)PyType_FromSpec(&spec);
-        if (mode_types[i] == NULL ||
-            PyModule_AddObjectRef(module, mode_names[i].name + 7, (PyObject *)mode_types[i]) < 0)
+        PyTypeObject *t = (PyTypeObject *)PyType_FromModuleAndSpec(module, &spec, NULL);
+        if (t == NULL)
+            return -1;
+        assert(st->ntypes < AESKIT_MAX_TYPES);
+        st->types[st->ntypes].type = t;
+        st->types[st->ntypes++].desc = d;
+        if (PyModule_AddObjectRef(module, d->type_name + 7, (PyObject *)t) < 0)
             return -1;
     }
-    ctx_type = (PyTypeObject *)PyType_FromSpec(&ctx_spec);
-    if (ctx_type == NULL || PyModule_AddObjectRef(module, "CipherContext", (PyObject *)ctx_type) < 0)
+    st->cipher_ctx_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &ctx_spec, NULL);
+    if (st->cipher_ctx_type == NULL ||
+        PyModule_AddObjectRef(module, "CipherContext", (PyObject *)st->cipher_ctx_type) < 0)
         return -1;
     return 0;
 }

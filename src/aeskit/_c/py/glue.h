@@ -11,44 +11,58 @@
  * re-acquire cost more than they free up (measured with aeskit bench). */
 #define AESKIT_GIL_THRESHOLD 8192
 
-extern PyObject *aeskit_AlreadyFinalized;
+/* Types made from one descriptor each (modes/registry.c), at most. */
+#define AESKIT_MAX_TYPES 32
 
-/* The key size in bits of an expanded key (10, 12, 14 rounds: 128, 192, 256),
- * for the key_size attribute of every key-holding object. */
+/*
+ * The module's state: everything the module made, reached from a type or
+ * object it made (aeskit_state_of) or from the module itself. The CPU's
+ * features are process facts and stay in cpu.c.
+ */
+typedef struct aeskit_state {
+    const struct aeskit_impl *default_impl;
+    PyObject *AlreadyFinalized, *InvalidTag, *NotYetFinalized;
+    PyTypeObject *cipher_ctx_type, *aead_ctx_type;
+    size_t ntypes;
+    struct {
+        PyTypeObject *type;
+        const void *desc;   /* its struct aeskit_cipher or struct aeskit_aead */
+    } types[AESKIT_MAX_TYPES];
+} aeskit_state;
+
+/* The state of the module that made tp (every type here is made by
+ * PyType_FromModuleAndSpec and none can be subclassed). */
+static inline aeskit_state *aeskit_state_of(PyTypeObject *tp)
+{
+    return (aeskit_state *)PyType_GetModuleState(tp);
+}
+
+/* The descriptor tp was made from (NULL if none). */
+const void *aeskit_desc_of(aeskit_state *st, PyTypeObject *tp);
+
+/* "auto" or a backend name -> a backend usable here; NULL with ValueError. */
+const struct aeskit_impl *aeskit_resolve_backend(aeskit_state *st, const char *name);
+
+/* Each adds its types and exceptions to the module and its state; -1 with
+ * an exception on failure. */
+int aeskit_add_cipher_types(PyObject *module, aeskit_state *st);   /* py/cipher.c */
+int aeskit_add_aead_types(PyObject *module, aeskit_state *st);     /* py/aead.c */
+int aeskit_add_bench(PyObject *module);                            /* py/bench.c */
+int aeskit_add_slots(PyObject *module);                            /* py/slots.c */
+
+/* For py/bench.c, which times the mode entry points directly (NULL and no
+ * exception when obj is not of that kind):
+ *   aeskit_cipher_of: the descriptor and the expanded key(s) of an AESECB..
+ *   aeskit_aead_of: the descriptor, per-key state and tag length of an AEAD
+ *   object. The object must stay alive while they are used. */
+const struct aeskit_cipher *aeskit_cipher_of(PyObject *obj, const aeskit_key **keys);
+const struct aeskit_aead *aeskit_aead_of(PyObject *obj, const void **key_state,
+                                         unsigned *tag_len);
+
+/* The key size in bits of an expanded key (10, 12, 14 rounds: 128, 192, 256). */
 static inline long aeskit_key_bits(const aeskit_key *k)
 {
     return 32L * ((long)k->rounds - 6);
 }
-
-/* "auto" or a backend name -> a backend usable here; NULL with ValueError. */
-const struct aeskit_impl *aeskit_resolve_backend(const char *name);
-
-/* Adds the cipher types to the module; -1 with an exception on failure. */
-int aeskit_add_cipher_types(PyObject *module);
-
-/* The expanded key and mode of an AESECB..AESCTR object; -1 with TypeError
- * for anything else. */
-int aeskit_key_of(PyObject *obj, const aeskit_key **key, enum aeskit_mode *mode);
-
-/* Adds AESGCM, AESOCB3, AEADContext, InvalidTag, NotYetFinalized (py/aead.c). */
-int aeskit_add_aead_types(PyObject *module);
-
-/* For kernel_time (py/bench.c): whether obj is an AESGCM/AESOCB3 object
- * (no exception either way), and loops whole one-shot messages on it in
- * place: nonce (12 bytes) + size bytes, no associated data; enc seals and
- * writes the tag after the data (buf needs size + 16 bytes), dec opens with
- * the tag computed but not compared. Runs without the GIL; obj must stay
- * alive. (py/aead.c) */
-int aeskit_aead_of(PyObject *obj);
-void aeskit_aead_kernel(PyObject *obj, int enc, uint8_t *buf, size_t size, size_t loops);
-/* For ghash_time (py/bench.c): the expanded key of an AESGCM object and the
- * GHASH key its backend built; -1 with TypeError for anything else. */
-int aeskit_gcm_keys_of(PyObject *obj, const aeskit_key **key, const aeskit_ghash_key **hk);
-
-/* Adds clock_mhz, aes_probe, unit_probe, kernel_time and ghash_time (py/bench.c). */
-int aeskit_add_bench(PyObject *module);
-
-/* Adds _ctr_slot, for the tests (py/slots.c). */
-int aeskit_add_slots(PyObject *module);
 
 #endif

@@ -22,11 +22,12 @@ static inline void aeskit_guard_init(aeskit_guard *g)
     g->finalized = 0;
 }
 
-/* 0 to go on (pair with aeskit_guard_leave), -1 with an exception set. */
-static inline int aeskit_guard_enter(aeskit_guard *g)
+/* 0 to go on (pair with aeskit_guard_leave), -1 with an exception set;
+ * st is the state of the module whose context this is. */
+static inline int aeskit_guard_enter(aeskit_guard *g, aeskit_state *st)
 {
     if (g->finalized) {
-        PyErr_SetString(aeskit_AlreadyFinalized, "this context has already been finalized");
+        PyErr_SetString(st->AlreadyFinalized, "this context has already been finalized");
         return -1;
     }
     if (atomic_exchange(&g->busy, 1) != 0) {

@@ -1,14 +1,15 @@
 /*
  * module.c: the aeskit._aeskit module: CPU detection and the default
- * backend (once, at import), backend lookup by name, the exceptions.
+ * backend (once per module, at import), backend lookup by name, the
+ * exceptions. Multi-phase initialisation with module state, as CPython's
+ * own extension modules do: nothing here is a process global but the
+ * CPU's features (cpu.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "dispatch.h"
 #include "glue.h"
-
-PyObject *aeskit_AlreadyFinalized;
-static const struct aeskit_impl *default_impl;
 
 static PyObject *known_names(void)
 {
@@ -40,10 +41,10 @@ static void missing_features(const struct aeskit_impl *impl, char *out, size_t c
     }
 }
 
-const struct aeskit_impl *aeskit_resolve_backend(const char *name)
+const struct aeskit_impl *aeskit_resolve_backend(aeskit_state *st, const char *name)
 {
     if (strcmp(name, "auto") == 0)
-        return default_impl;
+        return st->default_impl;
     const struct aeskit_impl *impl = aeskit_impl_by_name(name);
     if (impl == NULL) {
         PyObject *names = known_names();
@@ -63,9 +64,18 @@ const struct aeskit_impl *aeskit_resolve_backend(const char *name)
     return impl;
 }
 
+const void *aeskit_desc_of(aeskit_state *st, PyTypeObject *tp)
+{
+    for (size_t i = 0; i < st->ntypes; i++)
+        if (st->types[i].type == tp)
+            return st->types[i].desc;
+    return NULL;
+}
+
 static PyObject *mod_backends(PyObject *m, PyObject *unused)
 {
-    (void)m; (void)unused;
+    (void)unused;
+    const aeskit_state *st = PyModule_GetState(m);
     PyObject *all = known_names(), *avail = PyList_New(0);
     if (all == NULL || avail == NULL)
         goto fail;
@@ -80,7 +90,7 @@ static PyObject *mod_backends(PyObject *m, PyObject *unused)
         Py_DECREF(s);
     }
     PyObject *r = Py_BuildValue("(NNs)", PyList_AsTuple(all), PyList_AsTuple(avail),
-                                default_impl->name);
+                                st->default_impl->name);
     Py_DECREF(all);
     Py_DECREF(avail);
     return r;
@@ -111,22 +121,14 @@ static PyMethodDef module_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT,
-    .m_name = "aeskit._aeskit",
-    .m_doc = "The C core of aeskit.",
-    .m_size = -1,
-    .m_methods = module_methods,
-};
-
 /* AESKIT_BACKEND=NAME forces the default; a bad name fails the import. */
-static int choose_default(void)
+static int choose_default(aeskit_state *st)
 {
-    default_impl = aeskit_impl_best();
+    st->default_impl = aeskit_impl_best();
     const char *env = getenv("AESKIT_BACKEND");
     if (env == NULL || env[0] == '\0')
         return 0;
-    const struct aeskit_impl *impl = aeskit_resolve_backend(env);
+    const struct aeskit_impl *impl = aeskit_resolve_backend(st, env);
     if (impl == NULL) {
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
@@ -134,28 +136,78 @@ static int choose_default(void)
         Py_XDECREF(type); Py_XDECREF(value); Py_XDECREF(tb);
         return -1;
     }
-    default_impl = impl;
+    st->default_impl = impl;
     return 0;
 }
 
-PyMODINIT_FUNC PyInit__aeskit(void)
+static int module_exec(PyObject *m)
 {
+    aeskit_state *st = PyModule_GetState(m);
     aeskit_cpu_detect();
-    if (choose_default() < 0)
-        return NULL;
-    PyObject *m = PyModule_Create(&module_def);
-    if (m == NULL)
-        return NULL;
-    aeskit_AlreadyFinalized = PyErr_NewExceptionWithDoc(
+    if (choose_default(st) < 0)
+        return -1;
+    st->AlreadyFinalized = PyErr_NewExceptionWithDoc(
         "aeskit.AlreadyFinalized",
         "Raised when a streaming context is used after finalize().", NULL, NULL);
-    if (aeskit_AlreadyFinalized == NULL ||
-        PyModule_AddObjectRef(m, "AlreadyFinalized", aeskit_AlreadyFinalized) < 0 ||
+    if (st->AlreadyFinalized == NULL ||
+        PyModule_AddObjectRef(m, "AlreadyFinalized", st->AlreadyFinalized) < 0 ||
         PyModule_AddIntConstant(m, "GIL_THRESHOLD", AESKIT_GIL_THRESHOLD) < 0 ||
-        aeskit_add_cipher_types(m) < 0 || aeskit_add_aead_types(m) < 0 ||
-        aeskit_add_bench(m) < 0 || aeskit_add_slots(m) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+        aeskit_add_cipher_types(m, st) < 0 || aeskit_add_aead_types(m, st) < 0 ||
+        aeskit_add_bench(m) < 0 || aeskit_add_slots(m) < 0)
+        return -1;
+    return 0;
+}
+
+static int module_traverse(PyObject *m, visitproc visit, void *arg)
+{
+    aeskit_state *st = PyModule_GetState(m);
+    Py_VISIT(st->AlreadyFinalized);
+    Py_VISIT(st->InvalidTag);
+    Py_VISIT(st->NotYetFinalized);
+    Py_VISIT(st->cipher_ctx_type);
+    Py_VISIT(st->aead_ctx_type);
+    for (size_t i = 0; i < st->ntypes; i++)
+        Py_VISIT(st->types[i].type);
+    return 0;
+}
+
+static int module_clear(PyObject *m)
+{
+    aeskit_state *st = PyModule_GetState(m);
+    Py_CLEAR(st->AlreadyFinalized);
+    Py_CLEAR(st->InvalidTag);
+    Py_CLEAR(st->NotYetFinalized);
+    Py_CLEAR(st->cipher_ctx_type);
+    Py_CLEAR(st->aead_ctx_type);
+    for (size_t i = 0; i < st->ntypes; i++)
+        Py_CLEAR(st->types[i].type);
+    st->ntypes = 0;
+    return 0;
+}
+
+static void module_free(void *m)
+{
+    module_clear((PyObject *)m);
+}
+
+static PyModuleDef_Slot module_slots[] = {
+    {Py_mod_exec, (void *)module_exec},
+    {0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "aeskit._aeskit",
+    .m_doc = "The C core of aeskit.",
+    .m_size = sizeof(aeskit_state),
+    .m_methods = module_methods,
+    .m_slots = module_slots,
+    .m_traverse = module_traverse,
+    .m_clear = module_clear,
+    .m_free = module_free,
+};
+
+PyMODINIT_FUNC PyInit__aeskit(void)
+{
+    return PyModuleDef_Init(&module_def);
 }

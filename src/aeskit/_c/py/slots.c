@@ -1,14 +1,25 @@
 /*
- * slots.c: _aeskit._ctr_slot, one backend's ctr slot called directly.
+ * slots.c: one backend's slots called directly, and the boundaries its
+ * kernels hand over at. For the tests, not public API: every slot is
+ * compared with portable's on every backend, including slots that no
+ * public mode uses yet (the ctr slot's LE32 counters, cbc_mac, xts, a GHASH
+ * key built for a few blocks), so that no kernel ships unchecked.
  *
- * For the tests, not public API: the slot takes three counter kinds, and
- * no public mode uses LE32 yet (GCM-SIV will), so without this the wide
- * kernels' LE32 path would ship unchecked. The tests compare every backend
- * with portable on it, carries included.
+ *   _ctr_slot(backend, key, kind, counter, data) -> (out, next_counter)
+ *   _cbc_mac_slot(backend, key, mac, data) -> mac
+ *   _xts_slot(backend, key, encrypt, tweak, data) -> (out, next_tweak)
+ *   _ghash_slot(backend, h, acc, data, max_blocks) -> acc
+ *   backend_constants(backend) -> dict[str, int]
+ *
+ * key is an AES key (16, 24 or 32 bytes), data whole 16-byte blocks, and
+ * the other buffers 16 bytes.
  */
 #include <string.h>
 
-#include "glue.h"
+#include "buffers.h"
+#include "common.h"
+#include "dispatch.h"
+#include "modes/block.h"
 
 static int ctr_kind(const char *name, enum aeskit_ctr *kind)
 {
@@ -26,43 +37,184 @@ static int ctr_kind(const char *name, enum aeskit_ctr *kind)
     return -1;
 }
 
+/* What every slot call takes: a backend, an AES key expanded with it (or
+ * none: key NULL), a 16-byte block and whole blocks of data. */
+typedef struct {
+    const struct aeskit_impl *impl;
+    aeskit_key key;
+    uint8_t block[16];
+    Py_buffer data;
+    PyObject *out;   /* n blocks of output, when asked for */
+} slot_call;
+
+static int slot_begin(PyObject *m, slot_call *c, const char *backend, PyObject *key,
+                      PyObject *block, PyObject *data, int with_out)
+{
+    Py_buffer kb = {0}, bb = {0};
+    c->data.obj = NULL;
+    c->out = NULL;
+    c->impl = key != NULL
+                  ? aeskit_key_argument(PyModule_GetState(m), key, backend, AESKIT_KEY_ANY, 1, &kb)
+                  : aeskit_resolve_backend(PyModule_GetState(m), backend);
+    if (c->impl == NULL)
+        return -1;
+    if (key != NULL) {
+        c->impl->set_key(&c->key, kb.buf, (size_t)kb.len);
+        aeskit_release(&kb);
+    }
+    if (aeskit_get_buffer(block, &bb, 0, "block") < 0 ||
+        aeskit_get_buffer(data, &c->data, 0, "data") < 0)
+        goto fail;
+    if (bb.len != 16 || c->data.len % 16 != 0) {
+        PyErr_SetString(PyExc_ValueError, "need a 16-byte block and whole 16-byte blocks");
+        goto fail;
+    }
+    memcpy(c->block, bb.buf, 16);
+    aeskit_release(&bb);
+    if (with_out && (c->out = PyBytes_FromStringAndSize(NULL, c->data.len)) == NULL)
+        goto fail;
+    return 0;
+fail:
+    aeskit_release(&bb);
+    aeskit_release(&c->data);
+    aeskit_secure_zero(&c->key, sizeof c->key);
+    return -1;
+}
+
+/* Ends a call: (out, block) or block alone. */
+static PyObject *slot_end(slot_call *c)
+{
+    PyObject *r = c->out != NULL
+                      ? Py_BuildValue("(Oy#)", c->out, (const char *)c->block, (Py_ssize_t)16)
+                      : PyBytes_FromStringAndSize((const char *)c->block, 16);
+    Py_XDECREF(c->out);
+    aeskit_release(&c->data);
+    aeskit_secure_zero(&c->key, sizeof c->key);
+    return r;
+}
+
+static uint8_t *slot_dst(slot_call *c)
+{
+    return (uint8_t *)PyBytes_AS_STRING(c->out);
+}
+
+static size_t slot_blocks(const slot_call *c)
+{
+    return (size_t)c->data.len / 16;
+}
+
 static PyObject *slots_ctr(PyObject *m, PyObject *args)
 {
-    (void)m;
-    PyObject *keyobj, *out = NULL, *result = NULL;
-    const char *kind_name;
-    Py_buffer counter, data;
-    if (!PyArg_ParseTuple(args, "Osy*y*:_ctr_slot", &keyobj, &kind_name, &counter, &data))
-        return NULL;
-    const aeskit_key *key;
-    enum aeskit_mode mode;
+    const char *backend, *kind_name;
+    PyObject *key, *counter, *data;
     enum aeskit_ctr kind;
-    if (aeskit_key_of(keyobj, &key, &mode) < 0 || ctr_kind(kind_name, &kind) < 0)
-        goto done;
-    if (counter.len != 16 || data.len % 16 != 0) {
-        PyErr_SetString(PyExc_ValueError, "need a 16-byte counter and whole 16-byte blocks");
-        goto done;
+    slot_call c;
+    if (!PyArg_ParseTuple(args, "sOsOO:_ctr_slot", &backend, &key, &kind_name, &counter, &data)
+        || ctr_kind(kind_name, &kind) < 0 || slot_begin(m, &c, backend, key, counter, data, 1) < 0)
+        return NULL;
+    c.impl->ctr(&c.key, kind, c.block, slot_dst(&c), c.data.buf, slot_blocks(&c));
+    return slot_end(&c);
+}
+
+static PyObject *slots_cbc_mac(PyObject *m, PyObject *args)
+{
+    const char *backend;
+    PyObject *key, *mac, *data;
+    slot_call c;
+    if (!PyArg_ParseTuple(args, "sOOO:_cbc_mac_slot", &backend, &key, &mac, &data) ||
+        slot_begin(m, &c, backend, key, mac, data, 0) < 0)
+        return NULL;
+    c.impl->cbc_mac(&c.key, c.block, c.data.buf, slot_blocks(&c));
+    return slot_end(&c);
+}
+
+static PyObject *slots_xts(PyObject *m, PyObject *args)
+{
+    const char *backend;
+    PyObject *key, *tweak, *data;
+    int enc;
+    slot_call c;
+    if (!PyArg_ParseTuple(args, "sOpOO:_xts_slot", &backend, &key, &enc, &tweak, &data) ||
+        slot_begin(m, &c, backend, key, tweak, data, 1) < 0)
+        return NULL;
+    c.impl->xts(&c.key, enc, c.block, slot_dst(&c), c.data.buf, slot_blocks(&c));
+    return slot_end(&c);
+}
+
+static PyObject *slots_ghash(PyObject *m, PyObject *args)
+{
+    const char *backend;
+    PyObject *h, *acc, *data;
+    Py_ssize_t max_blocks;
+    Py_buffer hb = {0};
+    slot_call c;
+    if (!PyArg_ParseTuple(args, "sOOOn:_ghash_slot", &backend, &h, &acc, &data, &max_blocks) ||
+        slot_begin(m, &c, backend, NULL, acc, data, 0) < 0)
+        return NULL;
+    if (aeskit_get_buffer(h, &hb, 0, "h") < 0 || hb.len != 16 || max_blocks < 0 ||
+        (size_t)max_blocks < slot_blocks(&c)) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "need a 16-byte h and max_blocks >= the blocks");
+        aeskit_release(&hb);
+        c.out = NULL;
+        Py_XDECREF(slot_end(&c));
+        return NULL;
     }
-    uint8_t c[16];
-    memcpy(c, counter.buf, 16);
-    out = PyBytes_FromStringAndSize(NULL, data.len);
-    if (out == NULL)
-        goto done;
-    key->impl->ctr(key, kind, c, (uint8_t *)PyBytes_AS_STRING(out), data.buf,
-                   (size_t)data.len / 16);
-    result = Py_BuildValue("(Oy#)", out, (const char *)c, (Py_ssize_t)16);
-done:
-    Py_XDECREF(out);
-    PyBuffer_Release(&counter);
-    PyBuffer_Release(&data);
-    return result;
+    aeskit_ghash_key *hk = PyMem_Malloc(sizeof *hk);
+    if (hk == NULL) {
+        aeskit_release(&hb);
+        Py_XDECREF(slot_end(&c));
+        return PyErr_NoMemory();
+    }
+    c.impl->ghash_key(hk, hb.buf, (size_t)max_blocks);
+    c.impl->ghash(hk, c.block, c.data.buf, slot_blocks(&c));
+    aeskit_secure_zero(hk, sizeof *hk);
+    PyMem_Free(hk);
+    aeskit_release(&hb);
+    return slot_end(&c);
+}
+
+static PyObject *slots_constants(PyObject *m, PyObject *arg)
+{
+    const char *backend = PyUnicode_AsUTF8(arg);
+    const struct aeskit_impl *impl =
+        backend != NULL ? aeskit_impl_by_name(backend) : NULL;
+    if (impl == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "unknown backend %R", arg);
+        return NULL;
+    }
+    (void)m;
+    PyObject *d = PyDict_New();
+    for (const aeskit_constant *c = impl->constants; d != NULL && c->name != NULL; c++) {
+        PyObject *v = PyLong_FromSize_t(c->value);
+        if (v == NULL || PyDict_SetItemString(d, c->name, v) < 0)
+            Py_CLEAR(d);
+        Py_XDECREF(v);
+    }
+    return d;
 }
 
 static PyMethodDef slots_methods[] = {
     {"_ctr_slot", slots_ctr, METH_VARARGS,
-     PyDoc_STR("_ctr_slot(key_object, kind, counter, data) -> (out, next_counter)\n\n"
-               "Tests only: the key object's backend's ctr slot on whole blocks with the "
-               "counter kind 'be128', 'be32' or 'le32'.")},
+     PyDoc_STR("_ctr_slot(backend, key, kind, counter, data) -> (out, next_counter)\n\n"
+               "Tests only: the backend's ctr slot on whole blocks with the counter kind "
+               "'be128', 'be32' or 'le32'.")},
+    {"_cbc_mac_slot", slots_cbc_mac, METH_VARARGS,
+     PyDoc_STR("_cbc_mac_slot(backend, key, mac, data) -> mac\n\nTests only: the backend's "
+               "cbc_mac slot on whole blocks from the chaining value mac.")},
+    {"_xts_slot", slots_xts, METH_VARARGS,
+     PyDoc_STR("_xts_slot(backend, key, encrypt, tweak, data) -> (out, next_tweak)\n\n"
+               "Tests only: the backend's xts slot on whole blocks with the data key key "
+               "and the (already encrypted) tweak.")},
+    {"_ghash_slot", slots_ghash, METH_VARARGS,
+     PyDoc_STR("_ghash_slot(backend, h, acc, data, max_blocks) -> acc\n\nTests only: a "
+               "GHASH key for H = h built for calls of at most max_blocks blocks, then the "
+               "backend's ghash slot on data from the accumulator acc.")},
+    {"backend_constants", slots_constants, METH_O,
+     PyDoc_STR("backend_constants(name) -> dict[str, int]\n\nThe block counts where a "
+               "backend's kernels hand over (batch widths, the fused GCM's minimum), for "
+               "tests that must cross them.")},
     {NULL, NULL, 0, NULL},
 };
 

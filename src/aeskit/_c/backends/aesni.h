@@ -1,0 +1,44 @@
+/*
+ * aesni.h: what the aesni library (aesni.c, aesni_ocb.c, aesni_gcm.c,
+ * ghash_clmul.c) exports to the other x86 backends: its key layout, which
+ * the vaes tables share (their set_key is aesni's), and the functions they
+ * point their serial slots at or call for a few blocks. Contracts:
+ * aeskit.h; notes at the definitions.
+ */
+#ifndef AESKIT_AESNI_H
+#define AESKIT_AESNI_H
+
+#include "x86.h"
+
+/* The key layout: the round keys as FIPS-197 writes them, rk[0..rounds]
+ * for aesenc, then the Equivalent Inverse Cipher's (aesimc of the middle
+ * ones, reversed) for aesdec. */
+static_assert(sizeof(((aeskit_key *)0)->rk) >= 2 * (AESKIT_MAX_ROUNDS + 1) * AESKIT_BLOCK,
+              "aeskit_key.rk holds both aesni schedules");
+
+AESKIT_INLINE const uint8_t *aeskit_aesni_enc_keys(const aeskit_key *k)
+{
+    return (const uint8_t *)k->rk;
+}
+
+AESKIT_INLINE const uint8_t *aeskit_aesni_dec_keys(const aeskit_key *k)
+{
+    return (const uint8_t *)k->rk + AESKIT_BLOCK * (k->rounds + 1);
+}
+
+/* Expands key into k in the layout above; leaves k->impl to the caller. */
+void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len);
+
+aeskit_ecb_fn aeskit_aesni_ecb_enc;
+aeskit_ecb_fn aeskit_aesni_ecb_dec;
+aeskit_chain_fn aeskit_aesni_cbc_enc;
+aeskit_chain_fn aeskit_aesni_cfb_enc;
+aeskit_chain_fn aeskit_aesni_ofb;
+aeskit_ctr_fn aeskit_aesni_ctr;
+aeskit_cbc_mac_fn aeskit_aesni_cbc_mac;
+aeskit_ocb_fn aeskit_aesni_ocb;
+aeskit_gcm_fn aeskit_aesni_gcm;
+aeskit_ghash_key_fn aeskit_clmul_ghash_key;
+aeskit_ghash_fn aeskit_clmul_ghash;
+
+#endif

@@ -1,0 +1,140 @@
+/*
+ * vaes_ymm.h: the width layer of the vaes kernels on 256-bit registers
+ * (vaes_avx2.c): every wrapper whose instruction differs between ymm and
+ * zmm, and the numbers that follow from the width. vaes_body.h, included
+ * after it, is written against these names only and has no width
+ * conditionals. Both width headers define the same names.
+ *
+ * Two blocks per vector; VAES_KEY_GROUPS 1: GHASH reduces once per group of
+ * 32 blocks.
+ */
+#ifndef AESKIT_VAES_YMM_H
+#define AESKIT_VAES_YMM_H
+
+#include "x86.h"
+
+#define VAES_VL 32              /* vector bytes */
+#define VAES_BPV (VAES_VL / AESKIT_BLOCK) /* blocks per vector */
+#define VAES_KEY_GROUPS 1       /* groups of 32 GHASH powers in the key */
+
+/* ---- loads, stores and lane moves ------------------------------------- */
+
+typedef __m256i vaes_v;
+
+AESKIT_INLINE vaes_v vaes_load(const uint8_t *p)
+{
+    return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
+
+AESKIT_INLINE void vaes_store(uint8_t *p, vaes_v v)
+{
+    _mm256_storeu_si256((__m256i *)(void *)p, v);
+}
+
+/* nb = 1..VAES_BPV blocks; lanes past nb read as zero and are not stored. */
+AESKIT_INLINE vaes_v vaes_load_part(const uint8_t *p, size_t nb)
+{
+    return nb == 2 ? vaes_load(p) : _mm256_zextsi128_si256(aeskit_load128(p));
+}
+
+AESKIT_INLINE void vaes_store_part(uint8_t *p, vaes_v v, size_t nb)
+{
+    if (nb == 2)
+        vaes_store(p, v);
+    else
+        aeskit_store128(p, _mm256_castsi256_si128(v));
+}
+
+/* The last VAES_BPV - k blocks of a vector, k = 1..VAES_BPV-1 lanes absent
+ * at its start: p is the first present block; absent lanes read as zero
+ * and are not stored (vaes_load_skip). k is 1 on ymm, where only the
+ * zmm fused GCM ever passes a skip (this width's callers pass 0). */
+AESKIT_INLINE vaes_v vaes_load_high(const uint8_t *p, size_t k)
+{
+    (void)k;
+    return _mm256_inserti128_si256(_mm256_setzero_si256(), aeskit_load128(p), 1);
+}
+
+AESKIT_INLINE void vaes_store_high(uint8_t *p, vaes_v v, size_t k)
+{
+    (void)k;
+    aeskit_store128(p, _mm256_extracti128_si256(v, 1));
+}
+
+AESKIT_INLINE vaes_v vaes_bcast(__m128i a) { return _mm256_broadcastsi128_si256(a); }
+AESKIT_INLINE __m128i vaes_low128(vaes_v a) { return _mm256_castsi256_si128(a); }
+AESKIT_INLINE vaes_v vaes_unpacklo64(vaes_v a, vaes_v b) { return _mm256_unpacklo_epi64(a, b); }
+AESKIT_INLINE vaes_v vaes_unpackhi64(vaes_v a, vaes_v b) { return _mm256_unpackhi_epi64(a, b); }
+AESKIT_INLINE vaes_v vaes_xor(vaes_v a, vaes_v b) { return _mm256_xor_si256(a, b); }
+/* a ^ b ^ c: two XORs; calls with the same a and b share the first. */
+AESKIT_INLINE vaes_v vaes_xor3(vaes_v a, vaes_v b, vaes_v c) { return vaes_xor(vaes_xor(a, b), c); }
+AESKIT_INLINE vaes_v vaes_enc(vaes_v x, vaes_v k) { return _mm256_aesenc_epi128(x, k); }
+AESKIT_INLINE vaes_v vaes_enclast(vaes_v x, vaes_v k) { return _mm256_aesenclast_epi128(x, k); }
+AESKIT_INLINE vaes_v vaes_dec(vaes_v x, vaes_v k) { return _mm256_aesdec_epi128(x, k); }
+AESKIT_INLINE vaes_v vaes_declast(vaes_v x, vaes_v k) { return _mm256_aesdeclast_epi128(x, k); }
+AESKIT_INLINE vaes_v vaes_add32(vaes_v a, vaes_v b) { return _mm256_add_epi32(a, b); }
+AESKIT_INLINE vaes_v vaes_shuffle8(vaes_v a, vaes_v s) { return _mm256_shuffle_epi8(a, s); }
+
+/* Lane l holds the 64-bit integer l in its low half. */
+AESKIT_INLINE vaes_v vaes_lane_index(void) { return _mm256_set_epi64x(0, 1, 0, 0); }
+
+/* Per lane, a + b modulo 2^128 (little-endian lanes; b < 2^64). */
+AESKIT_INLINE vaes_v vaes_add128(vaes_v a, vaes_v b)
+{
+    const vaes_v bias = _mm256_set1_epi64x(INT64_MIN);
+    const vaes_v s = _mm256_add_epi64(a, b);
+    const vaes_v carry = _mm256_cmpgt_epi64(_mm256_xor_si256(b, bias),
+                                            _mm256_xor_si256(s, bias));
+    return _mm256_sub_epi64(s, _mm256_bslli_epi128(carry, 8));
+}
+
+/* Lanes [prev, c.lane 0]: each block's predecessor. */
+AESKIT_INLINE vaes_v vaes_shift_in(__m128i prev, vaes_v c)
+{
+    return _mm256_permute2x128_si256(_mm256_castsi128_si256(prev), c, 0x20);
+}
+
+/* ---- GHASH ------------------------------------------------------------- */
+
+#define vaes_clmul(a, b, imm) _mm256_clmulepi64_epi128((a), (b), (imm))
+#define vaes_shuffle32_4e(a) _mm256_shuffle_epi32((a), 0x4E)
+AESKIT_INLINE __m128i vaes_fold_lanes(vaes_v v)
+{
+    return _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+}
+AESKIT_INLINE vaes_v vaes_zero(void) { return _mm256_setzero_si256(); }
+AESKIT_INLINE vaes_v vaes_from128(__m128i a) { return _mm256_zextsi128_si256(a); }
+#define vaes_bslli8(a) _mm256_bslli_epi128((a), 8)
+#define vaes_bsrli8(a) _mm256_bsrli_epi128((a), 8)
+
+/* acc in lane l of an otherwise zero vector. */
+AESKIT_INLINE vaes_v vaes_acc_at(__m128i acc, size_t l)
+{
+    if (l == 0)
+        return vaes_from128(acc);
+    return _mm256_inserti128_si256(_mm256_setzero_si256(), acc, 1);
+}
+
+/* ---- OCB3 -------------------------------------------------------------- */
+
+/* v with lane l (public) XORed with a. */
+AESKIT_INLINE vaes_v vaes_xor_lane(vaes_v v, __m128i a, size_t l)
+{
+    const vaes_v t = _mm256_xor_si256(v, vaes_bcast(a));
+    return l == 0 ? _mm256_blend_epi32(v, t, 0x0F) : _mm256_blend_epi32(v, t, 0xF0);
+}
+
+/* v with lanes nb.. cleared (nb = 1..VAES_BPV). */
+AESKIT_INLINE vaes_v vaes_keep(vaes_v v, size_t nb)
+{
+    return nb == 2 ? v : _mm256_zextsi128_si256(_mm256_castsi256_si128(v));
+}
+
+/* delta_1 .. delta_{BPV-1}, then delta_{BPV-1} again: [L0, L0] */
+AESKIT_INLINE vaes_v vaes_ocb_q(const aeskit_ocb_key *ok)
+{
+    return vaes_bcast(aeskit_load128(ok->l[0]));
+}
+#define VAES_LOG2_BPV 1
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * aead.h: an AEAD as the Python glue sees it. One descriptor per mode, in
+ * that mode's file; the list is aeskit_aeads[] (modes/registry.c). py/aead.c
+ * serves every entry with one generic type and never asks which mode it
+ * is: what differs between AEADs is written here as data (the call shape,
+ * the limits) and as entry points (per-key state, one-shot, streaming).
+ * Nettle's struct nettle_aead is the model, with what pyca/cryptography's
+ * API needs on top.
+ *
+ * The glue checks every length the descriptor states before any work, so
+ * the entry points trust their arguments (and assert them). It compares
+ * tags itself, in constant time, and zeroes the output of a failed open.
+ */
+#ifndef AESKIT_AEAD_H
+#define AESKIT_AEAD_H
+
+#include "aeskit.h"
+#include "block.h"   /* AESKIT_KEY* */
+
+/* A run of bytes: one item of associated data. p may be NULL if len is 0. */
+typedef struct aeskit_span {
+    const uint8_t *p;
+    size_t len;
+} aeskit_span;
+
+/* What a one-shot message brings besides its data. */
+typedef struct aeskit_aead_msg {
+    const uint8_t *nonce;       /* NULL when the mode takes no nonce */
+    size_t nonce_len;
+    const aeskit_span *ad;      /* associated data, n_ad items: at most one */
+    size_t n_ad;                /* unless the mode takes a list (ad_list) */
+} aeskit_aead_msg;
+
+struct aeskit_aead {
+    const char *name;           /* "GCM", for messages */
+    const char *type_name;      /* "aeskit.AESGCM" */
+    const char *doc;            /* the type's docstring */
+
+    /* the key argument: n_keys AES keys of one size, concatenated */
+    uint8_t key_sizes;          /* AESKIT_KEY* mask, for each key */
+    uint8_t n_keys;             /* 2 for SIV (S2V's key, then CTR's) */
+
+    /* tags */
+    uint32_t tag_lengths;       /* bit t set: a t-byte tag is allowed (1..16) */
+    uint8_t tag_positional;     /* tag_length may come second, positionally
+                                   (pyca's AESCCM(key, tag_length)); else it
+                                   is keyword-only (AESGCM) */
+    uint8_t tag_first;          /* sealed output is tag || ciphertext (SIV),
+                                   not ciphertext || tag */
+
+    /* the nonce: nonce_min..nonce_max bytes (SIZE_MAX: no upper bound);
+     * nonce_max 0: the methods take no nonce argument (SIV, whose nonce,
+     * if any, is the last item of associated data) */
+    size_t nonce_min, nonce_max;
+    const char *nonce_note;     /* added to a bad nonce's error: "" or " (...)" */
+
+    /* associated data: one buffer or None, or with ad_list a list (or
+     * None) of at most max_ad buffers */
+    uint8_t ad_list;
+    size_t max_ad;
+
+    /* limits in bytes, checked before any work, and across the calls of a
+     * stream: associated data (in all) and data */
+    uint64_t max_aad, max_data;
+    /* NULL, or the data limit for a given nonce length when it depends on
+     * it (CCM's length field); never above max_data */
+    uint64_t (*max_data_for)(size_t nonce_len);
+
+    /* Per-key state, key_state bytes (suitably aligned), made once per key
+     * object and wiped by the glue when the object goes: key_init expands
+     * the AES key(s) with impl and precomputes what the mode keeps per key
+     * (GHASH powers, OCB's L table, CMAC subkeys). key is n_keys keys of
+     * one allowed size, tag_len an allowed tag length. */
+    size_t key_state;
+    void (*key_init)(void *ks, const struct aeskit_impl *impl, const uint8_t *key,
+                     size_t key_len, unsigned tag_len);
+
+    /* One message at once; every mode has these. seal writes len bytes of
+     * ciphertext to dst and the full 16-byte tag (the glue keeps tag_len
+     * of it). open takes the tag_len bytes of the received tag (SIV and
+     * GCM-SIV decrypt with it) and writes len bytes of plaintext to dst
+     * and the full expected tag; the glue compares. dst may equal src.
+     * A mode whose keys depend on the nonce (GCM-SIV) derives them here,
+     * on its own stack, and wipes them before it returns. */
+    void (*seal)(const void *ks, const aeskit_aead_msg *m, uint8_t *dst, const uint8_t *src,
+                 size_t len, uint8_t tag[16]);
+    void (*open)(const void *ks, const aeskit_aead_msg *m, uint8_t *dst, const uint8_t *src,
+                 size_t len, const uint8_t *tag, uint8_t expect[16]);
+
+    /* Streaming, for a mode that is online; all NULL (and stream_state 0)
+     * for one that is not (CCM needs the lengths first, SIV and GCM-SIV two
+     * passes): its type then has no encryptor() or decryptor(). init
+     * starts a message (the nonce checked as above); aad calls come
+     * before update calls; update writes update_len(st, len) bytes (NULL:
+     * len) and returns that count; finish writes the 0..15 bytes held
+     * back, returns their count, writes the full tag and ends st. The
+     * glue wipes the state after finish and when the context goes. */
+    size_t stream_state;
+    void (*init)(void *st, const void *ks, int enc, const uint8_t *nonce, size_t nonce_len);
+    void (*aad)(void *st, const uint8_t *aad, size_t len);
+    size_t (*update_len)(const void *st, size_t len);
+    size_t (*update)(void *st, uint8_t *dst, const uint8_t *src, size_t len);
+    size_t (*finish)(void *st, uint8_t *dst, uint8_t tag[16]);
+};
+
+/* tag_lengths of one length t, and of every length lo..hi. */
+#define AESKIT_TAG(t) (UINT32_C(1) << (t))
+#define AESKIT_TAGS(lo, hi) ((UINT32_C(2) << (hi)) - (UINT32_C(1) << (lo)))
+
+/* Every AEAD, ending NULL (modes/registry.c). */
+extern const struct aeskit_aead *const aeskit_aeads[];
+
+/* The data limit of d for a nonce of nonce_len bytes. */
+static inline uint64_t aeskit_aead_max_data(const struct aeskit_aead *d, size_t nonce_len)
+{
+    return d->max_data_for != NULL ? d->max_data_for(nonce_len) : d->max_data;
+}
+
+#endif

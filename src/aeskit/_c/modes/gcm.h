@@ -1,0 +1,58 @@
+/*
+ * gcm.h: GCM (SP 800-38D), modes/gcm.c. The AEAD descriptor the glue
+ * serves (aeskit_gcm_aead), the per-key state it keeps, and the streaming
+ * and one-shot entry points under it.
+ */
+#ifndef AESKIT_GCM_H
+#define AESKIT_GCM_H
+
+#include "aead.h"
+
+extern const struct aeskit_aead aeskit_gcm_aead;
+
+/* What an AESGCM object keeps: the expanded key and its GHASH key. */
+typedef struct aeskit_gcm_key {
+    aeskit_key key;
+    aeskit_ghash_key hk;
+} aeskit_gcm_key;
+
+#define AESKIT_GCM_MAX_DATA ((UINT64_C(1) << 36) - 32)
+#define AESKIT_GCM_MAX_AAD ((UINT64_C(1) << 61) - 1)
+
+/*
+ * Streaming: init, any number of aad calls, any number of update calls,
+ * then tag. Lengths are validated by the caller: data at most 2^36 - 32
+ * bytes, AAD at most 2^61 - 1, cumulative. dst == src allowed in update;
+ * decryption hashes each block of ciphertext before it can be overwritten.
+ */
+typedef struct aeskit_gcm {
+    const aeskit_key *key;
+    const aeskit_ghash_key *hk;
+    uint8_t ek_j0[16];  /* E(K, J0), masks the tag */
+    uint8_t ctr[16];    /* next counter block (inc32) */
+    uint8_t acc[16];    /* GHASH accumulator */
+    uint8_t ks[16];     /* keystream of the current partial data block */
+    uint8_t part[16];   /* bytes of the current partial block to hash
+                           (AAD before data, then ciphertext) */
+    uint64_t aad_len, data_len;   /* bytes so far */
+    unsigned pos;       /* bytes in part (and used of ks); < 16 */
+    uint8_t enc;
+    uint8_t in_data;    /* set by the first update: AAD is then closed */
+    uint8_t secret_ctr; /* J0 came from GHASH (nonce not 12 bytes): the
+                           counters depend on the hash key (modes/gcm.c) */
+} aeskit_gcm;
+
+void aeskit_gcm_init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key *hk,
+                     int enc, const uint8_t *nonce, size_t nonce_len);   /* nonce_len >= 1 */
+void aeskit_gcm_aad(aeskit_gcm *g, const uint8_t *aad, size_t len);     /* before update */
+void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t len);
+void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16]);   /* full 16 bytes; ends g */
+/* init, aad, update and tag over one whole message, with a shorter path for
+ * short messages; dst may equal src or overlap the AAD; aad and src may be
+ * NULL when their length is 0. */
+void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                        const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
+                        size_t aad_len, uint8_t *dst, const uint8_t *src, size_t len,
+                        uint8_t tag[16]);
+
+#endif

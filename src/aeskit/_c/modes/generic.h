@@ -1,0 +1,25 @@
+/*
+ * generic.h: slots built only on a backend's own ecb_enc / ecb_dec
+ * (modes/generic.c). A backend with nothing faster for a slot points the
+ * slot here; the portable backend points all of them here. Contracts:
+ * aeskit.h.
+ */
+#ifndef AESKIT_GENERIC_H
+#define AESKIT_GENERIC_H
+
+#include "aeskit.h"
+
+aeskit_chain_fn aeskit_generic_cbc_enc;
+aeskit_chain_fn aeskit_generic_cbc_dec;
+aeskit_chain_fn aeskit_generic_cfb_enc;
+aeskit_chain_fn aeskit_generic_cfb_dec;
+aeskit_chain_fn aeskit_generic_ofb;
+aeskit_ctr_fn aeskit_generic_ctr;
+aeskit_cbc_mac_fn aeskit_generic_cbc_mac;
+aeskit_xts_fn aeskit_generic_xts;
+
+/* Add `add` to the counter part of ctr that kind names, modulo its width,
+ * without a branch on the counter. */
+void aeskit_ctr_add(enum aeskit_ctr kind, uint8_t ctr[16], uint64_t add);
+
+#endif

@@ -1,0 +1,263 @@
+/*
+ * probe.c: what the benchmark needs to know about this CPU, measured in C
+ * with no Python around it (py/bench.c wraps it).
+ *
+ * clock: the core clock, from a chain of dependent register adds (one cycle
+ * each on every x86 core since the P6) timed against the monotonic clock.
+ * Turbo and frequency drift move it, so the benchmark samples it before and
+ * after each operation and repeats until they agree.
+ *
+ * aes, units: what the AES and carry-less multiply units allow, in core
+ * cycles per instruction (chains timed against the add chain), from which
+ * the benchmark derives each mode's floor per backend (bench/floor.py).
+ */
+#define _POSIX_C_SOURCE 200809L   /* clock_gettime */
+
+#include <time.h>
+
+#include "dispatch.h"
+#include "probe.h"
+
+#define ADDS_PER_ITER 128   /* adds per iteration of add_chain */
+
+uint64_t aeskit_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#if defined(AESKIT_HAVE_X86)
+#include <immintrin.h>
+
+#define ADD4 "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+#define ADD32 ADD4 ADD4 ADD4 ADD4 ADD4 ADD4 ADD4 ADD4
+
+/* ns for iters x 128 dependent adds. */
+static uint64_t add_chain(uint64_t iters)
+{
+    uint64_t x = 0, t0 = aeskit_now_ns();
+    for (uint64_t i = 0; i < iters; i++)
+        __asm__ volatile(ADD32 ADD32 ADD32 ADD32 : "+r"(x));
+    return aeskit_now_ns() - t0;
+}
+
+/* ns for iters x 128 dependent AESENCs: the latency that bounds the
+ * serial modes (CBC/CFB encryption, OFB) at rounds x latency per block. */
+__attribute__((target("aes,sse2"))) static uint64_t aesenc_chain(uint64_t iters)
+{
+    __m128i x = _mm_set1_epi32(0x01234567), k = _mm_set1_epi32(0x7654321);
+    uint64_t t0 = aeskit_now_ns();
+    for (uint64_t i = 0; i < iters; i++) {
+        for (int j = 0; j < 128; j++) {
+            x = _mm_aesenc_si128(x, k);
+            __asm__ volatile("" : "+x"(x));   /* keep each one in the chain */
+        }
+    }
+    uint64_t ns = aeskit_now_ns() - t0;
+    volatile int sink = _mm_cvtsi128_si32(x);
+    (void)sink;
+    return ns;
+}
+
+/*
+ * fn(iters): ns for iters x 128 of OP over 8 independent chains, its second
+ * operand cycling through 8 registers as round keys do in a real kernel:
+ * the throughput that bounds the parallel modes (AES) and GHASH (carry-less
+ * multiply). (One shared key register measured half the AESENC throughput
+ * on Zen 4; 4 chains of zmm VPCLMULQDQ fell 5% short of 8.) Named
+ * variables, not arrays: GCC keeps an array of eight zmm in memory, and the
+ * store-to-load round trip then lengthens every chain.
+ */
+#define ON8(OP, k)                                                                      \
+    x0 = OP(x0, k); x1 = OP(x1, k); x2 = OP(x2, k); x3 = OP(x3, k);                     \
+    x4 = OP(x4, k); x5 = OP(x5, k); x6 = OP(x6, k); x7 = OP(x7, k);
+#define THROUGHPUT_PROBE(fn, tgt, vec, set1, OP, low32)                                 \
+    __attribute__((target(tgt))) static uint64_t fn(uint64_t iters)                     \
+    {                                                                                   \
+        vec x0 = set1(0), x1 = set1(1), x2 = set1(2), x3 = set1(3), x4 = set1(4),       \
+            x5 = set1(5), x6 = set1(6), x7 = set1(7);                                   \
+        vec k0 = set1(1), k1 = set1(78), k2 = set1(155), k3 = set1(232),                \
+            k4 = set1(309), k5 = set1(386), k6 = set1(463), k7 = set1(540);             \
+        __asm__ volatile("" : "+v"(k0), "+v"(k1), "+v"(k2), "+v"(k3),                   \
+                         "+v"(k4), "+v"(k5), "+v"(k6), "+v"(k7));                       \
+        uint64_t t0 = aeskit_now_ns();                                                         \
+        for (uint64_t i = 0; i < iters; i++) {                                          \
+            ON8(OP, k0) ON8(OP, k1) ON8(OP, k2) ON8(OP, k3)                             \
+            ON8(OP, k4) ON8(OP, k5) ON8(OP, k6) ON8(OP, k7)                             \
+            ON8(OP, k0) ON8(OP, k1) ON8(OP, k2) ON8(OP, k3)                             \
+            ON8(OP, k4) ON8(OP, k5) ON8(OP, k6) ON8(OP, k7)                             \
+            __asm__ volatile("" : "+v"(x0), "+v"(x1), "+v"(x2), "+v"(x3),               \
+                             "+v"(x4), "+v"(x5), "+v"(x6), "+v"(x7));                   \
+        }                                                                               \
+        uint64_t ns = aeskit_now_ns() - t0;                                                    \
+        volatile int sink = low32(x0) ^ low32(x7);                                      \
+        (void)sink;                                                                     \
+        return ns;                                                                      \
+    }
+
+#define LOW32_X(v) _mm_cvtsi128_si32(v)
+#define LOW32_Y(v) _mm_cvtsi128_si32(_mm256_castsi256_si128(v))
+#define LOW32_Z(v) _mm_cvtsi128_si32(_mm512_castsi512_si128(v))
+/* Karatsuba's three products per block select 0x00, 0x11 and 0x00; 0x11
+ * and mixed selectors measured the same as 0x00 on Zen 4. */
+#define CLMUL_X(a, b) _mm_clmulepi64_si128((a), (b), 0x00)
+#define CLMUL_Y(a, b) _mm256_clmulepi64_epi128((a), (b), 0x00)
+#define CLMUL_Z(a, b) _mm512_clmulepi64_epi128((a), (b), 0x00)
+
+THROUGHPUT_PROBE(aesenc_wide, "aes,sse2", __m128i, _mm_set1_epi32, _mm_aesenc_si128, LOW32_X)
+THROUGHPUT_PROBE(vaes_ymm, "vaes,avx2", __m256i, _mm256_set1_epi32, _mm256_aesenc_epi128,
+                 LOW32_Y)
+THROUGHPUT_PROBE(vaes_zmm, "vaes,avx512f", __m512i, _mm512_set1_epi32, _mm512_aesenc_epi128,
+                 LOW32_Z)
+THROUGHPUT_PROBE(clmul_xmm, "pclmul,sse2", __m128i, _mm_set1_epi32, CLMUL_X, LOW32_X)
+THROUGHPUT_PROBE(clmul_ymm, "vpclmulqdq,avx", __m256i, _mm256_set1_epi32, CLMUL_Y, LOW32_Y)
+THROUGHPUT_PROBE(clmul_zmm, "vpclmulqdq,avx512f", __m512i, _mm512_set1_epi32, CLMUL_Z,
+                 LOW32_Z)
+
+/*
+ * fn(iters): ns for iters x one AES-128 GCM batch's mix on 8 registers: 80
+ * AES rounds over 8 chains with 24 carry-less multiplies (Karatsuba's 3 per
+ * register) over 4 chains, interleaved as a fused kernel interleaves them.
+ * Against 80 rounds alone, this says how many AES cycles each multiply
+ * takes: on a core where they run on separate units it is about 0, on Zen 4
+ * (zmm) a whole cycle each. 4 multiply chains of 6 keep 14 registers live,
+ * so ymm does not spill either.
+ */
+#define ON4(OP, k) c0 = OP(c0, k); c1 = OP(c1, k); c2 = OP(c2, k); c3 = OP(c3, k);
+#define GCM_MIX_PROBE(fn, tgt, vec, set1, AES, CLMUL, low32)                             \
+    __attribute__((target(tgt))) static uint64_t fn(uint64_t iters)                     \
+    {                                                                                   \
+        vec x0 = set1(0), x1 = set1(1), x2 = set1(2), x3 = set1(3), x4 = set1(4),       \
+            x5 = set1(5), x6 = set1(6), x7 = set1(7);                                   \
+        vec c0 = set1(8), c1 = set1(9), c2 = set1(10), c3 = set1(11);                   \
+        vec k0 = set1(1), k1 = set1(78);                                                \
+        __asm__ volatile("" : "+v"(k0), "+v"(k1));                                      \
+        uint64_t t0 = aeskit_now_ns();                                                         \
+        for (uint64_t i = 0; i < iters; i++) {                                          \
+            ON8(AES, k0) ON4(CLMUL, k1) ON8(AES, k1) ON4(CLMUL, k0)                     \
+            ON8(AES, k0) ON4(CLMUL, k1) ON8(AES, k1) ON4(CLMUL, k0)                     \
+            ON8(AES, k0) ON4(CLMUL, k1) ON8(AES, k1) ON4(CLMUL, k0)                     \
+            ON8(AES, k0) ON8(AES, k1) ON8(AES, k0) ON8(AES, k1)                         \
+            __asm__ volatile("" : "+v"(x0), "+v"(x1), "+v"(x2), "+v"(x3),               \
+                             "+v"(x4), "+v"(x5), "+v"(x6), "+v"(x7));                   \
+            __asm__ volatile("" : "+v"(c0), "+v"(c1), "+v"(c2), "+v"(c3));              \
+        }                                                                               \
+        uint64_t ns = aeskit_now_ns() - t0;                                                    \
+        volatile int sink = low32(x0) ^ low32(x7) ^ low32(c0) ^ low32(c3);              \
+        (void)sink;                                                                     \
+        return ns;                                                                      \
+    }
+
+GCM_MIX_PROBE(gcm_mix_xmm, "aes,pclmul,sse2", __m128i, _mm_set1_epi32, _mm_aesenc_si128,
+              CLMUL_X, LOW32_X)
+GCM_MIX_PROBE(gcm_mix_ymm, "vaes,vpclmulqdq,avx2", __m256i, _mm256_set1_epi32,
+              _mm256_aesenc_epi128, CLMUL_Y, LOW32_Y)
+GCM_MIX_PROBE(gcm_mix_zmm, "vaes,vpclmulqdq,avx512f", __m512i, _mm512_set1_epi32,
+              _mm512_aesenc_epi128, CLMUL_Z, LOW32_Z)
+
+#endif
+
+#if defined(AESKIT_HAVE_X86)
+#define UNIT_FN(fn) fn
+#else
+#define UNIT_FN(fn) NULL
+#endif
+
+/* What unit_probe measures, the CPU bits (with OS register state, cpu.c)
+ * each needs (VAES on ymm needs no ZMM state), and how many instructions
+ * one iteration of 4000 runs: the add chain's 128 make the ratio cycles
+ * per instruction, or per GCM mix (80 AES + 24 multiplies). */
+static const struct {
+    const char *name;
+    uint32_t needs;
+    uint64_t (*fn)(uint64_t);
+    double per_iter;
+} unit_probes[] = {
+    {"vaes_ymm", AESKIT_CPU_VAES | AESKIT_CPU_AVX2, UNIT_FN(vaes_ymm), 128},
+    {"vaes_zmm", AESKIT_CPU_VAES | AESKIT_CPU_AVX512F, UNIT_FN(vaes_zmm), 128},
+    {"clmul_xmm", AESKIT_CPU_PCLMUL, UNIT_FN(clmul_xmm), 128},
+    {"clmul_ymm", AESKIT_CPU_VPCLMUL | AESKIT_CPU_AVX, UNIT_FN(clmul_ymm), 128},
+    {"clmul_zmm", AESKIT_CPU_VPCLMUL | AESKIT_CPU_AVX512F, UNIT_FN(clmul_zmm), 128},
+    {"gcm_mix_xmm", AESKIT_CPU_AES | AESKIT_CPU_PCLMUL, UNIT_FN(gcm_mix_xmm), 1},
+    {"gcm_mix_ymm", AESKIT_CPU_VAES | AESKIT_CPU_VPCLMUL | AESKIT_CPU_AVX2,
+     UNIT_FN(gcm_mix_ymm), 1},
+    {"gcm_mix_zmm", AESKIT_CPU_VAES | AESKIT_CPU_VPCLMUL | AESKIT_CPU_AVX512F,
+     UNIT_FN(gcm_mix_zmm), 1},
+};
+#define N_UNIT_PROBES (sizeof unit_probes / sizeof unit_probes[0])
+
+size_t aeskit_probe_unit_count(void)
+{
+    return N_UNIT_PROBES;
+}
+
+const char *aeskit_probe_unit_name(size_t i)
+{
+    return i < N_UNIT_PROBES ? unit_probes[i].name : NULL;
+}
+
+double aeskit_probe_clock_mhz(double ms)
+{
+#if defined(AESKIT_HAVE_X86)
+    uint64_t iters = 1000, ns;
+    /* grow the loop until it runs for the requested time */
+    while ((ns = add_chain(iters)) < (uint64_t)(ms * 1e6) && iters < (UINT64_C(1) << 40))
+        iters *= 2;
+    return (double)iters * ADDS_PER_ITER * 1e3 / (double)ns;
+#else
+    (void)ms;
+    return 0.0;   /* no portable dependent-latency chain: the caller asks for --cpu-mhz */
+#endif
+}
+
+int aeskit_probe_aes(double *latency, double *xmm)
+{
+#if defined(AESKIT_HAVE_X86)
+    if (aeskit_cpu_features() & AESKIT_CPU_AES) {
+        /* the chains interleaved, each at its fastest (an interruption only
+         * ever adds time): ratios to the add chain are in core cycles */
+        uint64_t adds = UINT64_MAX, lat = UINT64_MAX, wide = UINT64_MAX;
+        for (int r = 0; r < 15; r++) {
+            uint64_t a = add_chain(4000), b = aesenc_chain(4000), c = aesenc_wide(4000);
+            adds = a < adds ? a : adds;
+            lat = b < lat ? b : lat;
+            wide = c < wide ? c : wide;
+        }
+        *latency = (double)lat / (double)adds;
+        *xmm = (double)wide / (double)adds;
+        return 1;
+    }
+#endif
+    (void)latency; (void)xmm;
+    return 0;
+}
+
+void aeskit_probe_units(double *cycles)
+{
+    uint64_t best[N_UNIT_PROBES];
+    for (size_t p = 0; p < N_UNIT_PROBES; p++)
+        best[p] = UINT64_MAX;
+    double adds = 1.0;
+#if defined(AESKIT_HAVE_X86)
+    const uint32_t have = aeskit_cpu_features();
+    uint64_t add_ns = UINT64_MAX;
+    /* as in aeskit_probe_aes: interleaved with the add chain, each at its
+     * fastest */
+    for (int r = 0; r < 15; r++) {
+        uint64_t a = add_chain(4000);
+        add_ns = a < add_ns ? a : add_ns;
+        for (size_t p = 0; p < N_UNIT_PROBES; p++) {
+            if ((have & unit_probes[p].needs) == unit_probes[p].needs) {
+                uint64_t t = unit_probes[p].fn(4000);
+                best[p] = t < best[p] ? t : best[p];
+            }
+        }
+    }
+    adds = (double)add_ns;
+#endif
+    for (size_t p = 0; p < N_UNIT_PROBES; p++)
+        cycles[p] = best[p] == UINT64_MAX
+                        ? -1.0
+                        : (double)best[p] / adds * ADDS_PER_ITER / unit_probes[p].per_iter;
+}

@@ -1,0 +1,30 @@
+/*
+ * probe.h: the CPU measurements of the benchmark (probe.c), Python-free.
+ * Cycles are core cycles: each probe is timed against a chain of dependent
+ * adds, one cycle each.
+ */
+#ifndef AESKIT_PROBE_H
+#define AESKIT_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+uint64_t aeskit_now_ns(void);   /* CLOCK_MONOTONIC */
+
+/* The core clock in MHz from an add chain run for about ms milliseconds;
+ * 0 where it cannot be measured (no x86). */
+double aeskit_probe_clock_mhz(double ms);
+
+/* Core cycles per 128-bit AESENC in one dependent chain (latency) and over
+ * 8 independent chains (reciprocal throughput); 0 without AES-NI. */
+int aeskit_probe_aes(double *latency, double *xmm);
+
+/* The unit probes: core cycles per instruction over 8 independent chains
+ * for VAES on ymm and zmm and carry-less multiply on xmm, ymm and zmm, and
+ * per AES-128 GCM batch mix (80 AES rounds with 24 multiplies) on each
+ * width; cycles[i] < 0 where the CPU or OS lacks it. Names by index. */
+size_t aeskit_probe_unit_count(void);
+const char *aeskit_probe_unit_name(size_t i);
+void aeskit_probe_units(double *cycles);   /* aeskit_probe_unit_count() of them */
+
+#endif
