@@ -10,6 +10,8 @@
 
 #include "dispatch.h"
 #include "glue.h"
+#include "modes/aead.h"
+#include "modes/block.h"
 
 static PyObject *known_names(void)
 {
@@ -140,6 +142,41 @@ static int choose_default(aeskit_state *st)
     return 0;
 }
 
+/* MODES: {"ciphers": (...), "aeads": (...)}, the names of the modes the
+ * types were made from, for the tests to check that they cover them all. */
+static int add_mode_names(PyObject *m)
+{
+    PyObject *ciphers = PyList_New(0), *aeads = PyList_New(0), *d = NULL;
+    int rc = -1;
+    if (ciphers == NULL || aeads == NULL)
+        goto done;
+    for (size_t i = 0; aeskit_ciphers[i] != NULL; i++) {
+        PyObject *s = PyUnicode_FromString(aeskit_ciphers[i]->name);
+        if (s == NULL || PyList_Append(ciphers, s) < 0) {
+            Py_XDECREF(s);
+            goto done;
+        }
+        Py_DECREF(s);
+    }
+    for (size_t i = 0; aeskit_aeads[i] != NULL; i++) {
+        PyObject *s = PyUnicode_FromString(aeskit_aeads[i]->name);
+        if (s == NULL || PyList_Append(aeads, s) < 0) {
+            Py_XDECREF(s);
+            goto done;
+        }
+        Py_DECREF(s);
+    }
+    d = Py_BuildValue("{sNsN}", "ciphers", PyList_AsTuple(ciphers), "aeads",
+                      PyList_AsTuple(aeads));
+    if (d != NULL)
+        rc = PyModule_AddObjectRef(m, "MODES", d);
+done:
+    Py_XDECREF(ciphers);
+    Py_XDECREF(aeads);
+    Py_XDECREF(d);
+    return rc;
+}
+
 static int module_exec(PyObject *m)
 {
     aeskit_state *st = PyModule_GetState(m);
@@ -153,7 +190,7 @@ static int module_exec(PyObject *m)
         PyModule_AddObjectRef(m, "AlreadyFinalized", st->AlreadyFinalized) < 0 ||
         PyModule_AddIntConstant(m, "GIL_THRESHOLD", AESKIT_GIL_THRESHOLD) < 0 ||
         aeskit_add_cipher_types(m, st) < 0 || aeskit_add_aead_types(m, st) < 0 ||
-        aeskit_add_bench(m) < 0 || aeskit_add_slots(m) < 0)
+        aeskit_add_bench(m) < 0 || aeskit_add_slots(m) < 0 || add_mode_names(m) < 0)
         return -1;
     return 0;
 }
