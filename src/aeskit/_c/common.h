@@ -15,7 +15,7 @@
 #endif
 
 /* Big-endian loads and stores: one bswap and one move where the compiler
- * has the builtin (GCC did not merge the byte-wise form: 16 instructions
+ * has the builtin (GCC does not merge the byte-wise form: 16 instructions
  * per 64-bit store, a quarter of a short GCM message's own work). */
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define AESKIT_BSWAP_BUILTINS 1

@@ -13,14 +13,14 @@
  *
  * Parallel modes (ECB, CBC and CFB decryption, CTR) run AESNI_W = 8 independent
  * blocks per loop iteration: AESENC has latency 3-4 and 2 units on current
- * cores (4 measured on Zen 4), so 8 blocks in flight keep both units busy:
- * 0.31 c/B for AES-128 at 16 KiB there. A 1..7 block tail runs as 4 + 2 + 1.
+ * cores (4 on Zen 4), so 8 blocks in flight keep both units busy. A 1..7
+ * block tail runs as 4 + 2 + 1.
  * Round keys are loaded once per round per batch: 15 keys and 8 blocks do not
  * fit in 16 registers, and one L1 load per 8 AESENCs costs nothing. XTS is
  * the generic helper over this ECB for now.
  *
- * Serial modes (CBC and CFB encryption, OFB, CBC-MAC) are bound by rounds x AESENC
- * latency per block (2.5 c/B for AES-128 on Zen 4). They fold the data XOR
+ * Serial modes (CBC and CFB encryption, OFB, CBC-MAC) are bound by rounds x
+ * AESENC latency per block (2.5 c/B for AES-128 on Zen 4). They fold the data XOR
  * into the last round key, so the dependency chain is AES rounds and nothing
  * else: aesenclast(x, rk[last] ^ a) = aesenclast(x, rk[last]) ^ a, and
  * choosing a = rk[0] ^ (next data) makes the output the next block's
@@ -355,8 +355,8 @@ void aeskit_aesni_ofb(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
  *
  * The main loop builds the counter blocks one batch ahead, so that a batch
  * starts from values that are ready, as ECB starts from loads; built in the
- * same iteration, they kept the AES units waiting at the start of each batch
- * (0.33-0.36 c/B instead of 0.32 on Zen 4, depending on code layout). They
+ * same iteration, they keep the AES units waiting at the start of each
+ * batch. They
  * are whitened only at use: next[] may be spilled to the stack, and counter
  * blocks are public where counter ^ rk[0] is not. */
 

@@ -24,32 +24,21 @@
  * well inside a batch's AES time. Does whole batches and returns how many
  * blocks that is; the mode finishes the 0..7 left with the split slots.
  *
- * What it is fast for, and why it is worth a file: long messages. Zen 4,
- * 16 KiB through modes/gcm.c, c/B at the core clock, split = the same mode
- * with this slot NULL (aesni ctr 0.32 + clmul ghash 0.43 + mode):
+ * What it is fast for, and why it is worth a file: long messages, where it
+ * beats the split path (this slot NULL: the ctr and ghash slots one after
+ * the other) by 15-20% on Zen 4. Encryption trails decryption because the
+ * blocks it hashes come out of the previous batch's last round, where
+ * decryption's are ready at once.
  *
- *                 fused enc   fused dec   split
- *     AES-128       0.67        0.63      0.77
- *     AES-256       0.75        0.70      0.90
- *
- * Encryption trails decryption because the blocks it hashes come out of
- * the previous batch's last round, where decryption's are ready at once
- * (hashing two batches back measured worse: 0.70).
- *
- * The floor is not max(ctr, ghash) = 0.43: measured alone, the 80 AESENC
- * and 26 PCLMULQDQ of an AES-128 batch take ~62 cycles together (0.49 c/B)
- * against 40 and 52 apart, and adding PXOR or PSHUFB to an AESENC loop
- * slows it, so every vector instruction besides them costs. Hence two
- * choices, each measured against the 0.67/0.63 above:
+ * The floor is not max(ctr, ghash): the 80 AESENC and 26 PCLMULQDQ of an
+ * AES-128 batch take about 62 cycles together against 40 and 52 apart, and
+ * every other vector instruction next to AESENC slows it. Hence:
  *   - counter blocks are built with scalar code (bswap, xor with rk[0]'s
  *     last word, a 4-byte store into a whitened block in a stack buffer)
- *     and loaded, not with paddd + pshufb + pxor per block (0.68/0.71);
- *     they are written two batches ahead, so no load meets a store still
- *     in flight;
+ *     and loaded, not with paddd + pshufb + pxor per block; they are
+ *     written two batches ahead, so no load meets a store still in flight;
  *   - the GHASH sums are pinned after each step (GCM_PIN): left free, GCC
- *     sinks a batch's 24 XORs to its end and spills the products
- *     (0.71/0.72).
- * Where the GHASH steps sit among the rounds changed little (2%).
+ *     sinks a batch's 24 XORs to its end and spills the products.
  */
 #include <string.h>
 

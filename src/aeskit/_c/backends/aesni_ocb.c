@@ -10,15 +10,15 @@
  * as in aesni.c's parallel modes (AESENC latency 3-4, two units). Does all
  * n blocks: batches of 8 from a block index that is a multiple of 8, a
  * 4 + 2 + 1 head up to that index and the same for the tail (see ocb_run).
- * Fast for long messages: 0.33 c/B for AES-128 at 16 KiB on Zen 4, against
- * 0.32 for ECB and 0.67 for modes/ocb.c's generic path on the same ECB.
+ * Fast for long messages: within a few percent of ECB, twice as fast as
+ * modes/ocb.c's generic path on the same ECB.
  *
  * The checksum is folded inline, never in a pass of its own (libgcrypt saw
  * a separate pass fall off a cliff above 32 KiB on Intel): when decrypting,
  * over each plaintext block as it is produced; when encrypting, over each
  * plaintext block reloaded just before its ciphertext is stored, which keeps
- * those XORs off the start of a batch, where they delayed the first AES
- * round (0.35 c/B instead of 0.33). In place is safe: a batch loads all its
+ * those XORs off the start of a batch, where they would delay the first
+ * AES round. In place is safe: a batch loads all its
  * input before the first round, and the reload of block j comes before the
  * store of block j.
  *
@@ -94,9 +94,8 @@ AESKIT_INLINE void ocb_few(const uint8_t *rk, unsigned rounds, const aeskit_ocb_
  * is a multiple of 8; from there each batch of 8 (indices 8m+1 .. 8m+8) has
  * offsets Offset_8m ^ L0, ^ L0^L1, ^ L1, ^ L1^L2, ^ L0^L1^L2, ^ L0^L2, ^ L2,
  * then ^ L2 ^ L[ntz(8m+8)]: all from one register in parallel, with one
- * ntz per batch, where a chain through eight ntz and loads held each batch
- * back (0.38-0.40 c/B instead of 0.33 for AES-128 on Zen 4, even with the
- * next batch prepared one batch ahead). The last 0..7 run as 4 + 2 + 1.
+ * ntz per batch, where a chain through eight ntz and loads would hold each
+ * batch back. The last 0..7 run as 4 + 2 + 1.
  */
 AESKIT_INLINE void ocb_run(const uint8_t *rk, unsigned rounds, const aeskit_ocb_key *ok, int enc,
                         aeskit_ocb_state *st, uint8_t *dst, const uint8_t *src, size_t n)

@@ -32,11 +32,10 @@
  * H^r..H^1 the same way.
  *
  * Speed: bulk is bound by PCLMULQDQ throughput. Zen 4 issues one every
- * ~2 cycles (measured), so 26 per 128 bytes floor at ~0.4 c/B; this file
- * runs at 0.43 c/B there. A shift-based reduction (24 PCLMULQDQ) measured
- * no better in bulk and slower for short inputs; 16-block aggregation
- * gained ~1% (and 4-block lost 10%). Beating this takes VPCLMULQDQ on wider
- * vectors.
+ * ~2 cycles, so 26 per 128 bytes floor at ~0.4 c/B. A shift-based
+ * reduction (24 PCLMULQDQ) is no better in bulk and slower for short
+ * inputs, and aggregating 16 blocks gains little over 8. Beating this
+ * takes VPCLMULQDQ on wider vectors.
  *
  * ghash_key layout (hk->w as bytes): 16 * i holds H^(i+1) * x^-1 for
  * i = 0..7 as a register image; 128 + 16 * i holds its hi ^ lo in the low

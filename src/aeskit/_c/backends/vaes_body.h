@@ -95,9 +95,8 @@ AESKIT_INLINE void vaes_round(vaes_v *x, size_t w, const uint8_t *rk, unsigned i
 /* Rounds 1..rounds-1 (enc: the cipher, else the Equivalent Inverse
  * Cipher) on w vectors already whitened with rk[0]; the caller does the
  * last round with its own folded key. Straight-line code: as a loop over
- * rounds, the compiler copied every register at each iteration (8 moves
- * per 8 VAES in the ymm CTR loop; zmm ECB ran at 0.163 c/B instead of
- * 0.156). */
+ * rounds, the compiler copies every register at each iteration (8 moves
+ * per 8 VAES in the ymm CTR loop), which keeps ECB off its floor. */
 AESKIT_INLINE void vaes_middle(vaes_v *x, size_t w, const uint8_t *rk, unsigned rounds,
                              int enc)
 {
@@ -268,16 +267,15 @@ static void VAES_FN(cfb_dec)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
  * (GCM-SIV's tag), on the counter's value, both public; BE32 is GCM's,
  * secret for a nonce of other than 12 bytes, so the ctr slot takes it
  * without a head or any branch on its value: an add and a shuffle per
- * vector, hidden behind the rounds (vaes_avx2's GCM, whose bulk runs here,
- * got faster without its head: 1 KiB 178 -> 162 ns, AES-256 at 1 MiB 131
- * -> 126 us). The whitened blocks are never stored. */
+ * vector, hidden behind the rounds (vaes_avx2's GCM runs its bulk here).
+ * The whitened blocks are never stored. */
 
 #define VAES_G (16 / VAES_BPV) /* vectors per group of 16 counters */
 
 /* c + j: modulo 2^128 for BE128, 2^32 in lane 0 otherwise. The carry into
  * the high half is a branch, taken once in 2^64 / j calls: computed as a
- * value it moved data between the integer and vector units in every batch
- * (0.170 c/B instead of 0.168 for ymm). */
+ * value it would move data between the integer and vector units in every
+ * batch. */
 AESKIT_INLINE __m128i vaes_ctr_add(enum aeskit_ctr kind, __m128i c, size_t j)
 {
     if (kind != AESKIT_CTR_BE128)
@@ -475,19 +473,15 @@ static void VAES_FN(set_key)(aeskit_key *k, const uint8_t *key, size_t len)
  * of 32 with the accumulator in the first (ghash_wide); vaes_gcm.h does the
  * same with its batches.
  *
- * Speed, measured on Zen 4 (GHASH alone, 16 KiB, core cycles): VPCLMULQDQ
- * issues once per 2 cycles at every width (independent chains), so 3
- * multiplies per block bound zmm at 0.094 c/B and ymm at 0.19; with the
- * byte swap, the Karatsuba halves and the sums, a stream of independent
- * steps already takes 0.109 on zmm. The bulk measures zmm 0.124 c/B with
- * 128 blocks per reduction (0.129 with 64, 0.139 with 32), ymm 0.197 with
- * 32 (aesni's xmm ~0.43). 32 blocks per reduction beat 16 by 30% on zmm
- * and 4% on ymm (half the folds and reductions, more independent work
- * around each); the vector carrying acc goes last so the others' products
- * do not wait on the previous reduction (4% at 32); full groups go two
- * vectors at a time, each sum taking both products in one three-way XOR on
- * zmm (0.146 against 0.155), their powers and halves read from the key as
- * memory operands. A call of at most VAES_GSHORT blocks runs on xmm
+ * Speed (Zen 4, core cycles): VPCLMULQDQ issues once per 2 cycles at
+ * every width, so 3 multiplies per block bound zmm at 0.094 c/B and ymm at
+ * 0.19; the byte swap, the Karatsuba halves and the sums come on top. So:
+ * many blocks per reduction (fewer folds and reductions, more independent
+ * work around each); the vector carrying acc goes last, so that the
+ * others' products do not wait on the previous reduction; full groups go
+ * two vectors at a time, each sum taking both products in one three-way
+ * XOR on zmm, their powers and halves read from the key as memory
+ * operands. A call of at most VAES_GSHORT blocks runs on xmm
  * (vaes_gblocks128).
  *
  * ghash_key layout (hk->w as bytes), private to this table (aesni's
@@ -507,9 +501,10 @@ static void VAES_FN(set_key)(aeskit_key *k, const uint8_t *key, size_t len)
  * says how many), and as many blocks per reduction in the bulk. */
 #define VAES_GP (VAES_KEY_GROUPS * VAES_GW)
 #define VAES_GPAIRS (VAES_GW / VAES_BPV / 2)   /* pairs of vectors per group */
-/* At most this many blocks go on 128-bit registers: a 64-byte GCM message
+/* At most this many blocks go on 128-bit registers, where a few blocks
+ * cost less than building and folding vectors: a 64-byte GCM message
  * hashes its 4 blocks and the lengths in one call (aeskit_gcm_oneshot), 6
- * with a block of AAD; at 4 it took 64 ns against aesni's 60, at 6 61 ns. */
+ * with a block of AAD. */
 #ifndef VAES_GSHORT
 #define VAES_GSHORT 6
 #endif
@@ -726,9 +721,7 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t
 
     /* The first vector's powers one by one, then doubling: the vectors of
      * H^1..H^m times H^m make H^(m+1)..H^2m, independent multiplies on
-     * every lane (AESGCM() on vaes_avx512 with 128 powers: 0.70 us, against
-     * 0.94 with a tree of 128-bit multiplies and 0.67 when the key held 32
-     * powers). */
+     * every lane (faster than a tree of 128-bit multiplies). */
     const __m128i h1 = aeskit_clmul_h_xinv(h);
     __m128i pw = h1;
     aeskit_store128(VAES_POWER(1), h1);
@@ -758,8 +751,7 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t
 
 /* More than VAES_GSHORT blocks, on vectors; out of line, so that the short
  * path below does not set up this one's frame (32-byte aligned, room for
- * spilled powers): a 16-byte GCM message on vaes_avx2 cost 5 ns more than
- * on aesni with both in one function. */
+ * spilled powers), which a short GCM message would pay for. */
 __attribute__((noinline)) static void VAES_FN(ghash_wide)(const aeskit_ghash_key *hk,
                                                          uint8_t acc[16], const uint8_t *p,
                                                          size_t n)
@@ -767,8 +759,7 @@ __attribute__((noinline)) static void VAES_FN(ghash_wide)(const aeskit_ghash_key
     const __m128i bswap = vaes_gbswap();
     __m128i y = _mm_shuffle_epi8(aeskit_load128(acc), bswap);
 
-    /* VAES_GP blocks per reduction (0.124 c/B on zmm against 0.139 for 32),
-     * then the rest under one more. */
+    /* VAES_GP blocks per reduction, then the rest under one more. */
     for (; n >= VAES_GP; n -= VAES_GP, p += VAES_GP * AESKIT_BLOCK)
         y = vaes_gblocks(hk, y, p, VAES_GP);
     if (n > VAES_GSHORT)

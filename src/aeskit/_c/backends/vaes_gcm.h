@@ -1,8 +1,7 @@
 /*
- * vaes_gcm.h: the fused GCM slot of the vaes tables, part of vaes_body.h
- * (included at its end, so it is built once per width and uses that
- * width's CTR and GHASH pieces). Contract: aeskit.h (struct aeskit_impl,
- * gcm).
+ * vaes_gcm.h: the fused GCM slot of vaes_avx512's table, included by
+ * vaes_avx512.c after vaes_body.h, whose CTR and GHASH pieces it uses.
+ * Contract: aeskit.h (struct aeskit_impl, gcm).
  *
  * Each batch runs the AES rounds of VAES_W counter blocks (CTR's whitening
  * trick, vaes_ctr_whiten_k0) with the GHASH of VAES_W other blocks threaded
@@ -20,12 +19,11 @@
  * hashed after the loop with the tail's (gcm_tail). aesni_gcm.c is the
  * same design on 128-bit registers.
  *
- * zmm only. On ymm, with the round keys and powers read from memory (16
- * registers), batches of 8 or of 4 counter vectors (the latter as Linux's
- * aes-gcm-vaes-avx2 does) measured 0.36-0.40 c/B for AES-128 at 16 KiB,
- * no better than the split path; with the byte swaps, halves and
- * reduction taken out (wrong results, timing only) they still took 0.30.
- * vaes_avx2 keeps the split path (its gcm slot is NULL).
+ * zmm only. On ymm the round keys and powers must be read from memory (16
+ * registers), and a fused kernel with batches of 8 or of 4 counter vectors
+ * (the latter as Linux's aes-gcm-vaes-avx2 does) is no faster than the
+ * split path even without its byte swaps, halves and reduction: vaes_avx2
+ * keeps the split path (its gcm slot is NULL).
  *
  * The kernel takes every whole block it is given. Its first batch starts
  * skip = (first counter mod 16) blocks before the data, at the last
@@ -33,26 +31,20 @@
  * nonce's data starts at counter 2: 2 blocks early), those lanes absent:
  * zero when hashed, neither loaded nor stored (vaes_load_skip). The last
  * 0..VAES_W-1 blocks go one vector at a time and are hashed with the last
- * batch. Until 2026-11 the blocks before the aligned counter went through
- * the CTR and GHASH slots and the last ones through the mode's split path:
- * four more calls and two more reductions, 20-30 ns a message (AES-128,
- * 2 KiB: 249 ns against 218-227 now). A message shorter than VAES_GCM_MIN
- * blocks plus those up to the aligned counter is left to the split path
- * entirely (returns 0): fused, 64-96 blocks measured no faster than split.
+ * batch, so a message costs one call and no reduction of its own for its
+ * head and tail. A message shorter than VAES_GCM_MIN blocks plus those up
+ * to the aligned counter is left to the split path entirely (returns 0),
+ * which is as fast there.
  *
- * Speed (Zen 4): the floor is not max(CTR, GHASH). Measured with
- * independent chains, a zmm VPCLMULQDQ issues once per 2 cycles, and next
- * to zmm VAES each one takes a cycle from the AES units: an AES-128 batch
- * of 32 blocks is 80 VAES + 24 VPCLMULQDQ = 104 cycles, 0.203 c/B, against
- * 0.156 for CTR alone. The rest is the byte swaps, the Karatsuba halves and
- * the reduction with its folds of lanes, all on the same pipes: removing
- * them from the loop (wrong results, timing only) left 0.207. The folds
- * and the reduction cost 0.03 c/B per batch, so four batches share one:
- * 0.229 c/B at 1 MiB, against 0.240 for two and 0.252 for one. On ymm the
- * multiplies overlap the rounds almost fully in a probe (80 VAES + 24
- * VPCLMULQDQ on 16 blocks: 53 cycles instead of 40 + 48), but ymm GHASH
- * alone is bound at 24 x 2 cycles per 16 blocks (0.19 c/B). See
- * docs/performance.md for what the kernels reach.
+ * Speed (Zen 4): the floor is not max(CTR, GHASH). A zmm VPCLMULQDQ issues
+ * once per 2 cycles, and next to zmm VAES each one takes a cycle from the
+ * AES units: an AES-128 batch of 32 blocks is 80 VAES + 24 VPCLMULQDQ = 104
+ * cycles, 0.203 c/B, against 0.156 for CTR alone (aeskit bench prints this
+ * mix as the floor). The byte swaps, the Karatsuba halves and the
+ * reduction with its folds of lanes run on the same pipes; the folds and
+ * the reduction are the part that can be shared, so four batches share
+ * one. On ymm the multiplies overlap the rounds almost fully, but ymm GHASH
+ * alone is bound at 24 x 2 cycles per 16 blocks (0.19 c/B).
  */
 
 /* What every batch of a call reads, made once per call: the round keys
@@ -82,9 +74,8 @@ AESKIT_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds, __m
     c = vaes_ctr_whiten_k0(k0, AESKIT_CTR_BE32, c, swap, g->J, x, VAES_NV);
 
     /* Straight-line rounds as in vaes_middle; the hashed vectors ride two
-     * at a time (three-way XORs: 0.26 c/B against 0.27 one at a time, when
-     * each batch had its own reduction) on
-     * rounds 2, 4, 6 and 8, vector 0 (with acc) in the last pair. */
+     * at a time (three-way XORs) on rounds 2, 4, 6 and 8, vector 0 (with
+     * acc) in the last pair. */
     _Pragma("GCC unroll 9")
     for (unsigned i = 1; i < 10; i++) {
         vaes_round_with(x, VAES_NV, g->keys[i], 1);
@@ -108,13 +99,10 @@ AESKIT_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds, __m
     return c;
 }
 
-/* Shorter messages run faster split: before the head and tail moved into
- * the kernel, 96 blocks (1.5 KiB) ran 0.45 c/B split against 0.51 fused
- * from 2 * VAES_W; after, fused from 64 and from 78 blocks measured no
- * faster than split up to 110. The kernel needs only n + skip >= 2 *
- * VAES_W (encrypting, its first batch and one hashed batch); the test
- * against the blocks up to the aligned counter plus VAES_GCM_MIN keeps the
- * handover where tests/test_wide_aead.py expects it (FUSED_GCM). */
+/* Shorter messages run as fast split. The kernel itself needs only n +
+ * skip >= 2 * VAES_W (encrypting, its first batch and one hashed batch).
+ * The table exports the value (gcm_fused_min_blocks) for the tests, which
+ * must cross the handover. */
 #ifndef VAES_GCM_MIN
 #define VAES_GCM_MIN (3 * VAES_W)
 #endif
@@ -129,7 +117,7 @@ static_assert(VAES_GW == VAES_W, "a batch hashes one group of the key's powers")
  * tail, from counter *c; returns acc with them hashed: encrypting, with the
  * last batch's output before dst under one reduction (up to 63 blocks,
  * the key's powers), decrypting, before they are overwritten. Out of line:
- * inlined, it cost the bulk loop 1% at 1 MiB. */
+ * inlined, it makes the bulk loop slower. */
 __attribute__((noinline)) static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
                                                           const aeskit_ghash_key *hk, int enc,
                                                           __m128i *c, __m128i y, uint8_t *dst,
@@ -186,7 +174,7 @@ static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int 
     }
     /* The first chunk's first batch hashes the first batch, absent blocks
      * and all; it runs apart, so that the loop holds whole batches only
-     * (with it inside, decryption lost 1% at 1 MiB). */
+     * (with it inside, decryption is slower). */
     size_t m = (batches - b) % VAES_GCM_GROUPS, i = 1;
     m = m == 0 ? VAES_GCM_GROUPS : m;
     size_t grp = VAES_GCM_GROUPS - m;

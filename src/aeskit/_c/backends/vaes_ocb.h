@@ -20,26 +20,23 @@
  * op: 2.5 vector ops per 10 VAES. On ymm it is 4 (no ternary logic; the
  * batch shares fold ^ O). Per batch, L[ntz(i0 + W)] joins the top lane of
  * the last vector's O (one masked XOR or blend), and O moves on by one
- * three-way XOR. Measured on Zen 4 at 16 KiB, AES-128: 0.16 c/B on both
- * widths (ECB: 0.156), against 0.32 for aesni's 128-bit kernel.
+ * three-way XOR. So OCB3 runs within a few percent of ECB on both widths.
  *
  * Tail (fewer than W blocks after the batches, or a whole short message):
  * half a batch if it fills one, then whole vectors one at a time
  * (independent chains that out-of-order execution overlaps), the last
  * partial; nothing outside the n blocks is read or written. Every D[v] use
- * has a constant index after unrolling, so D never goes through memory:
- * read back from a stack array at run-time positions it cost 6-10 ns per
- * short message (a 16-byte seal takes 71-72 ns here, 76 on aesni).
+ * has a constant index after unrolling, so D never goes through memory
+ * (read back from a stack array at run-time positions, it costs a short
+ * message more than its own rounds).
  *
  * Head (a call that starts inside a batch, as a stream's updates do): a
  * head shorter than half a batch runs on aesni's kernel, which takes the
  * same key and state, and so do the 1..BPV-1 blocks of a longer head before
  * its first whole vector; the rest of a long head runs as whole vectors
- * like the tail. Done here, block by block on 128-bit registers, heads made
- * streams of 1-block updates 40% slower than on aesni (the fixed cost of
- * this kernel and of its deltas per call); handed over, and with the
- * dispatch a pair of tail calls, 1- and 3-block updates run within 2% of
- * aesni's time and 65-block ones 25% faster.
+ * like the tail. This kernel's fixed cost per call (its deltas) would make
+ * streams of short updates slower than aesni's; handed over, with the
+ * dispatch a pair of tail calls, short updates cost what aesni's do.
  *
  * The checksum: when encrypting, over the plaintext reloaded just before
  * the store of its block (in place, src vector j is intact until dst vector
@@ -124,8 +121,8 @@ AESKIT_INLINE void vaes_ocb_vectors(const uint8_t *rk, unsigned rounds, int enc,
 }
 
 /* r >= 1 blocks from the start of vector v0 of the batch with base O: half
- * a batch if they start the batch and fill one (4-8 ns less per message of
- * 256-496 bytes than single vectors), then one vector at a time
+ * a batch if they start the batch and fill one (cheaper than single
+ * vectors for messages of 256-496 bytes), then one vector at a time
  * (independent chains that out-of-order execution overlaps), the last
  * partial. Unrolled over the VAES_NV vectors so that each takes its D[v]
  * from a register. */

@@ -84,20 +84,15 @@ void aeskit_generic_ofb(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
     }
 }
 
-#if defined(__GNUC__)
-#define CTR_PLUS_INLINE static inline __attribute__((always_inline))
-#else
-#define CTR_PLUS_INLINE static inline
-#endif
-
 /* out = ctr + add as kind counts, without a branch on the counter (it may
  * be a secret: GCM's with a nonce of other than 12 bytes, modes/gcm.c);
  * out may be ctr. Generic CTR writes block i as ctr + i from the unchanged
- * ctr, so the blocks of a batch do not wait on each other's stores: copying
- * each block right after a 4-byte store advanced ctr made a 16-byte load
- * that store cannot forward (2,300 MiB/s over vaes_avx512's ECB, against
- * 9,000-9,500 now). Inlined into both callers (out of line: 6,100-6,600). */
-CTR_PLUS_INLINE void ctr_plus(enum aeskit_ctr kind, const uint8_t ctr[16], uint64_t add,
+ * ctr, so the blocks of a batch do not wait on each other's stores (a
+ * 16-byte load right after a 4-byte store that advanced ctr cannot be
+ * forwarded, which costs several times the AES work on a wide backend).
+ * Inlined into both callers: a call per block would cost a third of the
+ * speed. */
+AESKIT_INLINE void ctr_plus(enum aeskit_ctr kind, const uint8_t ctr[16], uint64_t add,
                               uint8_t out[16])
 {
     switch (kind) {
