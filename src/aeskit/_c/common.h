@@ -108,28 +108,32 @@ static inline void aeskit_xor_bytes(uint8_t *dst, const uint8_t *a, const uint8_
         dst[i] = a[i] ^ b[i];
 }
 
-/* dst = src * x in GF(2^128) with blocks read big-endian and x^128 =
- * x^7 + x^2 + x + 1: RFC 7253's double() (OCB3), SP 800-38B's subkey step
- * (CMAC) and RFC 5297's dbl() (SIV). The reduction is masked, not
- * branched: the value is a secret. dst may be src. */
-static inline void aeskit_gf128_double_be(uint8_t dst[16], const uint8_t src[16])
+/* hi:lo * x in GF(2^128) with x^128 = x^7 + x^2 + x + 1, the reduction
+ * masked, not branched: the value is a secret. */
+AESKIT_INLINE void aeskit_gf128_double(uint64_t *hi, uint64_t *lo)
+{
+    const uint64_t carry = 0 - (*hi >> 63);
+    *hi = *hi << 1 | *lo >> 63;
+    *lo = *lo << 1 ^ (carry & 0x87);
+}
+
+/* dst = src * x with blocks read big-endian: RFC 7253's double() (OCB3),
+ * SP 800-38B's subkey step (CMAC) and RFC 5297's dbl() (SIV). dst may be
+ * src. */
+AESKIT_INLINE void aeskit_gf128_double_be(uint8_t dst[16], const uint8_t src[16])
 {
     uint64_t hi = aeskit_load_be64(src), lo = aeskit_load_be64(src + 8);
-    const uint64_t carry = 0 - (hi >> 63);
-    hi = hi << 1 | lo >> 63;
-    lo = lo << 1 ^ (carry & 0x87);
+    aeskit_gf128_double(&hi, &lo);
     aeskit_store_be64(dst, hi);
     aeskit_store_be64(dst + 8, lo);
 }
 
-/* The same multiplication by x with blocks read little-endian: XTS's
- * multiplication by alpha (IEEE 1619 5.2), its tweak a secret. */
-static inline void aeskit_gf128_double_le(uint8_t dst[16], const uint8_t src[16])
+/* The same with blocks read little-endian: XTS's multiplication by alpha
+ * (IEEE 1619 5.2). */
+AESKIT_INLINE void aeskit_gf128_double_le(uint8_t dst[16], const uint8_t src[16])
 {
     uint64_t lo = aeskit_load_le64(src), hi = aeskit_load_le64(src + 8);
-    const uint64_t carry = 0 - (hi >> 63);
-    hi = hi << 1 | lo >> 63;
-    lo = lo << 1 ^ (carry & 0x87);
+    aeskit_gf128_double(&hi, &lo);
     aeskit_store_le64(dst, lo);
     aeskit_store_le64(dst + 8, hi);
 }

@@ -178,9 +178,11 @@ void aeskit_aesni_ecb_dec(const aeskit_key *k, uint8_t *dst, const uint8_t *src,
 /* ---- CBC ------------------------------------------------------------- */
 
 /* x carries P[i] ^ C[i-1] ^ rk[0]; the last round with rk[last] ^ rk[0] ^ P[i+1]
- * yields that for the next block, and C[i] is recovered off the chain. */
-void aeskit_aesni_cbc_enc(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
-                          const uint8_t *src, size_t n)
+ * yields that for the next block, and C[i] is recovered off the chain.
+ * CBC encryption stores every C[i] (out is a constant 1 at its call),
+ * CBC-MAC only the last. */
+AESKIT_INLINE void aesni_cbc_chain(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
+                                   const uint8_t *src, size_t n, int out)
 {
     if (n == 0)
         return;
@@ -191,32 +193,29 @@ void aeskit_aesni_cbc_enc(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
     const __m128i fold = _mm_xor_si128(klast, k0);
     __m128i x = _mm_xor_si128(_mm_xor_si128(aeskit_load128(src), aeskit_load128(iv)), k0);
 
-    for (; n > 1; n--, src += AESKIT_BLOCK, dst += AESKIT_BLOCK) {
+    for (; n > 1; n--, src += AESKIT_BLOCK) {
         const __m128i p = aeskit_load128(src + AESKIT_BLOCK);
         x = _mm_aesenclast_si128(aesni_enc_middle1(x, rk, rounds), _mm_xor_si128(fold, p));
-        aeskit_store128(dst, _mm_xor_si128(_mm_xor_si128(x, p), k0));
+        if (out) {
+            aeskit_store128(dst, _mm_xor_si128(_mm_xor_si128(x, p), k0));
+            dst += AESKIT_BLOCK;
+        }
     }
     x = _mm_aesenclast_si128(aesni_enc_middle1(x, rk, rounds), klast);
-    aeskit_store128(dst, x);
+    if (out)
+        aeskit_store128(dst, x);
     aeskit_store128(iv, x);
 }
 
-/* CBC-MAC: cbc_enc's chain with nothing stored but the last value. */
+void aeskit_aesni_cbc_enc(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
+                          const uint8_t *src, size_t n)
+{
+    aesni_cbc_chain(k, iv, dst, src, n, 1);
+}
+
 void aeskit_aesni_cbc_mac(const aeskit_key *k, uint8_t mac[16], const uint8_t *src, size_t n)
 {
-    if (n == 0)
-        return;
-    const uint8_t *rk = aeskit_aesni_enc_keys(k);
-    const unsigned rounds = k->rounds;
-    const __m128i k0 = aeskit_load128(rk);
-    const __m128i klast = aeskit_load128(rk + AESKIT_BLOCK * rounds);
-    const __m128i fold = _mm_xor_si128(klast, k0);
-    __m128i x = _mm_xor_si128(_mm_xor_si128(aeskit_load128(src), aeskit_load128(mac)), k0);
-
-    for (; n > 1; n--, src += AESKIT_BLOCK)
-        x = _mm_aesenclast_si128(aesni_enc_middle1(x, rk, rounds),
-                                 _mm_xor_si128(fold, aeskit_load128(src + AESKIT_BLOCK)));
-    aeskit_store128(mac, _mm_aesenclast_si128(aesni_enc_middle1(x, rk, rounds), klast));
+    aesni_cbc_chain(k, mac, NULL, src, n, 0);
 }
 
 /* Ciphertext is reloaded from src for the XOR: every load of a batch happens

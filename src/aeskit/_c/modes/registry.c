@@ -1,7 +1,20 @@
 /*
  * registry.c: the modes the Python types are made from, one entry each,
- * in the order the module adds them. A new mode is its file in modes/ and
- * a line here; py/ reads only these lists.
+ * in the order the module adds them; py/ reads only these lists.
+ *
+ * A new AEAD is: its file in modes/ with its descriptor (modes/aead.h) and
+ * its header, its entry here, its line in meson.build, its export in
+ * __init__.py and its stubs in __init__.pyi, its rows in the benchmark
+ * (bench/targets.py) and its tests (a spec in tests/aead_helpers.py, its
+ * known answers). A new block-cipher mode is the same with a struct
+ * aeskit_cipher (modes/block.h), its stream state in aeskit_stream and a
+ * spec in tests/helpers.py. Neither touches py/, unless it brings a call
+ * shape no mode had before (XTS's encrypt_sectors, ECB/CBC padding): the
+ * glue then learns it from a new descriptor field, for every mode, and
+ * never asks which mode it serves. A new slot is a field of
+ * struct aeskit_impl (aeskit.h), a generic fallback in modes/generic.c
+ * that every table points at until it has its own kernel, and its test
+ * entry point in py/slots.c.
  */
 #include "aead.h"
 #include "block.h"

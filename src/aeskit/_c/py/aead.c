@@ -787,18 +787,11 @@ int aeskit_add_aead_types(PyObject *module, aeskit_state *st)
             .flags = Py_TPFLAGS_DEFAULT,
             .slots = slots,
         };
-        PyTypeObject *t = (PyTypeObject *)PyType_FromModuleAndSpec(module, &spec, NULL);
-        if (t == NULL)
-            return -1;
-        assert(st->ntypes < AESKIT_MAX_TYPES);
-        st->types[st->ntypes].type = t;
-        st->types[st->ntypes++].desc = d;
-        if (PyModule_AddObjectRef(module, d->type_name + 7, (PyObject *)t) < 0)
+        if (aeskit_add_type(module, st, &spec, d) == NULL)
             return -1;
     }
-    st->aead_ctx_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &actx_spec, NULL);
-    if (st->aead_ctx_type == NULL ||
-        PyModule_AddObjectRef(module, "AEADContext", (PyObject *)st->aead_ctx_type) < 0)
+    st->aead_ctx_type = aeskit_add_type(module, st, &actx_spec, NULL);
+    if (st->aead_ctx_type == NULL)
         return -1;
     return 0;
 }

@@ -22,7 +22,7 @@
 typedef struct aeskit_state {
     const struct aeskit_impl *default_impl;
     PyObject *AlreadyFinalized, *InvalidTag, *NotYetFinalized;
-    PyTypeObject *cipher_ctx_type, *aead_ctx_type;
+    PyTypeObject *cipher_ctx_type, *aead_ctx_type;   /* also in types[] */
     size_t ntypes;
     struct {
         PyTypeObject *type;
@@ -39,6 +39,12 @@ static inline aeskit_state *aeskit_state_of(PyTypeObject *tp)
 
 /* The descriptor tp was made from (NULL if none). */
 const void *aeskit_desc_of(aeskit_state *st, PyTypeObject *tp);
+
+/* Makes a type from spec for descriptor desc (NULL: none), keeps it in st
+ * and adds it to the module under its name after "aeskit.". A borrowed
+ * reference, or NULL with an exception. */
+PyTypeObject *aeskit_add_type(PyObject *module, aeskit_state *st, PyType_Spec *spec,
+                              const void *desc);
 
 /* "auto" or a backend name -> a backend usable here; NULL with ValueError. */
 const struct aeskit_impl *aeskit_resolve_backend(aeskit_state *st, const char *name);

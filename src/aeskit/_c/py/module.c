@@ -66,6 +66,24 @@ const struct aeskit_impl *aeskit_resolve_backend(aeskit_state *st, const char *n
     return impl;
 }
 
+PyTypeObject *aeskit_add_type(PyObject *module, aeskit_state *st, PyType_Spec *spec,
+                              const void *desc)
+{
+    if (st->ntypes == AESKIT_MAX_TYPES) {
+        PyErr_SetString(PyExc_SystemError, "aeskit: more types than AESKIT_MAX_TYPES");
+        return NULL;
+    }
+    PyTypeObject *t = (PyTypeObject *)PyType_FromModuleAndSpec(module, spec, NULL);
+    if (t == NULL)
+        return NULL;
+    st->types[st->ntypes].type = t;
+    st->types[st->ntypes++].desc = desc;
+    const char *dot = strrchr(spec->name, '.');
+    if (PyModule_AddObjectRef(module, dot != NULL ? dot + 1 : spec->name, (PyObject *)t) < 0)
+        return NULL;
+    return t;
+}
+
 const void *aeskit_desc_of(aeskit_state *st, PyTypeObject *tp)
 {
     for (size_t i = 0; i < st->ntypes; i++)
@@ -142,35 +160,32 @@ static int choose_default(aeskit_state *st)
     return 0;
 }
 
+/* A tuple of the names of a NULL-ended list of descriptors. */
+#define NAMES_OF(list, out)                                                             \
+    do {                                                                                \
+        size_t n_ = 0;                                                                  \
+        while ((list)[n_] != NULL)                                                      \
+            n_++;                                                                       \
+        (out) = PyTuple_New((Py_ssize_t)n_);                                            \
+        for (size_t i_ = 0; (out) != NULL && i_ < n_; i_++) {                           \
+            PyObject *s_ = PyUnicode_FromString((list)[i_]->name);                      \
+            if (s_ == NULL)                                                             \
+                Py_CLEAR(out);                                                          \
+            else                                                                        \
+                PyTuple_SET_ITEM((out), (Py_ssize_t)i_, s_);                            \
+        }                                                                               \
+    } while (0)
+
 /* MODES: {"ciphers": (...), "aeads": (...)}, the names of the modes the
  * types were made from, for the tests to check that they cover them all. */
 static int add_mode_names(PyObject *m)
 {
-    PyObject *ciphers = PyList_New(0), *aeads = PyList_New(0), *d = NULL;
-    int rc = -1;
-    if (ciphers == NULL || aeads == NULL)
-        goto done;
-    for (size_t i = 0; aeskit_ciphers[i] != NULL; i++) {
-        PyObject *s = PyUnicode_FromString(aeskit_ciphers[i]->name);
-        if (s == NULL || PyList_Append(ciphers, s) < 0) {
-            Py_XDECREF(s);
-            goto done;
-        }
-        Py_DECREF(s);
-    }
-    for (size_t i = 0; aeskit_aeads[i] != NULL; i++) {
-        PyObject *s = PyUnicode_FromString(aeskit_aeads[i]->name);
-        if (s == NULL || PyList_Append(aeads, s) < 0) {
-            Py_XDECREF(s);
-            goto done;
-        }
-        Py_DECREF(s);
-    }
-    d = Py_BuildValue("{sNsN}", "ciphers", PyList_AsTuple(ciphers), "aeads",
-                      PyList_AsTuple(aeads));
-    if (d != NULL)
-        rc = PyModule_AddObjectRef(m, "MODES", d);
-done:
+    PyObject *ciphers, *aeads, *d = NULL;
+    NAMES_OF(aeskit_ciphers, ciphers);
+    NAMES_OF(aeskit_aeads, aeads);
+    if (ciphers != NULL && aeads != NULL)
+        d = Py_BuildValue("{sOsO}", "ciphers", ciphers, "aeads", aeads);
+    const int rc = d != NULL ? PyModule_AddObjectRef(m, "MODES", d) : -1;
     Py_XDECREF(ciphers);
     Py_XDECREF(aeads);
     Py_XDECREF(d);
@@ -201,8 +216,6 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg)
     Py_VISIT(st->AlreadyFinalized);
     Py_VISIT(st->InvalidTag);
     Py_VISIT(st->NotYetFinalized);
-    Py_VISIT(st->cipher_ctx_type);
-    Py_VISIT(st->aead_ctx_type);
     for (size_t i = 0; i < st->ntypes; i++)
         Py_VISIT(st->types[i].type);
     return 0;
@@ -214,8 +227,7 @@ static int module_clear(PyObject *m)
     Py_CLEAR(st->AlreadyFinalized);
     Py_CLEAR(st->InvalidTag);
     Py_CLEAR(st->NotYetFinalized);
-    Py_CLEAR(st->cipher_ctx_type);
-    Py_CLEAR(st->aead_ctx_type);
+    st->cipher_ctx_type = st->aead_ctx_type = NULL;
     for (size_t i = 0; i < st->ntypes; i++)
         Py_CLEAR(st->types[i].type);
     st->ntypes = 0;

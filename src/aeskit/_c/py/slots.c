@@ -151,27 +151,24 @@ static PyObject *slots_ghash(PyObject *m, PyObject *args)
     if (!PyArg_ParseTuple(args, "sOOOn:_ghash_slot", &backend, &h, &acc, &data, &max_blocks) ||
         slot_begin(m, &c, backend, NULL, acc, data, 0) < 0)
         return NULL;
-    if (aeskit_get_buffer(h, &hb, 0, "h") < 0 || hb.len != 16 || max_blocks < 0 ||
-        (size_t)max_blocks < slot_blocks(&c)) {
-        if (!PyErr_Occurred())
+    aeskit_ghash_key *hk = NULL;
+    if (aeskit_get_buffer(h, &hb, 0, "h") == 0) {
+        if (hb.len != 16 || max_blocks < 0 || (size_t)max_blocks < slot_blocks(&c))
             PyErr_SetString(PyExc_ValueError, "need a 16-byte h and max_blocks >= the blocks");
-        aeskit_release(&hb);
-        c.out = NULL;
-        Py_XDECREF(slot_end(&c));
-        return NULL;
+        else if ((hk = PyMem_Malloc(sizeof *hk)) == NULL)
+            PyErr_NoMemory();
     }
-    aeskit_ghash_key *hk = PyMem_Malloc(sizeof *hk);
-    if (hk == NULL) {
-        aeskit_release(&hb);
-        Py_XDECREF(slot_end(&c));
-        return PyErr_NoMemory();
+    if (hk != NULL) {
+        c.impl->ghash_key(hk, hb.buf, (size_t)max_blocks);
+        c.impl->ghash(hk, c.block, c.data.buf, slot_blocks(&c));
+        aeskit_secure_zero(hk, sizeof *hk);
+        PyMem_Free(hk);
     }
-    c.impl->ghash_key(hk, hb.buf, (size_t)max_blocks);
-    c.impl->ghash(hk, c.block, c.data.buf, slot_blocks(&c));
-    aeskit_secure_zero(hk, sizeof *hk);
-    PyMem_Free(hk);
     aeskit_release(&hb);
-    return slot_end(&c);
+    PyObject *r = slot_end(&c);
+    if (PyErr_Occurred())
+        Py_CLEAR(r);
+    return r;
 }
 
 static PyObject *slots_constants(PyObject *m, PyObject *arg)
