@@ -79,7 +79,21 @@ def missing_backends():
     return missing
 
 
+def emulated_backends():
+    """Backends offered although this CPU lacks what they need.
+
+    Only a test-only build with meson's emulate_wide option (tests/emu/vaes_emu.h) does
+    that: its vaes_avx2 and vaes_avx512 run on emulated VAES, VPCLMULQDQ and AVX-512.
+    """
+    flags = cpuinfo_flags()
+    if flags is None:
+        return []
+    return [name for name in aeskit.backends().available
+            if name in BACKEND_NEEDS and not BACKEND_NEEDS[name] <= flags]
+
+
 BACKENDS = tuple(aeskit.backends().available)
+EMULATED = tuple(emulated_backends())
 _backends_run = set()
 
 
@@ -91,11 +105,12 @@ def pytest_report_header(config):
         f"aeskit backends: all={info.all} available={info.available} default={info.default!r}",
         f"aeskit cpu_features: {' '.join(on)}",
         f"hypothesis profile: {os.environ.get('HYPOTHESIS_PROFILE', 'default')}",
-    ]
+    ] + ([f"aeskit EMULATED backends (test-only emulate_wide build, the CPU lacks their "
+          f"instructions): {', '.join(EMULATED)}"] if EMULATED else [])
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    ran = sorted(_backends_run)
+    ran = sorted(f"{b} (emulated)" if b in EMULATED else b for b in _backends_run)
     terminalreporter.write_line(f"aeskit backends exercised: {', '.join(ran) or 'none'}")
     not_run = sorted(set(BACKENDS) - _backends_run)
     if not_run and _backends_run:
