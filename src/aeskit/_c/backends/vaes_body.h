@@ -716,9 +716,16 @@ AESKIT_INLINE vaes_v vaes_gmul(vaes_v a, vaes_v b)
     return vaes_xor(hi, lo);
 }
 
+/* Builds what calls of at most max_blocks blocks read: a call of n <
+ * VAES_GP blocks reads H^n..H^1 and the halves of the key's last
+ * floor(n / VAES_GW) groups (vaes_gblocks), a longer one everything. So a
+ * key made per message (GCM-SIV) costs that message's powers, not the
+ * whole table; what is not built is not read (ghash asserts n <=
+ * max_blocks). */
 static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t max_blocks)
 {
     uint8_t *out = (uint8_t *)hk->w;
+    const size_t need = max_blocks < VAES_GP ? max_blocks : VAES_GP;
 #define VAES_POWER(i) (out + AESKIT_BLOCK * (VAES_GP - (i)))   /* H^i x^-1 */
 
     /* The first vector's powers one by one, then doubling: the vectors of
@@ -733,14 +740,18 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t
     }
     static_assert(VAES_GP % VAES_BPV == 0 && (VAES_GP / VAES_BPV & (VAES_GP / VAES_BPV - 1)) == 0,
                   "doubling from one vector reaches VAES_GP");
-    for (size_t m = VAES_BPV; m < VAES_GP; m *= 2) {
-        const vaes_v hm = vaes_bcast(aeskit_load128(VAES_POWER(m)));
-        for (size_t i = 1; i <= m; i += VAES_BPV)   /* lane l: H^(i + VAES_BPV - 1 - l) */
-            vaes_store(VAES_POWER(i + m + VAES_BPV - 1),
+    size_t built = VAES_BPV;
+    for (; built < need; built *= 2) {
+        const vaes_v hm = vaes_bcast(aeskit_load128(VAES_POWER(built)));
+        for (size_t i = 1; i <= built; i += VAES_BPV)   /* lane l: H^(i + VAES_BPV - 1 - l) */
+            vaes_store(VAES_POWER(i + built + VAES_BPV - 1),
                        vaes_gmul(vaes_load(VAES_POWER(i + VAES_BPV - 1)), hm));
     }
 #undef VAES_POWER
+    /* group g holds H^(VAES_GP - VAES_GW * g) and the VAES_GW - 1 below */
     for (size_t g = 0; g < VAES_GP / VAES_GW; g++) {
+        if (VAES_GP - VAES_GW * g > built)
+            continue;
         const uint8_t *grp = out + AESKIT_BLOCK * VAES_GW * g;
         for (size_t q = 0; q < VAES_GPAIRS; q++) {
             const size_t a = 2 * q + 1, b = (2 * q + 2) % (2 * VAES_GPAIRS);
