@@ -79,7 +79,9 @@ struct aeskit_aead {
      * ciphertext to dst and the full 16-byte tag (the glue keeps tag_len
      * of it). open takes the tag_len bytes of the received tag (SIV and
      * GCM-SIV decrypt with it) and writes len bytes of plaintext to dst
-     * and the full expected tag; the glue compares. dst may equal src.
+     * and the full expected tag; the glue compares. dst may equal src,
+     * and may overlap the associated data: a mode reads all of it before
+     * it writes dst (or copies it first).
      * A mode whose keys depend on the nonce (GCM-SIV) derives them here,
      * on its own stack, and wipes them before it returns. */
     void (*seal)(const void *ks, const aeskit_aead_msg *m, uint8_t *dst, const uint8_t *src,

@@ -200,8 +200,8 @@ size_t aeskit_stream_update(aeskit_stream *st, uint8_t *dst, const uint8_t *src,
 enum aeskit_finish aeskit_stream_finish(aeskit_stream *st, uint8_t *dst, size_t *out)
 {
     (void)dst;
-    *out = 0;
-    return aeskit_stream_pending(st) == 0 ? AESKIT_FINISH_OK : AESKIT_FINISH_PARTIAL;
+    *out = aeskit_stream_pending(st);
+    return *out == 0 ? AESKIT_FINISH_OK : AESKIT_FINISH_PARTIAL;
 }
 
 /* ---- the six modes as Python types (py/cipher.c) ---------------------- */

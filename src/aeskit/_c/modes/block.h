@@ -65,7 +65,9 @@ enum aeskit_finish {
 };
 
 /* Ends st: writes what it held back to dst (at most AESKIT_FINISH_MAX
- * bytes; none for these modes) and sets *out to the count. */
+ * bytes; none for these modes) and sets *out to the count; or, when the
+ * stream cannot end as it stands, returns why, with *out the bytes left
+ * pending. */
 #define AESKIT_FINISH_MAX 32
 enum aeskit_finish aeskit_stream_finish(aeskit_stream *st, uint8_t *dst, size_t *out);
 

@@ -767,7 +767,7 @@ int aeskit_add_aead_types(PyObject *module, aeskit_state *st)
     for (size_t i = 0; aeskit_aeads[i] != NULL; i++) {
         const struct aeskit_aead *d = aeskit_aeads[i];
         const int streams = d->init != NULL;
-        assert(!streams || d->nonce_max > 0);   /* a stream starts from a nonce */
+        assert(!streams || (d->nonce_max > 0 && !d->ad_list));   /* one nonce, AAD calls */
         assert(d->n_keys >= 1 && d->tag_lengths != 0 && (d->tag_lengths & 1) == 0);
         assert(d->max_ad >= 1 && (d->ad_list || d->max_ad == 1));
         PyType_Slot slots[] = {

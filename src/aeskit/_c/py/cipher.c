@@ -102,16 +102,31 @@ static int check_iv(const struct aeskit_cipher *d, PyObject *obj, Py_buffer *iv)
     return 0;
 }
 
-static void run(const struct aeskit_cipher *d, aeskit_stream *st, uint8_t *dst,
-                const uint8_t *src, size_t len)
+/* d's update, the GIL released above the threshold; the bytes written. */
+static size_t run(const struct aeskit_cipher *d, aeskit_stream *st, uint8_t *dst,
+                  const uint8_t *src, size_t len)
 {
+    size_t done;
     if (len >= AESKIT_GIL_THRESHOLD) {
         Py_BEGIN_ALLOW_THREADS
-        d->update(st, dst, src, len);
+        done = d->update(st, dst, src, len);
         Py_END_ALLOW_THREADS
     } else {
-        d->update(st, dst, src, len);
+        done = d->update(st, dst, src, len);
     }
+    return done;
+}
+
+/* The error for a stream that cannot end as it stands; n is what finish
+ * reported with it. */
+static void finish_error(const struct aeskit_cipher *d, enum aeskit_finish end, size_t n)
+{
+    assert(end == AESKIT_FINISH_PARTIAL);
+    (void)end;
+    PyErr_Format(PyExc_ValueError,
+                 "%zu bytes of an incomplete block are left at finalize: %s data must be a "
+                 "multiple of 16 bytes",
+                 n, d->name);
 }
 
 /* encrypt/decrypt(,_into): [iv,] data[, buf] */
@@ -146,11 +161,15 @@ static PyObject *oneshot(PyObject *op, PyObject *const *args, Py_ssize_t nargs, 
     aeskit_stream st;
     size_t tail;
     d->init(&st, self->keys, (enum aeskit_mode)d->mode, enc, has_iv ? iv.buf : NULL);
-    run(d, &st, dst, data.buf, len);
-    const enum aeskit_finish end = d->finish(&st, dst + len, &tail);
-    assert(end == AESKIT_FINISH_OK && tail == 0);
-    (void)end;
+    const size_t done = run(d, &st, dst, data.buf, len);
+    const enum aeskit_finish end = d->finish(&st, dst + done, &tail);
     aeskit_secure_zero(&st, sizeof st);
+    if (end != AESKIT_FINISH_OK) {
+        finish_error(d, end, tail);
+        Py_CLEAR(result);
+        goto done;
+    }
+    assert(done + tail == len);
     if (into)
         result = PyLong_FromSize_t(len);
 done:
@@ -310,11 +329,8 @@ static PyObject *ctx_finalize(PyObject *op, PyObject *unused)
     aeskit_secure_zero(&ctx->st, sizeof ctx->st);
     aeskit_guard_leave(&ctx->guard);
     PyObject *r = NULL;
-    if (end == AESKIT_FINISH_PARTIAL)
-        PyErr_Format(PyExc_ValueError,
-                     "%zu bytes of an incomplete block are left at finalize: %s data must "
-                     "be a multiple of 16 bytes",
-                     n, d->name);
+    if (end != AESKIT_FINISH_OK)
+        finish_error(d, end, n);
     else
         r = PyBytes_FromStringAndSize((const char *)tail, (Py_ssize_t)n);
     aeskit_secure_zero(tail, sizeof tail);
