@@ -7,6 +7,7 @@ import sys
 import aeskit
 import pytest
 
+import conftest
 from conftest import BACKEND_NEEDS, cpuinfo_flags, missing_backends
 from helpers import MODES, cls, new, ref
 
@@ -46,11 +47,24 @@ def test_every_backend_this_cpu_has_is_available():
     assert missing_backends() == []
 
 
-def test_x86_build_has_aesni(backends_info):
-    import platform
-    if platform.machine().lower() not in ("x86_64", "amd64"):
+def test_x86_build_has_every_x86_backend(backends_info):
+    """An x86-64 build compiles in every x86 table, whether or not this CPU runs them."""
+    if not conftest.is_x86_64():
         pytest.skip("not x86-64")
-    assert "aesni" in backends_info.all
+    for name in conftest.X86_BUILT_IN:
+        assert name in backends_info.all, name
+
+
+@pytest.mark.parametrize("lost", conftest.X86_BUILT_IN)
+def test_a_lost_x86_table_is_reported(monkeypatch, backends_info, lost):
+    """missing_backends() (which fails the whole session) names an x86 table that a build
+    lost, even one this CPU could not run."""
+    info = type(backends_info)(tuple(b for b in backends_info.all if b != lost),
+                               tuple(b for b in backends_info.available if b != lost),
+                               backends_info.default)
+    monkeypatch.setattr(conftest, "is_x86_64", lambda: True)
+    monkeypatch.setattr(conftest.aeskit, "backends", lambda: info)
+    assert [m for m in missing_backends() if m.startswith(lost + " ")], missing_backends()
 
 
 def test_cpu_features_shape():
