@@ -22,12 +22,12 @@ import functools
 import pytest
 from aead_helpers import (gcm_j0, gcm_model_ciphertext, new_aead, nonce_for_j0, rand, ref_seal,
                           stream_seal)
-from helpers import KEY_SIZES, decrypt, decrypt_into, encrypt, encrypt_into, new, ref
+from helpers import (CIPHER, CIPHERS, KEY_SIZES, decrypt, decrypt_into, encrypt, encrypt_into,
+                     new, ref, spec_params)
 
 W = 32
 # Every mode: the serial ones (CFB8, OFB, CBC/CFB encryption) run aesni's code on the vaes
 # tables, but a table that pointed a slot at the wrong function would show here.
-WIDE_MODES = ("ECB", "CBC", "CFB", "CFB8", "OFB", "CTR")
 LENGTHS = sorted(
     set(range((3 * W + 2) * 16 + 18))
     | {16 * k * W + s * d for k in range(1, 9) for d in (0, 1, 15, 16, 17) for s in (1, -1)}
@@ -43,42 +43,42 @@ ALIGN_LENGTHS = sorted({0, 16, 17, 48, 63, 64, 65, 112, 16 * W // 2 - 1, 16 * W 
                         16 * W - 1, 16 * W, 16 * W + 1, 16 * W + 80, 3 * 16 * W + 17})
 
 
-def _lengths(mode):
-    return [n for n in LENGTHS if mode not in ("ECB", "CBC") or n % 16 == 0]
+def _lengths(spec):
+    return [n for n in LENGTHS if not spec.whole_blocks or n % 16 == 0]
 
 
 @functools.cache
-def _portable(mode, ks):
+def _portable(spec, ks):
     """portable's ciphertext of DATA[:n] for every length n of the sweep."""
-    obj = new(mode, KEYS[ks], backend="portable")
-    return {n: encrypt(obj, mode, IV, DATA[:n]) for n in _lengths(mode)}
+    obj = new(spec, KEYS[ks], backend="portable")
+    return {n: encrypt(obj, spec, IV, DATA[:n]) for n in _lengths(spec)}
 
 
 @pytest.mark.parametrize("ks", KEY_SIZES)
-@pytest.mark.parametrize("mode", WIDE_MODES)
-def test_every_length(backend, mode, ks):
-    obj = new(mode, KEYS[ks], backend=backend)
-    want = _portable(mode, ks)
-    for n in _lengths(mode):
+@pytest.mark.parametrize("spec", spec_params(CIPHERS))
+def test_every_length(backend, spec, ks):
+    obj = new(spec, KEYS[ks], backend=backend)
+    want = _portable(spec, ks)
+    for n in _lengths(spec):
         pt, ct = DATA[:n], want[n]
-        assert encrypt(obj, mode, IV, pt) == ct, n
-        assert decrypt(obj, mode, IV, ct) == pt, n
+        assert encrypt(obj, spec, IV, pt) == ct, n
+        assert decrypt(obj, spec, IV, ct) == pt, n
         buf = bytearray(pt)
-        assert encrypt_into(obj, mode, IV, buf, buf) == n
+        assert encrypt_into(obj, spec, IV, buf, buf) == n
         assert buf == ct, n
-        assert decrypt_into(obj, mode, IV, buf, buf) == n
+        assert decrypt_into(obj, spec, IV, buf, buf) == n
         assert buf == pt, n
 
 
-@pytest.mark.parametrize("mode", WIDE_MODES)
-def test_unaligned(backend, mode):
+@pytest.mark.parametrize("spec", spec_params(CIPHERS))
+def test_unaligned(backend, spec):
     """Source and destination at every offset 1..15 past a 64-byte-aligned start (bytearray
     data is 16-aligned at best, so the offsets cover every vector alignment), in place too."""
     ks = 16
-    obj = new(mode, KEYS[ks], backend=backend)
-    want = _portable(mode, ks)
+    obj = new(spec, KEYS[ks], backend=backend)
+    want = _portable(spec, ks)
     for n in ALIGN_LENGTHS:
-        if mode in ("ECB", "CBC") and n % 16:
+        if spec.whole_blocks and n % 16:
             continue
         pt, ct = DATA[:n], want[n]
         for off in range(1, 16):
@@ -88,10 +88,10 @@ def test_unaligned(backend, mode):
             d0 = (2 * off) % 16 + (-_address(dst)) % 64
             sv, dv = memoryview(src)[s0:s0 + n], memoryview(dst)[d0:d0 + n]
             sv[:] = pt
-            assert encrypt_into(obj, mode, IV, sv, dv) == n
+            assert encrypt_into(obj, spec, IV, sv, dv) == n
             assert bytes(dv) == ct, (n, off)
             sv[:] = ct
-            assert decrypt_into(obj, mode, IV, sv, sv) == n
+            assert decrypt_into(obj, spec, IV, sv, sv) == n
             assert bytes(sv) == pt, (n, off)
             assert bytes(src[:s0]) == bytes(s0) and bytes(src[s0 + n:]) == bytes(80 - s0)
             assert bytes(dst[:d0]) == bytes(d0) and bytes(dst[d0 + n:]) == bytes(80 - d0)
@@ -119,8 +119,8 @@ def _be128_ivs():
 @pytest.mark.parametrize("ks", (16, 32))
 def test_ctr_be128_carry(backend, ks):
     key = KEYS[ks]
-    obj = new("CTR", key, backend=backend)
-    ref_obj = new("CTR", key, backend="portable")
+    obj = new(CIPHER["CTR"], key, backend=backend)
+    ref_obj = new(CIPHER["CTR"], key, backend="portable")
     data = DATA[:CARRY_LEN]
     for iv in _be128_ivs():
         want = ref_obj.encrypt(iv, data)
@@ -130,7 +130,7 @@ def test_ctr_be128_carry(backend, ks):
         assert buf == data, iv.hex()
     # and the reference itself, for one IV per width, against OpenSSL
     for iv in (b"\xff" * 12 + (2**32 - 5).to_bytes(4, "big"), b"\xff" * 16):
-        assert ref_obj.encrypt(iv, data) == ref("CTR", key, iv, data)
+        assert ref_obj.encrypt(iv, data) == ref(CIPHER["CTR"], key, iv, data)
 
 
 SLOT_BLOCKS = 3 * W + 2
@@ -145,7 +145,7 @@ def _slot_counter(kind, value):
 
 def _slot_model(key, kind, counter, data):
     """The counter kind's keystream from portable's ECB, block by block, XORed with data."""
-    ecb = new("ECB", key, backend="portable")
+    ecb = new(CIPHER["ECB"], key, backend="portable")
     order = "little" if kind == "le32" else "big"
     word = slice(0, 4) if kind == "le32" else slice(12, 16)
     value = int.from_bytes(counter[word], order)
