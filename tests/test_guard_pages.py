@@ -15,9 +15,10 @@ import mmap
 
 import pytest
 
-from aead_helpers import new_aead, rand
+from aead_helpers import AEAD, AEADS, AeadSpec, new_aead, rand
 from helpers import CIPHERS, CipherSpec, fit, ivargs, new, spec_params
 
+GCM = AEAD["GCM"]
 PAGE = mmap.PAGESIZE
 PROT_NONE = 0
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
@@ -73,11 +74,11 @@ AEAD_LENGTHS = [16, 17, 16 * 110, 16 * 110 + 5, 16 * 142, 16 * 143 + 9, 16 * 300
 
 
 @pytest.mark.parametrize("before", [False, True], ids=["guard-after", "guard-before"])
-@pytest.mark.parametrize("name", ["GCM", "OCB3"])
-def test_aead_no_access_outside(backend: str, name: str, before: bool) -> None:
+@pytest.mark.parametrize("spec", spec_params(AEADS))
+def test_aead_no_access_outside(backend: str, spec: AeadSpec, before: bool) -> None:
     """Sealing and opening, in place and not, with an inaccessible page right after the
     buffers' last byte, or right before their first."""
-    aead = new_aead(name, rand(5, 16), backend=backend)
+    aead = new_aead(spec, rand(5, 16), backend=backend)
     nonce, aad = rand(6, 12), b"guard"
     for length in AEAD_LENGTHS:
         data = rand(length, length)
@@ -113,7 +114,7 @@ FUSED_NONCE = bytes(range(12))
 def _fused_gcm_reference(ks):
     """(plaintext, ciphertext, tag) per case, from portable."""
     key = rand(400 + ks, ks)
-    ref = new_aead("GCM", key, backend="portable")
+    ref = new_aead(GCM, key, backend="portable")
     out = []
     for pre, blocks in FUSED_CASES:
         data = rand(pre * 1000 + blocks, 16 * (pre + blocks))
@@ -127,7 +128,7 @@ def test_gcm_every_first_counter_and_tail(backend: str, ks: int) -> None:
     """Streaming `pre` blocks, then the rest in place with an inaccessible page right
     before it, sealing and opening."""
     key, cases = _fused_gcm_reference(ks)
-    aead = new_aead("GCM", key, backend=backend)
+    aead = new_aead(GCM, key, backend=backend)
     for (pre, blocks), (data, ct, tag) in zip(FUSED_CASES, cases):
         head, n = 16 * pre, 16 * blocks
         for enc, src, want in ((True, data, ct), (False, ct, data)):

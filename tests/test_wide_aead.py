@@ -24,11 +24,10 @@ import ctypes
 import functools
 
 import pytest
-from aead_helpers import new_aead, rand, ref_seal, stream_open, stream_seal
+from aead_helpers import AEADS, new_aead, rand, ref_seal, spec_params, stream_open, stream_seal
 
 W = 32
 FUSED_GCM = 14 + 3 * W   # blocks: the shortest message vaes_avx512's fused GCM takes
-AEADS = ("GCM", "OCB3")
 MAX_LEN = (FUSED_GCM + 4 * W + 2) * 16 + 17
 LENGTHS = range(MAX_LEN + 1)
 # Pseudo-random, never periodic: an affine byte pattern repeats every 16 blocks, and with
@@ -48,25 +47,25 @@ STEP_BLOCKS = (1, 17, 31, 33, 63)
 
 
 @functools.cache
-def _portable(name, ks):
+def _portable(spec, ks):
     """portable's ciphertext || tag of DATA[:n] for every length n."""
-    obj = new_aead(name, KEYS[ks], backend="portable")
+    obj = new_aead(spec, KEYS[ks], backend="portable")
     return {n: obj.encrypt(NONCE, DATA[:n], AAD) for n in LENGTHS}
 
 
 @functools.cache
-def _portable_aad(name):
-    obj = new_aead(name, KEYS[16], backend="portable")
+def _portable_aad(spec):
+    obj = new_aead(spec, KEYS[16], backend="portable")
     return {(na, n): obj.encrypt(NONCE, DATA[:n], DATA[:na])
             for na in AAD_LENGTHS for n in AAD_DATA_LENGTHS}
 
 
 @pytest.mark.parametrize("ks", (16, 24, 32))
-@pytest.mark.parametrize("name", AEADS)
-def test_every_length(backend, name, ks):
+@pytest.mark.parametrize("spec", spec_params(AEADS))
+def test_every_length(backend, spec, ks):
     """Seal and open DATA[:n] for every n, one-shot and in place, against portable."""
-    obj = new_aead(name, KEYS[ks], backend=backend)
-    want = _portable(name, ks)
+    obj = new_aead(spec, KEYS[ks], backend=backend)
+    want = _portable(spec, ks)
     for n in LENGTHS:
         pt, sealed = DATA[:n], want[n]
         assert obj.encrypt(NONCE, pt, AAD) == sealed, n
@@ -78,18 +77,18 @@ def test_every_length(backend, name, ks):
         assert store[:n] == pt, n
 
 
-@pytest.mark.parametrize("name", AEADS)
-def test_portable_is_the_standard(name):
+@pytest.mark.parametrize("spec", spec_params(AEADS))
+def test_portable_is_the_standard(spec):
     """The reference of this file, checked against OpenSSL at the handovers."""
-    want = _portable(name, 16)
+    want = _portable(spec, 16)
     for n in (0, 1, 16, 17, 16 * W - 1, 16 * W, 16 * W + 17, MAX_LEN):
-        assert want[n] == ref_seal(name, KEYS[16], NONCE, DATA[:n], AAD), n
+        assert want[n] == ref_seal(spec, KEYS[16], NONCE, DATA[:n], AAD), n
 
 
-@pytest.mark.parametrize("name", AEADS)
-def test_aad_lengths(backend, name):
-    obj = new_aead(name, KEYS[16], backend=backend)
-    want = _portable_aad(name)
+@pytest.mark.parametrize("spec", spec_params(AEADS))
+def test_aad_lengths(backend, spec):
+    obj = new_aead(spec, KEYS[16], backend=backend)
+    want = _portable_aad(spec)
     for (na, n), sealed in want.items():
         aad, pt = DATA[:na], DATA[:n]
         assert obj.encrypt(NONCE, pt, aad) == sealed, (na, n)
@@ -106,12 +105,12 @@ def _at(buf, off, n):
     return memoryview(buf)[start:start + n], start
 
 
-@pytest.mark.parametrize("name", AEADS)
-def test_unaligned(backend, name):
+@pytest.mark.parametrize("spec", spec_params(AEADS))
+def test_unaligned(backend, spec):
     """Input and output at every offset 1..63 past a 64-byte boundary (different offsets
     for source and destination), and in place at each offset; nothing written around."""
-    obj = new_aead(name, KEYS[16], backend=backend)
-    want = _portable(name, 16)
+    obj = new_aead(spec, KEYS[16], backend=backend)
+    want = _portable(spec, 16)
     for n in ALIGN_LENGTHS:
         pt, sealed = DATA[:n], want[n]
         for off in range(1, 64):
@@ -141,42 +140,42 @@ def _pieces(data, sizes):
     return out
 
 
-def _check_stream(obj, name, want, data_pieces, aad_pieces=(AAD,)):
+def _check_stream(obj, spec, want, data_pieces, aad_pieces=(AAD,)):
     n = sum(len(p) for p in data_pieces)
     ct, tag = want[:n], want[n:]
     data = b"".join(data_pieces)
-    assert stream_seal(obj, name, NONCE, data, list(aad_pieces), data_pieces) == (ct, tag)
+    assert stream_seal(obj, spec, NONCE, data, list(aad_pieces), data_pieces) == (ct, tag)
     ct_pieces, pos = [], 0
     for p in data_pieces:
         ct_pieces.append(ct[pos:pos + len(p)])
         pos += len(p)
-    assert stream_open(obj, name, NONCE, tag, list(aad_pieces), ct_pieces) == data
+    assert stream_open(obj, spec, NONCE, tag, list(aad_pieces), ct_pieces) == data
 
 
-@pytest.mark.parametrize("name", AEADS)
-def test_streaming_two_pieces(backend, name):
+@pytest.mark.parametrize("spec", spec_params(AEADS))
+def test_streaming_two_pieces(backend, spec):
     """The first update ends at block k (and k blocks plus 7 bytes), for every k in
     0..2W+1: the second update's fused call starts at block k + 1, any residue mod W."""
-    obj = new_aead(name, KEYS[16], backend=backend)
-    want = _portable(name, 16)[MAX_LEN]
+    obj = new_aead(spec, KEYS[16], backend=backend)
+    want = _portable(spec, 16)[MAX_LEN]
     data = DATA[:MAX_LEN]
     for k in range(2 * W + 2):
         for cut in (16 * k, 16 * k + 7):
-            _check_stream(obj, name, want, [data[:cut], data[cut:]])
+            _check_stream(obj, spec, want, [data[:cut], data[cut:]])
 
 
-@pytest.mark.parametrize("name", AEADS)
-def test_streaming_steps(backend, name):
+@pytest.mark.parametrize("spec", spec_params(AEADS))
+def test_streaming_steps(backend, spec):
     """Steps of 1, 17, 31, 33, 63 blocks, exact and off by odd byte counts, and mixed;
     the AAD in two pieces too."""
-    obj = new_aead(name, KEYS[16], backend=backend)
-    want = _portable(name, 16)[MAX_LEN]
+    obj = new_aead(spec, KEYS[16], backend=backend)
+    want = _portable(spec, 16)[MAX_LEN]
     data = DATA[:MAX_LEN]
     for blocks in STEP_BLOCKS:
         for extra in (0, 1, -1, 5, 15):
             size = 16 * blocks + extra
             if size > 0:
-                _check_stream(obj, name, want, _pieces(data, [size]))
+                _check_stream(obj, spec, want, _pieces(data, [size]))
     mixed = [16 * b + e for b, e in zip(STEP_BLOCKS, (3, 0, 13, 1, 9))]
-    _check_stream(obj, name, want, _pieces(data, mixed))
-    _check_stream(obj, name, want, _pieces(data, [1] + mixed), [AAD[:5], AAD[5:]])
+    _check_stream(obj, spec, want, _pieces(data, mixed))
+    _check_stream(obj, spec, want, _pieces(data, [1] + mixed), [AAD[:5], AAD[5:]])

@@ -20,11 +20,12 @@ import ctypes
 import functools
 
 import pytest
-from aead_helpers import (gcm_j0, gcm_model_ciphertext, new_aead, nonce_for_j0, rand, ref_seal,
-                          stream_seal)
+from aead_helpers import (AEAD, gcm_j0, gcm_model_ciphertext, new_aead, nonce_for_j0, rand,
+                          ref_seal, stream_seal)
 from helpers import (CIPHER, CIPHERS, KEY_SIZES, decrypt, decrypt_into, encrypt, encrypt_into,
                      new, ref, spec_params)
 
+GCM = AEAD["GCM"]
 W = 32
 # Every mode: the serial ones (CFB8, OFB, CBC/CFB encryption) run aesni's code on the vaes
 # tables, but a table that pointed a slot at the wrong function would show here.
@@ -196,8 +197,8 @@ def _nonce(key, j0):
 def test_ctr_be32_wrap_via_gcm(backend, ks):
     """inc32 wraps modulo 2^32 and leaves bytes 0..11 alone, at every position of a batch."""
     key = KEYS[ks]
-    obj = new_aead("GCM", key, backend=backend)
-    ref_obj = new_aead("GCM", key, backend="portable")
+    obj = new_aead(GCM, key, backend=backend)
+    ref_obj = new_aead(GCM, key, backend="portable")
     data = DATA[:GCM_CARRY_LEN]
     for short in CARRY_SHORT:
         j0 = b"\xff" * 12 + (2**32 - short).to_bytes(4, "big")
@@ -207,7 +208,7 @@ def test_ctr_be32_wrap_via_gcm(backend, ks):
         assert obj.decrypt(nonce, sealed, b"") == data, short
         if short in (1, 17, W + 1):
             assert sealed[:-16] == gcm_model_ciphertext(key, j0, data)
-            assert sealed == ref_seal("GCM", key, nonce, data)
+            assert sealed == ref_seal(GCM, key, nonce, data)
 
 
 # ---------------------------------------------------------------- GHASH
@@ -222,8 +223,8 @@ def test_ghash_every_block_count(backend, nonce):
     2W blocks, in one call and as two AAD updates split at the prefix, against portable. A
     non-12-byte nonce runs J0 through GHASH too (one block, then 16W+1 bytes)."""
     key = KEYS[16]
-    obj = new_aead("GCM", key, backend=backend)
-    ref_obj = new_aead("GCM", key, backend="portable")
+    obj = new_aead(GCM, key, backend=backend)
+    ref_obj = new_aead(GCM, key, backend="portable")
     pt = DATA[:37]
     for prefix in (0, GHASH_W, 2 * GHASH_W):
         for k in range(1, 3 * GHASH_W + 2):
@@ -231,5 +232,5 @@ def test_ghash_every_block_count(backend, nonce):
             want = ref_obj.encrypt(nonce, pt, aad)
             assert obj.encrypt(nonce, pt, aad) == want, (prefix, k)
             split = 16 * prefix
-            got = stream_seal(obj, "GCM", nonce, pt, [aad[:split], aad[split:]], [pt])
+            got = stream_seal(obj, GCM, nonce, pt, [aad[:split], aad[split:]], [pt])
             assert got == (want[:-16], want[-16:]), (prefix, k)
