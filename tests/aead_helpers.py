@@ -23,7 +23,16 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM as _PycaGCM
 from cryptography.hazmat.primitives.ciphers.aead import AESOCB3 as _PycaOCB3
 
-from helpers import KEY_SIZES, VECTOR_DIR, chunks, parse_vectors, spec_params  # noqa: F401
+from helpers import (  # noqa: F401 (re-exported)
+    BATCH_STEP,
+    BATCHES,
+    KEY_SIZES,
+    VECTOR_DIR,
+    WIDE_BATCH,
+    chunks,
+    parse_vectors,
+    spec_params,
+)
 
 AEAD_VECTOR_DIR = os.path.join(VECTOR_DIR, "aead")  # not directly in vectors/: see PROVENANCE.md
 
@@ -300,13 +309,12 @@ def gcm_model_ciphertext(key, j0, data):
 # ---------------------------------------------------------------- lengths
 
 def boundary_lengths():
-    """Every length 0..(3W+2)*16+17 for W = 8 blocks per batch (TESTING.md; it covers
-    0..3*8*16+17), 10,000 +-17, and every multiple of the 8-block batch up to 10,000
-    +-{0, 1, 15, 16, 17}."""
-    small = set(range(0, (3 * 8 + 2) * 16 + 18))
+    """Every length 0..(3W+2)*16+17 for W the widest batch (TESTING.md), 10,000 +-17, and
+    every multiple of every backend's batch up to 10,000 +-{0, 1, 15, 16, 17}."""
+    small = set(range((3 * WIDE_BATCH + 2) * 16 + 18))
     near = {10000 + d for d in range(-17, 18)}
-    batches = {b + d for b in range(0, 10001, 128) for d in (0, 1, -1, 15, -15, 16, -16, 17, -17)
-               if b + d >= 0}
+    batches = {b + d for b in range(0, 10001, 16 * BATCH_STEP)
+               for d in (0, 1, -1, 15, -15, 16, -16, 17, -17) if b + d >= 0}
     return sorted(small | near | batches)
 
 

@@ -1,13 +1,17 @@
 """Shared helpers: the block-cipher modes' spec table, a uniform call shape over aeskit, the
 pyca reference."""
 
+import functools
+import math
 import operator
 import os
+import platform
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import aeskit
 import pytest
+from aeskit import _aeskit
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
 from cryptography.hazmat.primitives.ciphers import modes as _modes
 
@@ -129,6 +133,42 @@ def stream_len(spec, pending, n):
     if spec.whole_blocks:
         return 16 * ((pending + n) // 16)
     return n
+
+
+# ---------------------------------------------------------------- kernel boundaries
+# Where the backends' kernels hand over, as each table exports it (backend_constants): the
+# sweeps cross these, so a wider kernel widens them without a test edit.
+
+BACKEND_CONSTANTS = {name: _aeskit.backend_constants(name) for name in aeskit.backends().all}
+# Blocks per main-loop iteration of each compiled-in backend (available here or not).
+BATCHES = tuple(sorted({c["batch_blocks"] for c in BACKEND_CONSTANTS.values()}))
+# W: the widest batch (vaes_avx512: 32 blocks).
+WIDE_BATCH = BATCHES[-1]
+# Every multiple of this many blocks is a multiple of every backend's batch.
+BATCH_STEP = functools.reduce(math.gcd, BATCHES)
+# The most GHASH powers a backend's key holds: the most blocks under one reduction (W where
+# no backend says).
+GHASH_POWERS = max([c.get("ghash_key_powers", 0) for c in BACKEND_CONSTANTS.values()]
+                   + [WIDE_BATCH])
+# A 12-byte nonce's data starts at counter 2, 14 blocks before the first counter whose low
+# 4 bits are 0, where the fused GCM kernel starts its batches.
+GCM_FUSED_HEAD = 14
+
+
+def _fused_gcm():
+    """vaes_avx512's fused GCM: the fewest blocks it takes after GCM_FUSED_HEAD, and the
+    most batches it hashes under one reduction (its GHASH key's powers over its batch)."""
+    c = BACKEND_CONSTANTS.get("vaes_avx512")
+    if c is None:
+        # Only a build without the x86 backends lacks it; on x86-64 that fails the session
+        # (conftest.py), and the sweeps must not quietly shrink meanwhile.
+        if platform.machine().lower() in ("x86_64", "amd64"):
+            raise RuntimeError(f"an x86-64 build without vaes_avx512: {aeskit.backends()!r}")
+        return 3 * WIDE_BATCH, max(GHASH_POWERS // WIDE_BATCH, 1)
+    return c["gcm_fused_min_blocks"], c["ghash_key_powers"] // c["batch_blocks"]
+
+
+GCM_FUSED_MIN, GCM_FUSED_CHUNK = _fused_gcm()
 
 
 def chunks(data, cuts):

@@ -2,8 +2,9 @@
 (every reference that takes the parameters), and every backend against "portable".
 
 hypothesis draws data and AAD lengths weighted to where kernels hand over to their tails:
-every length 0..(3*8+2)*16+17, multiples of the 8-block batch +-{0, 1, 15, 16, 17}, and
-10,000 +-17; nonce and tag lengths over everything each mode allows.
+every length 0..(3W+2)*16+17 for W the widest batch, multiples of every backend's batch
++-{0, 1, 15, 16, 17}, and 10,000 +-17 (the batches as the backends export them:
+helpers.BATCHES); nonce and tag lengths over everything each mode allows.
 """
 
 import hashlib
@@ -18,10 +19,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aead_helpers import (
-    AEADS,
-    GuardedBuffer,
     AEAD,
+    AEADS,
+    BATCHES,
     KEY_SIZES,
+    WIDE_BATCH,
+    GuardedBuffer,
     boundary_lengths,
     chunks,
     new_aead,
@@ -39,7 +42,7 @@ GCM = AEAD["GCM"]
 BOUNDARY = boundary_lengths()
 lengths = st.one_of(
     st.sampled_from(BOUNDARY),
-    st.integers(0, 3 * 8 * 16 + 17),
+    st.integers(0, (3 * WIDE_BATCH + 2) * 16 + 17),
     st.integers(10000 - 17, 10000 + 17),
 )
 aad_lengths = st.one_of(st.just(0), lengths)
@@ -261,8 +264,9 @@ def test_large_plaintext_bit_length(backend):
 
 
 @pytest.mark.parametrize("spec", spec_params(AEADS))
-@pytest.mark.parametrize("length", [0, 1, 15, 16, 17, 31, 32, 112, 127, 128, 129, 143, 144,
-                                    255, 256, 257, 4096, 4097])
+@pytest.mark.parametrize("length", sorted(
+    {0, 1, 15, 16, 17, 31, 32, 255, 256, 257, 4096, 4097}
+    | {16 * b + d for b in BATCHES for d in (-16, -1, 0, 1, 15, 16)}))
 def test_no_access_past_the_end(backend, spec, length):
     """Every input and output ends right before an unmapped page (bytes objects have slack
     that hides a few bytes of over-read)."""

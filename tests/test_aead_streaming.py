@@ -13,6 +13,7 @@ import pytest
 
 from aead_helpers import (
     AEADS,
+    WIDE_BATCH,
     chunks,
     new_aead,
     rand,
@@ -24,6 +25,8 @@ from aead_helpers import (
 )
 
 KEY = rand(1, 32)
+# Past two of the widest batches, and a tail.
+PAST_TWO_BATCHES = 16 * (2 * WIDE_BATCH + 1) + 5
 NONCE = rand(2, 12)
 
 spec_param = pytest.mark.parametrize("spec", spec_params(AEADS))
@@ -46,7 +49,7 @@ def _run(obj, spec, direction, aad_pieces, data_pieces, pt, ct, tag, use_into=()
 @dir_param
 def test_every_two_way_split_of_data(backend, spec, direction):
     obj = new_aead(spec, KEY, backend=backend)
-    pt, aad = rand(3, 16 * 17 + 5), rand(4, 21)  # past two 8-block batches, and a tail
+    pt, aad = rand(3, PAST_TWO_BATCHES), rand(4, 21)
     ct, tag = _sealed(spec, pt, aad)
     src = pt if direction == "encrypt" else ct
     for i in range(len(src) + 1):
@@ -58,7 +61,7 @@ def test_every_two_way_split_of_data(backend, spec, direction):
 @dir_param
 def test_every_two_way_split_of_aad(backend, spec, direction):
     obj = new_aead(spec, KEY, backend=backend)
-    pt, aad = rand(5, 37), rand(6, 16 * 17 + 5)
+    pt, aad = rand(5, 37), rand(6, PAST_TWO_BATCHES)
     ct, tag = _sealed(spec, pt, aad)
     src = pt if direction == "encrypt" else ct
     for i in range(len(aad) + 1):

@@ -2,16 +2,16 @@
 bytes and wraps modulo 2**128 (as OpenSSL and pyca/cryptography's modes.CTR).
 
 The IVs put the counter 3, 2 and 1 blocks short of a carry out of the low 32, 64, 96 and
-128 bits, and the lengths (1..25 blocks, i.e. up to 3 batches of 8 plus one) make the
-carry fall at every position inside a wide batch and in the tail.
+128 bits, and the lengths (1..3W+1 blocks, W the widest batch: up to 3 batches plus one)
+make the carry fall at every position inside a wide batch and in the tail.
 """
 
 import pytest
 
-from helpers import CIPHER, chunks, new, ref
+from helpers import BATCHES, CIPHER, WIDE_BATCH, chunks, new, ref
 
 CTR = CIPHER["CTR"]
-BATCH = 8
+BATCH = WIDE_BATCH
 MAX_BLOCKS = 3 * BATCH + 1
 
 
@@ -64,7 +64,7 @@ def test_carry_streaming_splits(backend, iv):
         list(range(1, n, 1))[:80],                       # byte by byte across the first 5 blocks
         list(range(5, n, 11)),                           # odd sizes straddling block borders
         list(range(16, n, 16)),                          # whole blocks, one per call
-        list(range(0, n, 128)) + [n, n],                 # batch-sized calls, empty calls
+        *[list(range(0, n, 16 * b)) + [n, n] for b in BATCHES],  # batch-sized, empty calls
         [3, 3, 35, 35, 35, 200, 399],
     ]
     for cuts in splits:

@@ -1,7 +1,8 @@
 """Differential tests against pyca/cryptography, and every backend against "portable".
 
-hypothesis draws lengths weighted to the places kernels hand over to their tails:
-multiples of 16 and of 128 (and so of every wider batch), each +-1, 15, 16, 17.
+hypothesis draws lengths weighted to the places kernels hand over to their tails: every
+block boundary up to (3W+2)*16+17 for W the widest batch, and multiples of every backend's
+batch (helpers.BATCHES, as the backends export them), each +-1, 15, 16, 17.
 """
 
 import random
@@ -11,8 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from helpers import (
+    BATCH_STEP,
     CIPHERS,
     KEY_SIZES,
+    WIDE_BATCH,
     chunks,
     decrypt,
     decrypt_into,
@@ -26,12 +29,14 @@ from helpers import (
     stream_len,
 )
 
-MAX_LEN = 4096
+MAX_LEN = max(4096, (3 * WIDE_BATCH + 2) * 16 + 17)
 _DELTAS = (0, 1, -1, 15, -15, 16, -16, 17, -17)
 BOUNDARY_LENGTHS = sorted(
     {n for n in range(48)}
-    | {b + d for b in range(0, MAX_LEN + 1, 128) for d in _DELTAS if 0 <= b + d <= MAX_LEN}
-    | {b + d for b in range(0, 512, 16) for d in (0, 1, -1) if b + d >= 0}
+    | {b + d for b in range(0, MAX_LEN + 1, 16 * BATCH_STEP) for d in _DELTAS
+       if 0 <= b + d <= MAX_LEN}
+    | {b + d for b in range(0, (3 * WIDE_BATCH + 2) * 16 + 18, 16) for d in (0, 1, -1)
+       if b + d >= 0}
 )
 
 lengths = st.one_of(st.sampled_from(BOUNDARY_LENGTHS), st.integers(0, MAX_LEN))

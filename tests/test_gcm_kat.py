@@ -8,7 +8,9 @@ import pytest
 
 from aead_helpers import (
     AEAD,
+    BATCHES,
     KEY_SIZES,
+    WIDE_BATCH,
     aead_vectors,
     chunks,
     check_every_path,
@@ -96,12 +98,16 @@ def test_kat_truncated_tags(v, backend, tag_length):
 # ---------------------------------------------------------------- counter wrap
 
 # Low 32 bits of J0. The first data block uses inc32(J0), so J0 = ...fffffffe wraps after one
-# block, ...ffffffff at once; ...fffffff0/fffffff8 wrap inside the first 8- or 16-block batch.
-WRAP_LOWS = (0xFFFFFFFF, 0xFFFFFFFE, 0xFFFFFFFD, 0xFFFFFFF9, 0xFFFFFFF8, 0xFFFFFFF0,
-             0xFFFFFFE0, 0x00000000, 0x7FFFFFFF)
+# block, ...ffffffff at once; 2^32 - b and 2^32 - b + 1 wrap at the end of a first batch of b
+# blocks, or one block before it, for every backend's batch b (helpers.BATCHES).
+WRAP_LOWS = tuple(sorted({0xFFFFFFFF, 0xFFFFFFFE, 0xFFFFFFFD, 0x00000000, 0x7FFFFFFF}
+                         | {2**32 - b + d for b in BATCHES for d in (0, 1)}, reverse=True))
 # High 96 bits: all ones (a carry out of the low word must not reach them), all zeros, mixed.
 WRAP_HIGHS = (b"\xff" * 12, bytes(12), bytes.fromhex("000102030405060708090a0b"))
-WRAP_BLOCKS = (1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 40)
+# Messages of 1..4 blocks, of every batch and one block either side, and of 3/4 and 5/4 of
+# the widest.
+WRAP_BLOCKS = tuple(sorted({1, 2, 3, 4, WIDE_BATCH * 3 // 4, WIDE_BATCH * 5 // 4}
+                           | {b + d for b in BATCHES for d in (-1, 0, 1)}))
 
 
 @functools.lru_cache(maxsize=None)
@@ -145,7 +151,7 @@ def test_counter_wrap(backend, ks, j0):
             assert sealed[:n] == gcm_model_ciphertext(key, j0, pt)
             assert obj.decrypt(nonce, sealed, aad) == pt
     # Streamed, cut at and around the block where the counter wraps.
-    n = 16 * 40 + 3
+    n = 16 * max(WRAP_BLOCKS) + 3
     pt = rand(99, n)
     want = ref_seal(GCM, key, nonce, pt, aad)
     wrap_at = 16 * ((0x100000000 - int.from_bytes(j0[12:], "big") - 1) % 2**32)

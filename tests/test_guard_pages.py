@@ -16,7 +16,8 @@ import mmap
 import pytest
 
 from aead_helpers import AEAD, AEADS, AeadSpec, new_aead, rand
-from helpers import CIPHERS, CipherSpec, fit, ivargs, new, spec_params
+from helpers import (BATCHES, CIPHERS, GCM_FUSED_CHUNK, GCM_FUSED_HEAD, GCM_FUSED_MIN, WIDE_BATCH,
+                     CipherSpec, fit, ivargs, new, spec_params)
 
 GCM = AEAD["GCM"]
 PAGE = mmap.PAGESIZE
@@ -47,7 +48,8 @@ class GuardedBuffer:
 
 
 @pytest.mark.parametrize("spec", spec_params(CIPHERS))
-@pytest.mark.parametrize("length", [16, 17, 31, 32, 112, 128, 129, 144, 255, 256, 4096])
+@pytest.mark.parametrize("length", sorted({16, 17, 31, 32, 255, 256, 4096}
+                                          | {16 * b + d for b in BATCHES for d in (-16, 0, 1, 16)}))
 def test_no_access_past_the_end(backend: str, spec: CipherSpec, length: int) -> None:
     length = fit(spec, length)
     iv = bytes(range(16, 32))
@@ -69,8 +71,12 @@ def test_no_access_past_the_end(backend: str, spec: CipherSpec, length: int) -> 
 
 # Around the wide kernels' handovers: vaes_avx512's fused GCM starts its first batch at the
 # aligned counter before the data (for a 12-byte nonce, 2 blocks before it) and ends with
-# the last blocks of a message; OCB3's kernels have heads and tails of their own.
-AEAD_LENGTHS = [16, 17, 16 * 110, 16 * 110 + 5, 16 * 142, 16 * 143 + 9, 16 * 300 + 15]
+# the last blocks of a message; OCB3's kernels have heads and tails of their own. FUSED is
+# the shortest message the fused GCM takes, then one batch more, and a long one.
+W = WIDE_BATCH
+FUSED = GCM_FUSED_HEAD + GCM_FUSED_MIN
+AEAD_LENGTHS = [16, 17, 16 * FUSED, 16 * FUSED + 5, 16 * (FUSED + W), 16 * (FUSED + W + 1) + 9,
+                16 * (FUSED + 6 * W) + 15]
 
 
 @pytest.mark.parametrize("before", [False, True], ids=["guard-after", "guard-before"])
@@ -100,13 +106,15 @@ def test_aead_no_access_outside(backend: str, spec: AeadSpec, before: bool) -> N
 
 
 # vaes_avx512's fused GCM starts its first batch `skip` = (first counter mod 16) blocks
-# before the data and ends with a tail of 0..31 blocks. With a 12-byte nonce the data starts
+# before the data and ends with a tail of 0..W-1 blocks. With a 12-byte nonce the data starts
 # at counter 2, so a first update of `pre` blocks puts the second, fused, update at skip
-# (2 + pre) mod 16. Every skip x every tail, with 4..7 batches (every size of the first
-# chunk of batches). (Other nonce lengths never reach the fused kernel: modes/gcm.c.)
-FUSED_W = 32
-FUSED_CASES = [(pre, FUSED_W * (4 + (skip + tail) % 4) + tail - skip)
-               for pre in range(16) for skip in [(2 + pre) % 16] for tail in range(32)]
+# (2 + pre) mod 16. Every skip x every tail, with FUSED_BATCHES (the fewest batches that
+# hold the kernel's minimum even when skip is 15) and up to GCM_FUSED_CHUNK - 1 more, so the
+# first chunk of batches takes every size. (Other nonce lengths never reach the fused
+# kernel: modes/gcm.c.)
+FUSED_BATCHES = -(-(GCM_FUSED_MIN + 15) // W)
+FUSED_CASES = [(pre, W * (FUSED_BATCHES + (skip + tail) % GCM_FUSED_CHUNK) + tail - skip)
+               for pre in range(16) for skip in [(2 + pre) % 16] for tail in range(W)]
 FUSED_NONCE = bytes(range(12))
 
 

@@ -5,7 +5,7 @@ import itertools
 
 import pytest
 
-from helpers import CIPHERS, chunks, fit, ivargs, new, op, ref, spec_params, stream_len
+from helpers import CIPHERS, WIDE_BATCH, chunks, fit, ivargs, new, op, ref, spec_params, stream_len
 
 KEY = bytes(range(100, 132))
 IV = bytes(range(200, 216))
@@ -40,7 +40,7 @@ def _run(ctx, spec, pieces, use_into=False):
 @dir_param
 def test_every_two_way_split(backend, spec, direction):
     obj = new(spec, KEY, backend=backend)
-    data = _msg(spec, 16 * 17 + 5)  # past two 8-block batches, and a tail
+    data = _msg(spec, 16 * (2 * WIDE_BATCH + 1) + 5)  # past two of the widest batches, a tail
     want = ref(spec, KEY, IV, data, direction)
     for i in range(len(data) + 1):
         ctx = op(obj, spec, IV, direction)

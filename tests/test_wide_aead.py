@@ -1,20 +1,22 @@
 """The AEADs at the wide kernels' boundaries: every backend byte-identical to `portable`.
 
-W = 32 blocks is the widest batch: vaes_avx512's OCB3 kernel runs 32 blocks from a block
-index that is a multiple of 32 (vaes_avx2 16, aesni 8), with a head up to that index and a
-tail of whole vectors after it. vaes_avx512's fused GCM kernel (vaes_gcm.h) takes a
-message only from FUSED_GCM = 14 + 3W blocks (a 12-byte nonce's counter starts 14 blocks
-before a multiple of 16, then at least 3 batches); its first batch starts at that multiple
-of 16 less 16, the blocks before the data absent (2 for a 12-byte nonce, any of 0..15 when
-streaming), its last 0..W-1 blocks go one vector at a time, and it hashes its batches in
-chunks of up to four, one reduction per chunk, the short chunk first. Every length
+W is the widest batch, the largest batch_blocks of the compiled-in backends
+(backend_constants; vaes_avx512's 32 today): vaes_avx512's OCB3 kernel runs W blocks from a
+block index that is a multiple of W (vaes_avx2 16, aesni 8), with a head up to that index
+and a tail of whole vectors after it. vaes_avx512's fused GCM kernel (vaes_gcm.h) takes a
+message only from FUSED_GCM = 14 + gcm_fused_min_blocks blocks (a 12-byte nonce's counter
+starts 14 blocks before a multiple of 16, then at least that minimum, 3W today); its first
+batch starts at that multiple of 16 less 16, the blocks before the data absent (2 for a
+12-byte nonce, any of 0..15 when streaming), its last 0..W-1 blocks go one vector at a time,
+and it hashes its batches in chunks of up to GCM_FUSED_CHUNK (its GHASH key's powers over
+W: four), one reduction per chunk, the short chunk first. Every length
 0..(FUSED_GCM+4W+2)*16+17 crosses each handover (the start, whole batches, chunks of every
 size, the half batch, one vector at a time, a partial last vector, a partial last block),
 for sealing and opening, one-shot and in place. AAD lengths cross the same boundaries (OCB3's
 HASH and GCM's GHASH). Unaligned buffers take every offset 1..63 for a few lengths.
 Streaming puts the fused kernel's first block at indices that are not multiples of W: two
-pieces split at every block count 0..2W+1 (and at odd byte counts), and steps of 1, 17,
-31, 33 and 63 blocks, plus and minus a few bytes.
+pieces split at every block count 0..2W+1 (and at odd byte counts), and steps of 1, W/2+1,
+W-1, W+1 and 2W-1 blocks, plus and minus a few bytes.
 
 portable's results are computed once per length (functools.cache); the loops over lengths
 run inside each test, not as thousands of parametrized cases.
@@ -25,9 +27,10 @@ import functools
 
 import pytest
 from aead_helpers import AEADS, new_aead, rand, ref_seal, spec_params, stream_open, stream_seal
+from helpers import GCM_FUSED_HEAD, GCM_FUSED_MIN, WIDE_BATCH
 
-W = 32
-FUSED_GCM = 14 + 3 * W   # blocks: the shortest message vaes_avx512's fused GCM takes
+W = WIDE_BATCH
+FUSED_GCM = GCM_FUSED_HEAD + GCM_FUSED_MIN   # blocks: the shortest message the fused GCM takes
 MAX_LEN = (FUSED_GCM + 4 * W + 2) * 16 + 17
 LENGTHS = range(MAX_LEN + 1)
 # Pseudo-random, never periodic: an affine byte pattern repeats every 16 blocks, and with
@@ -43,7 +46,7 @@ AAD_LENGTHS = sorted({0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65}
 AAD_DATA_LENGTHS = (0, 1, 16, 16 * W + 17, 16 * (FUSED_GCM + W) + 17)
 ALIGN_LENGTHS = (16, 64, 16 * W // 2 + 3, 16 * W, 16 * W + 17, 16 * 2 * W + 48,
                  16 * (FUSED_GCM + 3 * W) + 5)
-STEP_BLOCKS = (1, 17, 31, 33, 63)
+STEP_BLOCKS = (1, W // 2 + 1, W - 1, W + 1, 2 * W - 1)
 
 
 @functools.cache
@@ -166,8 +169,8 @@ def test_streaming_two_pieces(backend, spec):
 
 @pytest.mark.parametrize("spec", spec_params(AEADS))
 def test_streaming_steps(backend, spec):
-    """Steps of 1, 17, 31, 33, 63 blocks, exact and off by odd byte counts, and mixed;
-    the AAD in two pieces too."""
+    """Steps of 1, W/2+1, W-1, W+1 and 2W-1 blocks, exact and off by odd byte counts, and
+    mixed; the AAD in two pieces too."""
     obj = new_aead(spec, KEYS[16], backend=backend)
     want = _portable(spec, 16)[MAX_LEN]
     data = DATA[:MAX_LEN]

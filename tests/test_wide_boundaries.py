@@ -1,7 +1,8 @@
 """Wide kernels at their loop boundaries: every backend byte-identical to `portable`.
 
-W is the blocks per main-loop iteration of the widest kernel: vaes_avx512 runs 8 zmm of 4
-blocks (32), vaes_avx2 8 ymm of 2 (16), aesni 8 xmm. Every length 0..(3W+2)*16+17 and
+W is the blocks per main-loop iteration of the widest kernel, the largest batch_blocks of the
+compiled-in backends (backend_constants): vaes_avx512 runs 8 zmm of 4 blocks (32), vaes_avx2
+8 ymm of 2 (16), aesni 8 xmm. Every length 0..(3W+2)*16+17 and
 16kW+d (d in +-{0, 1, 15, 16, 17}) crosses each handover: full batches, the half batch, one
 vector at a time, the last 1..3 blocks of a vector, and CTR's head that aligns the counter
 (TESTING.md). ECB and CBC take whole blocks, so their lengths are the multiples of 16.
@@ -22,11 +23,11 @@ import functools
 import pytest
 from aead_helpers import (AEAD, gcm_j0, gcm_model_ciphertext, new_aead, nonce_for_j0, rand,
                           ref_seal, stream_seal)
-from helpers import (CIPHER, CIPHERS, KEY_SIZES, decrypt, decrypt_into, encrypt, encrypt_into,
-                     new, ref, spec_params)
+from helpers import (CIPHER, CIPHERS, GCM_FUSED_MIN, GHASH_POWERS, KEY_SIZES, WIDE_BATCH,
+                     decrypt, decrypt_into, encrypt, encrypt_into, new, ref, spec_params)
 
 GCM = AEAD["GCM"]
-W = 32
+W = WIDE_BATCH
 # Every mode: the serial ones (CFB8, OFB, CBC/CFB encryption) run aesni's code on the vaes
 # tables, but a table that pointed a slot at the wrong function would show here.
 LENGTHS = sorted(
@@ -106,7 +107,8 @@ def _address(buf):
 
 CARRY_SHORT = range(1, W + 18)          # blocks before the carry
 CARRY_LEN = (3 * W + 2) * 16 + 5
-GCM_CARRY_LEN = (6 * W + 2) * 16 + 5   # the fused kernel takes >= 3W blocks after its head
+# The fused GCM kernel's minimum after its head, then 3 batches
+GCM_CARRY_LEN = (GCM_FUSED_MIN + 3 * W + 2) * 16 + 5
 
 
 def _be128_ivs():
@@ -213,15 +215,17 @@ def test_ctr_be32_wrap_via_gcm(backend, ks):
 
 # ---------------------------------------------------------------- GHASH
 
-GHASH_W = 128   # blocks per reduction of the widest GHASH (vaes_avx512: 128; vaes_avx2: 32; aesni: 8)
+# Blocks under one reduction of the widest GHASH, the most powers a backend's GHASH key
+# holds (vaes_avx512: 128; vaes_avx2: 32; aesni: 8)
+GHASH_W = GHASH_POWERS
 GHASH_NONCES = (bytes(range(16)), rand(13, 16 * GHASH_W + 1))
 
 
 @pytest.mark.parametrize("nonce", GHASH_NONCES, ids=lambda n: f"nonce{len(n)}")
 def test_ghash_every_block_count(backend, nonce):
-    """GHASH through AAD hashing: AAD of every block count 1..3W+1 after a prefix of 0, W and
-    2W blocks, in one call and as two AAD updates split at the prefix, against portable. A
-    non-12-byte nonce runs J0 through GHASH too (one block, then 16W+1 bytes)."""
+    """GHASH through AAD hashing: AAD of every block count 1..3G+1 after a prefix of 0, G and
+    2G blocks (G = GHASH_W), in one call and as two AAD updates split at the prefix, against
+    portable. A non-12-byte nonce runs J0 through GHASH too (one block, then 16G+1 bytes)."""
     key = KEYS[16]
     obj = new_aead(GCM, key, backend=backend)
     ref_obj = new_aead(GCM, key, backend="portable")
