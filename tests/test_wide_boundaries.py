@@ -13,8 +13,8 @@ Counters: AESCTR (BE128) from counters 1..W+17 blocks short of a carry out of 32
 2^32 wrap at the same positions, over messages long enough for vaes_avx512's fused GCM
 kernel; such a counter depends on the key, so modes/gcm.c takes them through the
 constant-time generic CTR instead (a 12-byte nonce's counter cannot wrap). The
-little-endian 32-bit counter (LE32, for GCM-SIV) has no public mode yet: the
-backends' ctr slot is called directly (`_aeskit._ctr_slot`) for it and for BE32.
+little-endian 32-bit counter (LE32, for GCM-SIV) has no public mode yet: test_slots.py
+calls the backends' ctr slot directly for it and for BE32.
 """
 
 import ctypes
@@ -134,58 +134,6 @@ def test_ctr_be128_carry(backend, ks):
     # and the reference itself, for one IV per width, against OpenSSL
     for iv in (b"\xff" * 12 + (2**32 - 5).to_bytes(4, "big"), b"\xff" * 16):
         assert ref_obj.encrypt(iv, data) == ref(CIPHER["CTR"], key, iv, data)
-
-
-SLOT_BLOCKS = 3 * W + 2
-
-
-def _slot_counter(kind, value):
-    """A counter block whose 32-bit counter holds value, the other 12 bytes fixed."""
-    if kind == "le32":
-        return value.to_bytes(4, "little") + bytes(range(0xa0, 0xac))
-    return bytes(range(0xa0, 0xac)) + value.to_bytes(4, "big")
-
-
-def _slot_model(key, kind, counter, data):
-    """The counter kind's keystream from portable's ECB, block by block, XORed with data."""
-    ecb = new(CIPHER["ECB"], key, backend="portable")
-    order = "little" if kind == "le32" else "big"
-    word = slice(0, 4) if kind == "le32" else slice(12, 16)
-    value = int.from_bytes(counter[word], order)
-    blocks = bytearray()
-    for i in range(len(data) // 16):
-        block = bytearray(counter)
-        block[word] = ((value + i) % 2**32).to_bytes(4, order)
-        blocks += block
-    stream = ecb.encrypt(bytes(blocks))
-    return bytes(a ^ b for a, b in zip(stream, data))
-
-
-@pytest.mark.parametrize("kind", ("be32", "le32"))
-@pytest.mark.parametrize("ks", (16, 32))
-def test_ctr_slot_32bit_wrap(backend, kind, ks):
-    """The 32-bit counters wrap modulo 2^32 inside a wide batch and leave the other 12
-    bytes alone; the head that aligns the counter starts at every residue mod 16."""
-    key = KEYS[ks]
-    data = DATA[:16 * SLOT_BLOCKS]
-    starts = [2**32 - short for short in CARRY_SHORT] + list(range(16))
-    for start in starts:
-        counter = _slot_counter(kind, start)
-        want = _ctr_slot("portable", key, kind, counter, data)
-        assert _ctr_slot(backend, key, kind, counter, data) == want, start
-        assert want[1] == _slot_counter(kind, (start + SLOT_BLOCKS) % 2**32), start
-        for n in (1, 3, 15, 16, 17, W // 2, W - 1, W + 1):
-            assert _ctr_slot(backend, key, kind, counter, data[:16 * n])[0] == want[0][:16 * n]
-    for start in (2**32 - 1, 2**32 - W - 1, 5):
-        counter = _slot_counter(kind, start)
-        got = _ctr_slot("portable", key, kind, counter, data)[0]
-        assert got == _slot_model(key, kind, counter, data)
-
-
-def _ctr_slot(backend, key, kind, counter, data):
-    from aeskit import _aeskit
-
-    return _aeskit._ctr_slot(backend, key, kind, counter, data)
 
 
 @functools.cache
