@@ -3,7 +3,6 @@ pyca reference."""
 
 import functools
 import math
-import operator
 import os
 import platform
 from collections.abc import Callable
@@ -60,9 +59,6 @@ CIPHERS = (
     CipherSpec("CTR", has_iv=True, whole_blocks=False, keystream=True, ref_mode=_modes.CTR),
 )
 CIPHER = {spec.name: spec for spec in CIPHERS}
-
-# pytest ids for spec parameters: the mode's name.
-spec_id = operator.attrgetter("name")
 
 
 def spec_params(table, **want):
