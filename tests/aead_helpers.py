@@ -1,6 +1,6 @@
-"""AEAD helpers: the AES-GCM and AES-OCB3 references, a Python model of GHASH and of GCM's
-J0, boundary-weighted lengths, buffers that cost no memory or end at a guard page, and the
-checks that run a known answer through every entry point.
+"""AEAD helpers: the AEADs' spec table with their references, a Python model of GHASH and
+of GCM's J0, boundary-weighted lengths, buffers that cost no memory or end at a guard page,
+and the checks that run a known answer through every entry point.
 
 References: pyca/cryptography (OpenSSL) wherever it takes the parameters, pycryptodome where
 it refuses them (cryptography's GCM takes nonces of 8..128 bytes, its AESOCB3 nonces of
@@ -12,6 +12,9 @@ import ctypes
 import mmap
 import os
 import random
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import aeskit
 from Crypto.Cipher import AES as _PyCryptodomeAES
@@ -20,30 +23,151 @@ from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM as _PycaGCM
 from cryptography.hazmat.primitives.ciphers.aead import AESOCB3 as _PycaOCB3
 
-from helpers import KEY_SIZES, VECTOR_DIR, chunks, parse_vectors  # noqa: F401 (re-exported)
+from helpers import (  # noqa: F401 (re-exported)
+    BATCH_STEP,
+    BATCHES,
+    KEY_SIZES,
+    VECTOR_DIR,
+    WIDE_BATCH,
+    chunks,
+    parse_vectors,
+    spec_params,
+)
 
 AEAD_VECTOR_DIR = os.path.join(VECTOR_DIR, "aead")  # not directly in vectors/: see PROVENANCE.md
 
-AEADS = ("GCM", "OCB3")
-TAG_LENGTHS = {"GCM": (16, 15, 14, 13, 12, 8, 4), "OCB3": tuple(range(8, 17))}
-BAD_TAG_LENGTHS = {
-    "GCM": (-1, 0, 1, 2, 3, 5, 6, 7, 9, 10, 11, 17, 32),
-    "OCB3": (-1, 0, 1, 4, 7, 17, 32),
-}
-# Nonce lengths each mode accepts (GCM: any length >= 1; these are the ones worth testing).
-NONCE_LENGTHS = {
-    "GCM": (1, 2, 7, 8, 11, 12, 13, 15, 16, 17, 31, 32, 33, 60, 64, 100, 128),
-    "OCB3": tuple(range(1, 16)),
-}
-BAD_NONCE_LENGTHS = {"GCM": (0,), "OCB3": (0, 16, 17, 32)}
+
+# ---------------------------------------------------------------- references
+
+@dataclass(frozen=True)
+class Reference:
+    """One library's implementation of an AEAD: the parameters it takes, and the calls."""
+
+    lib: str
+    nonce_lengths: range
+    tag_lengths: range
+    # seal(key, nonce, data, aad, tag_length) -> ciphertext || tag
+    seal: Callable[[bytes, bytes, bytes, bytes, int], bytes]
+    # open(key, nonce, ciphertext, tag, aad) -> plaintext; raises on a bad tag
+    open: Callable[[bytes, bytes, bytes, bytes, bytes], bytes]
+
+    def takes(self, nonce_len, tag_length):
+        return nonce_len in self.nonce_lengths and tag_length in self.tag_lengths
 
 
-def aead_cls(name):
-    return getattr(aeskit, "AES" + name)
+def _pyca_gcm_seal(key, nonce, data, aad, tag_length):
+    if tag_length == 16:
+        return _PycaGCM(key).encrypt(nonce, data, aad)
+    enc = Cipher(algorithms.AES(key), modes.GCM(nonce)).encryptor()
+    enc.authenticate_additional_data(aad)
+    ct = enc.update(data) + enc.finalize()
+    return ct + enc.tag[:tag_length]  # SP 800-38D: T = MSB_t(S)
 
 
-def new_aead(name, key, tag_length=16, backend="auto"):
-    return aead_cls(name)(key, tag_length=tag_length, backend=backend)
+def _pyca_gcm_open(key, nonce, ct, tag, aad):
+    dec = Cipher(algorithms.AES(key), modes.GCM(nonce, tag, min_tag_length=len(tag))).decryptor()
+    dec.authenticate_additional_data(aad)
+    return dec.update(ct) + dec.finalize()
+
+
+def _pyca_ocb3_seal(key, nonce, data, aad, tag_length):
+    return _PycaOCB3(key).encrypt(nonce, data, aad)
+
+
+def _pyca_ocb3_open(key, nonce, ct, tag, aad):
+    return _PycaOCB3(key).decrypt(nonce, ct + tag, aad)
+
+
+def _pycryptodome(mode):
+    """pycryptodome's seal and open for one of its AEAD modes."""
+
+    def seal(key, nonce, data, aad, tag_length):
+        c = _PyCryptodomeAES.new(key, mode, nonce=nonce, mac_len=tag_length)
+        c.update(aad)
+        ct, tag = c.encrypt_and_digest(data)
+        return ct + tag
+
+    def open_(key, nonce, ct, tag, aad):
+        c = _PyCryptodomeAES.new(key, mode, nonce=nonce, mac_len=len(tag))
+        c.update(aad)
+        return c.decrypt_and_verify(ct, tag)
+
+    return seal, open_
+
+
+# ---------------------------------------------------------------- the spec table
+
+@dataclass(frozen=True)
+class AeadSpec:
+    """What the tests know about one AEAD, aeskit.AES<name>: tests read these attributes
+    instead of asking which AEAD they have, so a new one is one entry in AEADS (plus its
+    known answers)."""
+
+    name: str
+    # Tag lengths accepted (16, the default, among them) and refused by the constructor.
+    tag_lengths: tuple[int, ...]
+    bad_tag_lengths: tuple[int, ...]
+    # Nonce lengths accepted (the ones worth testing) and refused by every entry point.
+    nonce_lengths: tuple[int, ...]
+    bad_nonce_lengths: tuple[int, ...]
+    # The longest nonce accepted; None: no bound (then far longer ones are tried too).
+    nonce_max: int | None
+    # The libraries to compare with, preferred first.
+    refs: tuple[Reference, ...]
+    # update() returns whole blocks only and holds back the 0..15 bytes after them for
+    # finalize() (OCB3); otherwise it returns every byte at once (GCM).
+    whole_blocks: bool
+    # Most bytes of data and of AAD in one message, cumulative when streaming; None: no
+    # limit a test can reach.
+    max_data: int | None = None
+    max_aad: int | None = None
+
+    @property
+    def cls(self):
+        return getattr(aeskit, "AES" + self.name)
+
+
+_pycryptodome_gcm = _pycryptodome(_PyCryptodomeAES.MODE_GCM)
+_pycryptodome_ocb = _pycryptodome(_PyCryptodomeAES.MODE_OCB)
+
+AEADS = (
+    AeadSpec(
+        "GCM",
+        tag_lengths=(16, 15, 14, 13, 12, 8, 4),
+        bad_tag_lengths=(-1, 0, 1, 2, 3, 5, 6, 7, 9, 10, 11, 17, 32),
+        # any length >= 1; these are the ones worth testing
+        nonce_lengths=(1, 2, 7, 8, 11, 12, 13, 15, 16, 17, 31, 32, 33, 60, 64, 100, 128),
+        bad_nonce_lengths=(0,),
+        nonce_max=None,
+        refs=(Reference("cryptography", range(8, 129), range(4, 17),
+                        _pyca_gcm_seal, _pyca_gcm_open),
+              Reference("pycryptodome", range(1, sys.maxsize), range(4, 17), *_pycryptodome_gcm)),
+        whole_blocks=False,
+        max_data=2**36 - 32,    # SP 800-38D: 2^39 - 256 bits
+        max_aad=2**61 - 1,      # 2^64 - 1 bits
+    ),
+    AeadSpec(
+        "OCB3",
+        tag_lengths=tuple(range(8, 17)),
+        bad_tag_lengths=(-1, 0, 1, 4, 7, 17, 32),
+        nonce_lengths=tuple(range(1, 16)),
+        bad_nonce_lengths=(0, 16, 17, 32),
+        nonce_max=15,
+        refs=(Reference("cryptography", range(12, 16), range(16, 17),
+                        _pyca_ocb3_seal, _pyca_ocb3_open),
+              Reference("pycryptodome", range(1, 16), range(8, 17), *_pycryptodome_ocb)),
+        whole_blocks=True,
+    ),
+)
+AEAD = {spec.name: spec for spec in AEADS}
+
+
+def aead_cls(spec):
+    return spec.cls
+
+
+def new_aead(spec, key, tag_length=16, backend="auto"):
+    return spec.cls(key, tag_length=tag_length, backend=backend)
 
 
 def aead_vectors(filename):
@@ -64,75 +188,44 @@ def rand(seed, n):
     return random.Random(seed).randbytes(n)
 
 
-# ---------------------------------------------------------------- references
-
-def ref_libs(name, nonce_len, tag_length=16):
+def ref_libs(spec, nonce_len, tag_length=16):
     """The references that accept these parameters, preferred first."""
-    libs = []
-    if name == "GCM":
-        if 8 <= nonce_len <= 128:
-            libs.append("cryptography")
-        if nonce_len >= 1 and 4 <= tag_length <= 16:
-            libs.append("pycryptodome")
-    else:
-        if 12 <= nonce_len <= 15 and tag_length == 16:
-            libs.append("cryptography")
-        if 1 <= nonce_len <= 15 and 8 <= tag_length <= 16:
-            libs.append("pycryptodome")
-    return libs
+    return [r.lib for r in spec.refs if r.takes(nonce_len, tag_length)]
 
 
-def _pycryptodome(name, key, nonce, tag_length):
-    mode = _PyCryptodomeAES.MODE_GCM if name == "GCM" else _PyCryptodomeAES.MODE_OCB
-    return _PyCryptodomeAES.new(bytes(key), mode, nonce=bytes(nonce), mac_len=tag_length)
+def _reference(spec, nonce_len, tag_length, lib):
+    refs = [r for r in spec.refs if r.takes(nonce_len, tag_length) and lib in (None, r.lib)]
+    if not refs:
+        raise ValueError(f"no reference for {spec.name} with a {nonce_len}-byte nonce, "
+                         f"{tag_length}-byte tag (lib={lib})")
+    return refs[0]
 
 
-def ref_seal(name, key, nonce, data, aad=b"", tag_length=16, lib=None):
+def ref_seal(spec, key, nonce, data, aad=b"", tag_length=16, lib=None):
     """ciphertext || tag from one reference library (default: the preferred one)."""
     key, nonce, data, aad = bytes(key), bytes(nonce), bytes(data), bytes(aad or b"")
-    lib = lib or ref_libs(name, len(nonce), tag_length)[0]
-    if lib == "cryptography":
-        if name == "GCM":
-            if tag_length == 16:
-                return _PycaGCM(key).encrypt(nonce, data, aad)
-            enc = Cipher(algorithms.AES(key), modes.GCM(nonce)).encryptor()
-            enc.authenticate_additional_data(aad)
-            ct = enc.update(data) + enc.finalize()
-            return ct + enc.tag[:tag_length]  # SP 800-38D: T = MSB_t(S)
-        return _PycaOCB3(key).encrypt(nonce, data, aad)
-    c = _pycryptodome(name, key, nonce, tag_length)
-    c.update(aad)
-    ct, tag = c.encrypt_and_digest(data)
-    return ct + tag
+    return _reference(spec, len(nonce), tag_length, lib).seal(key, nonce, data, aad, tag_length)
 
 
-def ref_open(name, key, nonce, data, aad=b"", tag_length=16, lib=None):
+def ref_open(spec, key, nonce, data, aad=b"", tag_length=16, lib=None):
     """The plaintext, or None when the reference rejects the tag."""
     key, nonce, data, aad = bytes(key), bytes(nonce), bytes(data), bytes(aad or b"")
-    lib = lib or ref_libs(name, len(nonce), tag_length)[0]
+    ref = _reference(spec, len(nonce), tag_length, lib)
     if len(data) < tag_length:
         return None
     ct, tag = data[:len(data) - tag_length], data[len(data) - tag_length:]
     try:
-        if lib == "cryptography":
-            if name == "GCM":
-                dec = Cipher(algorithms.AES(key),
-                             modes.GCM(nonce, tag, min_tag_length=tag_length)).decryptor()
-                dec.authenticate_additional_data(aad)
-                return dec.update(ct) + dec.finalize()
-            return _PycaOCB3(key).decrypt(nonce, data, aad)
-        c = _pycryptodome(name, key, nonce, tag_length)
-        c.update(aad)
-        return c.decrypt_and_verify(ct, tag)
+        return ref.open(key, nonce, ct, tag, aad)
     except (_PycaInvalidTag, ValueError):
         return None
 
 
-def stream_len(name, pending, n):
-    """Output length of one update(): everything for GCM, whole blocks for OCB3."""
-    if name == "GCM":
-        return n
-    return 16 * ((pending + n) // 16)
+def stream_len(spec, pending, n):
+    """Output length of one update(): whole blocks for a whole-block AEAD (OCB3), everything
+    otherwise (GCM)."""
+    if spec.whole_blocks:
+        return 16 * ((pending + n) // 16)
+    return n
 
 
 # ---------------------------------------------------------------- GHASH model (SP 800-38D)
@@ -216,13 +309,12 @@ def gcm_model_ciphertext(key, j0, data):
 # ---------------------------------------------------------------- lengths
 
 def boundary_lengths():
-    """Every length 0..(3W+2)*16+17 for W = 8 blocks per batch (TESTING.md; it covers
-    0..3*8*16+17), 10,000 +-17, and every multiple of the 8-block batch up to 10,000
-    +-{0, 1, 15, 16, 17}."""
-    small = set(range(0, (3 * 8 + 2) * 16 + 18))
+    """Every length 0..(3W+2)*16+17 for W the widest batch (TESTING.md), 10,000 +-17, and
+    every multiple of every backend's batch up to 10,000 +-{0, 1, 15, 16, 17}."""
+    small = set(range((3 * WIDE_BATCH + 2) * 16 + 18))
     near = {10000 + d for d in range(-17, 18)}
-    batches = {b + d for b in range(0, 10001, 128) for d in (0, 1, -1, 15, -15, 16, -16, 17, -17)
-               if b + d >= 0}
+    batches = {b + d for b in range(0, 10001, 16 * BATCH_STEP)
+               for d in (0, 1, -1, 15, -15, 16, -16, 17, -17) if b + d >= 0}
     return sorted(small | near | batches)
 
 
@@ -240,14 +332,14 @@ def zero_map(size):
 
 # ---------------------------------------------------------------- every way to call
 
-def stream_seal(obj, name, nonce, data, aad_pieces, data_pieces, use_into=()):
+def stream_seal(obj, spec, nonce, data, aad_pieces, data_pieces, use_into=()):
     """Encrypt through an encryptor; returns (ciphertext, tag). Checks each update's length."""
     ctx = obj.encryptor(nonce)
     for a in aad_pieces:
         assert ctx.authenticate_additional_data(a) is None
     out, pending = [], 0
     for i, p in enumerate(data_pieces):
-        need = stream_len(name, pending, len(p))
+        need = stream_len(spec, pending, len(p))
         if i < len(use_into) and use_into[i]:
             buf = bytearray(b"\xee" * need)
             assert ctx.update_into(p, buf) == need
@@ -257,7 +349,7 @@ def stream_seal(obj, name, nonce, data, aad_pieces, data_pieces, use_into=()):
             assert type(got) is bytes
             assert len(got) == need, (len(p), pending)
             out.append(got)
-        pending = (pending + len(p)) % 16 if name != "GCM" else 0
+        pending = (pending + len(p)) % 16 if spec.whole_blocks else 0
     last = ctx.finalize()
     assert type(last) is bytes and len(last) == pending
     out.append(last)
@@ -266,14 +358,14 @@ def stream_seal(obj, name, nonce, data, aad_pieces, data_pieces, use_into=()):
     return b"".join(out), tag
 
 
-def stream_open(obj, name, nonce, tag, aad_pieces, data_pieces, use_into=()):
+def stream_open(obj, spec, nonce, tag, aad_pieces, data_pieces, use_into=()):
     """Decrypt through a decryptor ending in finalize_with_tag; returns the plaintext."""
     ctx = obj.decryptor(nonce)
     for a in aad_pieces:
         assert ctx.authenticate_additional_data(a) is None
     out, pending = [], 0
     for i, p in enumerate(data_pieces):
-        need = stream_len(name, pending, len(p))
+        need = stream_len(spec, pending, len(p))
         if i < len(use_into) and use_into[i]:
             buf = bytearray(b"\xee" * need)
             assert ctx.update_into(p, buf) == need
@@ -282,14 +374,14 @@ def stream_open(obj, name, nonce, tag, aad_pieces, data_pieces, use_into=()):
             got = ctx.update(p)
             assert len(got) == need, (len(p), pending)
             out.append(got)
-        pending = (pending + len(p)) % 16 if name != "GCM" else 0
+        pending = (pending + len(p)) % 16 if spec.whole_blocks else 0
     last = ctx.finalize_with_tag(tag)
     assert type(last) is bytes and len(last) == pending
     out.append(last)
     return b"".join(out)
 
 
-def check_every_path(obj, name, nonce, aad, pt, sealed):
+def check_every_path(obj, spec, nonce, aad, pt, sealed):
     """obj gives `sealed` (ciphertext || tag) for pt and opens it, through every entry point:
     one-shot, keywords, _into (larger buffer), in place, and streaming (one piece and
     byte-at-a-time pieces of AAD and data)."""
@@ -320,14 +412,14 @@ def check_every_path(obj, name, nonce, aad, pt, sealed):
     assert store[:n] == pt
     # Streaming: whole, and in 1-byte pieces (AAD too).
     aad = bytes(aad or b"")
-    whole = stream_seal(obj, name, nonce, pt, [aad], [pt])
+    whole = stream_seal(obj, spec, nonce, pt, [aad], [pt])
     assert whole == (ct, tag)
     bytewise = [pt[i:i + 1] for i in range(n)]
     aadwise = [aad[i:i + 1] for i in range(len(aad))]
-    assert stream_seal(obj, name, nonce, pt, aadwise, bytewise) == (ct, tag)
-    assert stream_open(obj, name, nonce, tag, [aad], [ct]) == pt
+    assert stream_seal(obj, spec, nonce, pt, aadwise, bytewise) == (ct, tag)
+    assert stream_open(obj, spec, nonce, tag, [aad], [ct]) == pt
     ctwise = [ct[i:i + 1] for i in range(n)]
-    assert stream_open(obj, name, nonce, tag, aadwise, ctwise, [True] * n) == pt
+    assert stream_open(obj, spec, nonce, tag, aadwise, ctwise, [True] * n) == pt
 
 
 # ---------------------------------------------------------------- guard pages

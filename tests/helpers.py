@@ -1,8 +1,16 @@
-"""Shared helpers: the mode table, a uniform call shape over aeskit, the pyca reference."""
+"""Shared helpers: the block-cipher modes' spec table, a uniform call shape over aeskit, the
+pyca reference."""
 
+import functools
+import math
 import os
+import platform
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import aeskit
+import pytest
+from aeskit import _aeskit
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
 from cryptography.hazmat.primitives.ciphers import modes as _modes
 
@@ -11,79 +19,152 @@ try:  # cryptography >= 47 moved the legacy modes here
 except ImportError:  # pragma: no cover - older cryptography
     _legacy = _modes
 
-MODES = ("ECB", "CBC", "CFB", "CFB8", "OFB", "CTR")
-BLOCK_MODES = ("ECB", "CBC")  # whole blocks only, one-shot and at finalize
-STREAM_MODES = ("CFB", "CFB8", "OFB", "CTR")  # any length, continue mid-block
 KEY_SIZES = (16, 24, 32)
 
-_REF_MODE = {
-    "ECB": lambda iv: _modes.ECB(),
-    "CBC": lambda iv: _modes.CBC(iv),
-    "CFB": lambda iv: _legacy.CFB(iv),
-    "CFB8": lambda iv: _legacy.CFB8(iv),
-    "OFB": lambda iv: _legacy.OFB(iv),
-    "CTR": lambda iv: _modes.CTR(iv),
-}
+
+@dataclass(frozen=True)
+class CipherSpec:
+    """What the tests know about one block-cipher mode, aeskit.AES<name>: tests read these
+    attributes instead of asking which mode they have, so a new mode is one entry in
+    CIPHERS (plus its known answers)."""
+
+    name: str
+    # A 16-byte iv comes before the data in every call (all but ECB).
+    has_iv: bool
+    # Whole blocks only: one-shot data must be whole blocks, update() returns whole blocks
+    # and holds back the rest, finalize() refuses a partial block (ECB, CBC). Otherwise any
+    # length, and update() continues mid-block and returns every byte.
+    whole_blocks: bool
+    # The output is the data XOR a keystream of key and iv alone (OFB, CTR): encrypting
+    # zeros hands out the keystream itself.
+    keystream: bool
+    # pyca/cryptography's mode object for an iv (None for a mode without one).
+    ref_mode: Callable[[bytes | None], object]
+    # Bytes per AES call: 1 for CFB8, whose large-message tests are sized down to match.
+    segment: int = 16
+
+    @property
+    def cls(self):
+        return getattr(aeskit, "AES" + self.name)
 
 
-def cls(mode):
-    return getattr(aeskit, "AES" + mode)
+CIPHERS = (
+    CipherSpec("ECB", has_iv=False, whole_blocks=True, keystream=False,
+               ref_mode=lambda iv: _modes.ECB()),
+    CipherSpec("CBC", has_iv=True, whole_blocks=True, keystream=False, ref_mode=_modes.CBC),
+    CipherSpec("CFB", has_iv=True, whole_blocks=False, keystream=False, ref_mode=_legacy.CFB),
+    CipherSpec("CFB8", has_iv=True, whole_blocks=False, keystream=False, ref_mode=_legacy.CFB8,
+               segment=1),
+    CipherSpec("OFB", has_iv=True, whole_blocks=False, keystream=True, ref_mode=_legacy.OFB),
+    CipherSpec("CTR", has_iv=True, whole_blocks=False, keystream=True, ref_mode=_modes.CTR),
+)
+CIPHER = {spec.name: spec for spec in CIPHERS}
 
 
-def new(mode, key, backend="auto"):
-    return cls(mode)(key, backend=backend)
+def spec_params(table, **want):
+    """The specs of table whose attributes have the values given (all of them without any),
+    as pytest parameters with the mode's name as id."""
+    return [pytest.param(s, id=s.name) for s in table
+            if all(getattr(s, k) == v for k, v in want.items())]
 
 
-def has_iv(mode):
-    return mode != "ECB"
+def cls(spec):
+    return spec.cls
 
 
-def ivargs(mode, iv):
-    """Leading positional arguments of every call: () for ECB, (iv,) otherwise."""
-    return (iv,) if has_iv(mode) else ()
+def new(spec, key, backend="auto"):
+    return spec.cls(key, backend=backend)
 
 
-def encrypt(obj, mode, iv, data):
-    return obj.encrypt(*ivargs(mode, iv), data)
+def ivargs(spec, iv):
+    """Leading positional arguments of every call: () without an iv (ECB), (iv,) otherwise."""
+    return (iv,) if spec.has_iv else ()
 
 
-def decrypt(obj, mode, iv, data):
-    return obj.decrypt(*ivargs(mode, iv), data)
+def encrypt(obj, spec, iv, data):
+    return obj.encrypt(*ivargs(spec, iv), data)
 
 
-def encrypt_into(obj, mode, iv, data, buf):
-    return obj.encrypt_into(*ivargs(mode, iv), data, buf)
+def decrypt(obj, spec, iv, data):
+    return obj.decrypt(*ivargs(spec, iv), data)
 
 
-def decrypt_into(obj, mode, iv, data, buf):
-    return obj.decrypt_into(*ivargs(mode, iv), data, buf)
+def encrypt_into(obj, spec, iv, data, buf):
+    return obj.encrypt_into(*ivargs(spec, iv), data, buf)
 
 
-def encryptor(obj, mode, iv):
-    return obj.encryptor(*ivargs(mode, iv))
+def decrypt_into(obj, spec, iv, data, buf):
+    return obj.decrypt_into(*ivargs(spec, iv), data, buf)
 
 
-def decryptor(obj, mode, iv):
-    return obj.decryptor(*ivargs(mode, iv))
+def encryptor(obj, spec, iv):
+    return obj.encryptor(*ivargs(spec, iv))
 
 
-def op(obj, mode, iv, direction):
+def decryptor(obj, spec, iv):
+    return obj.decryptor(*ivargs(spec, iv))
+
+
+def op(obj, spec, iv, direction):
     """A streaming context for direction 'encrypt' or 'decrypt'."""
-    return (encryptor if direction == "encrypt" else decryptor)(obj, mode, iv)
+    return (encryptor if direction == "encrypt" else decryptor)(obj, spec, iv)
 
 
-def ref(mode, key, iv, data, direction="encrypt"):
+def ref(spec, key, iv, data, direction="encrypt"):
     """pyca/cryptography's answer (OpenSSL)."""
-    c = Cipher(algorithms.AES(bytes(key)), _REF_MODE[mode](bytes(iv) if iv is not None else None))
+    mode = spec.ref_mode(bytes(iv) if iv is not None else None)
+    c = Cipher(algorithms.AES(bytes(key)), mode)
     ctx = c.encryptor() if direction == "encrypt" else c.decryptor()
     return ctx.update(bytes(data)) + ctx.finalize()
 
 
-def stream_len(mode, pending, n):
-    """Output length of one update(): whole blocks for ECB/CBC, everything otherwise."""
-    if mode in BLOCK_MODES:
+def fit(spec, n):
+    """The longest length <= n that a one-shot call of the mode takes."""
+    return n - n % 16 if spec.whole_blocks else n
+
+
+def stream_len(spec, pending, n):
+    """Output length of one update(): whole blocks for a whole-block mode, everything
+    otherwise."""
+    if spec.whole_blocks:
         return 16 * ((pending + n) // 16)
     return n
+
+
+# ---------------------------------------------------------------- kernel boundaries
+# Where the backends' kernels hand over, as each table exports it (backend_constants): the
+# sweeps cross these, so a wider kernel widens them without a test edit.
+
+BACKEND_CONSTANTS = {name: _aeskit.backend_constants(name) for name in aeskit.backends().all}
+# Blocks per main-loop iteration of each compiled-in backend (available here or not).
+BATCHES = tuple(sorted({c["batch_blocks"] for c in BACKEND_CONSTANTS.values()}))
+# W: the widest batch (vaes_avx512: 32 blocks).
+WIDE_BATCH = BATCHES[-1]
+# Every multiple of this many blocks is a multiple of every backend's batch.
+BATCH_STEP = functools.reduce(math.gcd, BATCHES)
+# The most GHASH powers a backend's key holds: the most blocks under one reduction (W where
+# no backend says).
+GHASH_POWERS = max([c.get("ghash_key_powers", 0) for c in BACKEND_CONSTANTS.values()]
+                   + [WIDE_BATCH])
+# A 12-byte nonce's data starts at counter 2, 14 blocks before the first counter whose low
+# 4 bits are 0, where the fused GCM kernel starts its batches.
+GCM_FUSED_HEAD = 14
+
+
+def _fused_gcm():
+    """vaes_avx512's fused GCM: the fewest blocks it takes after GCM_FUSED_HEAD, and the
+    most batches it hashes under one reduction (its GHASH key's powers over its batch)."""
+    c = BACKEND_CONSTANTS.get("vaes_avx512")
+    if c is None:
+        # Only a build without the x86 backends lacks it; on x86-64 that fails the session
+        # (conftest.py), and the sweeps must not quietly shrink meanwhile.
+        if platform.machine().lower() in ("x86_64", "amd64"):
+            raise RuntimeError(f"an x86-64 build without vaes_avx512: {aeskit.backends()!r}")
+        return 3 * WIDE_BATCH, max(GHASH_POWERS // WIDE_BATCH, 1)
+    return c["gcm_fused_min_blocks"], c["ghash_key_powers"] // c["batch_blocks"]
+
+
+GCM_FUSED_MIN, GCM_FUSED_CHUNK = _fused_gcm()
 
 
 def chunks(data, cuts):

@@ -2,8 +2,9 @@
 (every reference that takes the parameters), and every backend against "portable".
 
 hypothesis draws data and AAD lengths weighted to where kernels hand over to their tails:
-every length 0..(3*8+2)*16+17, multiples of the 8-block batch +-{0, 1, 15, 16, 17}, and
-10,000 +-17; nonce and tag lengths over everything each mode allows.
+every length 0..(3W+2)*16+17 for W the widest batch, multiples of every backend's batch
++-{0, 1, 15, 16, 17}, and 10,000 +-17 (the batches as the backends export them:
+helpers.BATCHES); nonce and tag lengths over everything each mode allows.
 """
 
 import hashlib
@@ -18,11 +19,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aead_helpers import (
+    AEAD,
     AEADS,
-    GuardedBuffer,
+    BATCHES,
     KEY_SIZES,
-    NONCE_LENGTHS,
-    TAG_LENGTHS,
+    WIDE_BATCH,
+    GuardedBuffer,
     boundary_lengths,
     chunks,
     new_aead,
@@ -30,15 +32,17 @@ from aead_helpers import (
     ref_libs,
     ref_open,
     ref_seal,
+    spec_params,
     stream_open,
     stream_seal,
     zero_map,
 )
 
+GCM = AEAD["GCM"]
 BOUNDARY = boundary_lengths()
 lengths = st.one_of(
     st.sampled_from(BOUNDARY),
-    st.integers(0, 3 * 8 * 16 + 17),
+    st.integers(0, (3 * WIDE_BATCH + 2) * 16 + 17),
     st.integers(10000 - 17, 10000 + 17),
 )
 aad_lengths = st.one_of(st.just(0), lengths)
@@ -46,38 +50,38 @@ seeds = st.integers(0, 2**64 - 1)
 offsets = st.one_of(st.just(0), st.integers(1, 15))
 
 
-def nonces(name):
+def nonces(spec):
     """12 bytes half the time (GCM's fast path, OCB's usual), any allowed length otherwise."""
-    return st.one_of(st.just(12), st.sampled_from(NONCE_LENGTHS[name])).flatmap(
+    return st.one_of(st.just(12), st.sampled_from(spec.nonce_lengths)).flatmap(
         lambda n: st.binary(min_size=n, max_size=n))
 
 
-def tag_lengths(name):
-    return st.one_of(st.just(16), st.sampled_from(TAG_LENGTHS[name]))
+def tag_lengths(spec):
+    return st.one_of(st.just(16), st.sampled_from(spec.tag_lengths))
 
 
-name_param = pytest.mark.parametrize("name", AEADS)
+spec_param = pytest.mark.parametrize("spec", spec_params(AEADS))
 ks_param = pytest.mark.parametrize("ks", KEY_SIZES)
 
 
-@name_param
+@spec_param
 @ks_param
 @given(data=st.data(), n=lengths, na=aad_lengths, seed=seeds)
-def test_one_shot_matches_references(backend, name, ks, data, n, na, seed):
-    nonce = data.draw(nonces(name), label="nonce")
-    t = data.draw(tag_lengths(name), label="tag_length")
+def test_one_shot_matches_references(backend, spec, ks, data, n, na, seed):
+    nonce = data.draw(nonces(spec), label="nonce")
+    t = data.draw(tag_lengths(spec), label="tag_length")
     key, pt, aad = rand(seed, ks), rand(seed + 1, n), rand(seed + 2, na)
-    obj = new_aead(name, key, tag_length=t, backend=backend)
+    obj = new_aead(spec, key, tag_length=t, backend=backend)
     sealed = obj.encrypt(nonce, pt, aad)
     assert type(sealed) is bytes and len(sealed) == n + t
-    libs = ref_libs(name, len(nonce), t)
+    libs = ref_libs(spec, len(nonce), t)
     assert libs
     for lib in libs:
-        assert sealed == ref_seal(name, key, nonce, pt, aad, t, lib=lib), lib
+        assert sealed == ref_seal(spec, key, nonce, pt, aad, t, lib=lib), lib
     assert obj.decrypt(nonce, sealed, aad) == pt
-    assert ref_open(name, key, nonce, sealed, aad, t) == pt
+    assert ref_open(spec, key, nonce, sealed, aad, t) == pt
     if backend != "portable":
-        port = new_aead(name, key, tag_length=t, backend="portable")
+        port = new_aead(spec, key, tag_length=t, backend="portable")
         assert port.encrypt(nonce, pt, aad) == sealed
         assert port.decrypt(nonce, sealed, aad) == pt
 
@@ -94,14 +98,14 @@ def test_gcm_one_shot_short_path(backend, ks):
     and opened one-shot, and in place, against OpenSSL; a flipped tag bit is refused and
     zeroes the buffer."""
     key, nonce = rand(ks, ks), rand(ks + 1, 12)
-    obj = new_aead("GCM", key, backend=backend)
+    obj = new_aead(GCM, key, backend=backend)
     pt_all, aad_all = rand(ks + 2, (GCM_SHORT + 2) * 16), rand(ks + 3, 3 * 16 + 1)
     for na in range(3 * 16 + 2):
         aad = aad_all[:na]
         edge = 16 * (GCM_SHORT - (na + 15) // 16)
         for n in sorted(set(range(49)) | set(range(edge - 17, edge + 18))):
             pt = pt_all[:n]
-            sealed = ref_seal("GCM", key, nonce, pt, aad)
+            sealed = ref_seal(GCM, key, nonce, pt, aad)
             assert obj.encrypt(nonce, pt, aad) == sealed, (na, n)
             assert obj.decrypt(nonce, sealed, aad) == pt, (na, n)
             buf = bytearray(sealed)
@@ -114,39 +118,39 @@ def test_gcm_one_shot_short_path(backend, ks):
         assert not any(bad[:n]), na
 
 
-@name_param
+@spec_param
 @ks_param
 @given(data=st.data(), n=lengths, na=aad_lengths, seed=seeds)
-def test_streaming_splits_match_one_shot(backend, name, ks, data, n, na, seed):
+def test_streaming_splits_match_one_shot(backend, spec, ks, data, n, na, seed):
     """Any split of AAD and data into calls, empty calls included, update and update_into
     mixed, equals one-shot, both directions."""
-    nonce = data.draw(nonces(name), label="nonce")
-    t = data.draw(tag_lengths(name), label="tag_length")
+    nonce = data.draw(nonces(spec), label="nonce")
+    t = data.draw(tag_lengths(spec), label="tag_length")
     key, pt, aad = rand(seed, ks), rand(seed + 1, n), rand(seed + 2, na)
-    obj = new_aead(name, key, tag_length=t, backend=backend)
-    sealed = ref_seal(name, key, nonce, pt, aad, t)
+    obj = new_aead(spec, key, tag_length=t, backend=backend)
+    sealed = ref_seal(spec, key, nonce, pt, aad, t)
     ct, tag = sealed[:n], sealed[n:]
     cuts = data.draw(st.lists(st.integers(0, n), max_size=8), label="cuts")
     acuts = data.draw(st.lists(st.integers(0, na), max_size=5), label="aad_cuts")
     into = data.draw(st.lists(st.booleans(), min_size=len(cuts) + 1, max_size=len(cuts) + 1),
                      label="use_into")
-    assert stream_seal(obj, name, nonce, pt, chunks(aad, acuts), chunks(pt, cuts),
+    assert stream_seal(obj, spec, nonce, pt, chunks(aad, acuts), chunks(pt, cuts),
                        into) == (ct, tag)
-    assert stream_open(obj, name, nonce, tag, chunks(aad, acuts), chunks(ct, cuts),
+    assert stream_open(obj, spec, nonce, tag, chunks(aad, acuts), chunks(ct, cuts),
                        into) == pt
 
 
-@name_param
+@spec_param
 @ks_param
 @given(data=st.data(), n=lengths, na=aad_lengths, seed=seeds, off=offsets)
-def test_in_place(backend, name, ks, data, n, na, seed, off):
+def test_in_place(backend, spec, ks, data, n, na, seed, off):
     """encrypt_into with data at the start of buf, decrypt_into with buf the data itself,
     at an unaligned offset."""
-    nonce = data.draw(nonces(name), label="nonce")
-    t = data.draw(tag_lengths(name), label="tag_length")
+    nonce = data.draw(nonces(spec), label="nonce")
+    t = data.draw(tag_lengths(spec), label="tag_length")
     key, pt, aad = rand(seed, ks), rand(seed + 1, n), rand(seed + 2, na)
-    obj = new_aead(name, key, tag_length=t, backend=backend)
-    sealed = ref_seal(name, key, nonce, pt, aad, t)
+    obj = new_aead(spec, key, tag_length=t, backend=backend)
+    sealed = ref_seal(spec, key, nonce, pt, aad, t)
     store = bytearray(b"\x77" * off) + pt + bytearray(t) + b"\x88" * 3
     mv = memoryview(store)
     assert obj.encrypt_into(nonce, mv[off:off + n], aad, mv[off:off + n + t]) == n + t
@@ -160,15 +164,15 @@ def test_in_place(backend, name, ks, data, n, na, seed, off):
     assert buf[:n] == pt
 
 
-@name_param
+@spec_param
 @ks_param
 @given(data=st.data(), n=lengths, na=aad_lengths, seed=seeds, offs=st.tuples(*[offsets] * 5),
        slack=st.sampled_from([0, 1, 16, 100]), encrypting=st.booleans())
-def test_unaligned_into(backend, name, ks, data, n, na, seed, offs, slack, encrypting):
-    nonce = data.draw(nonces(name), label="nonce")
-    t = data.draw(tag_lengths(name), label="tag_length")
+def test_unaligned_into(backend, spec, ks, data, n, na, seed, offs, slack, encrypting):
+    nonce = data.draw(nonces(spec), label="nonce")
+    t = data.draw(tag_lengths(spec), label="tag_length")
     key, pt, aad = rand(seed, ks), rand(seed + 1, n), rand(seed + 2, na)
-    sealed = ref_seal(name, key, nonce, pt, aad, t)
+    sealed = ref_seal(spec, key, nonce, pt, aad, t)
     src, want = (pt, sealed) if encrypting else (sealed, pt)
     k_off, n_off, a_off, d_off, o_off = offs
 
@@ -177,7 +181,7 @@ def test_unaligned_into(backend, name, ks, data, n, na, seed, offs, slack, encry
 
     sentinel = bytes((i * 37 + 11) & 0xFF for i in range(o_off + len(want) + slack))
     out = bytearray(sentinel)
-    obj = new_aead(name, placed(key, k_off), tag_length=t, backend=backend)
+    obj = new_aead(spec, placed(key, k_off), tag_length=t, backend=backend)
     fn = obj.encrypt_into if encrypting else obj.decrypt_into
     assert fn(placed(nonce, n_off), placed(src, d_off), placed(aad, a_off),
               memoryview(out)[o_off:]) == len(want)
@@ -186,14 +190,15 @@ def test_unaligned_into(backend, name, ks, data, n, na, seed, offs, slack, encry
     assert out[o_off + len(want):] == sentinel[o_off + len(want):]
 
 
-@pytest.mark.parametrize("name,t", [(name, t) for name in AEADS for t in TAG_LENGTHS[name]])
-def test_short_tags_write_exactly_tag_length(backend, name, t):
+@pytest.mark.parametrize("spec,t", [pytest.param(spec, t, id=f"{spec.name}-{t}")
+                                    for spec in AEADS for t in spec.tag_lengths])
+def test_short_tags_write_exactly_tag_length(backend, spec, t):
     """Go #80288 wrote 16 tag bytes whatever the tag length."""
     key, nonce, pt = rand(1, 16), rand(2, 12), rand(3, 40)
-    obj = new_aead(name, key, tag_length=t, backend=backend)
+    obj = new_aead(spec, key, tag_length=t, backend=backend)
     buf = bytearray(b"\xee" * (40 + 16))
     assert obj.encrypt_into(nonce, pt, b"", buf) == 40 + t
-    assert buf[:40 + t] == ref_seal(name, key, nonce, pt, b"", t)
+    assert buf[:40 + t] == ref_seal(spec, key, nonce, pt, b"", t)
     assert buf[40 + t:] == b"\xee" * (16 - t)
     enc = obj.encryptor(nonce)
     enc.update(pt)
@@ -209,25 +214,25 @@ def test_large_aad_bit_length(backend):
     m = zero_map(n)
     try:
         key, nonce, pt = rand(5, 16), rand(6, 12), rand(7, 33)
-        obj = new_aead("GCM", key, backend=backend)
+        obj = new_aead(GCM, key, backend=backend)
         sealed = obj.encrypt(nonce, pt, m)
-        assert sealed == ref_seal("GCM", key, nonce, pt, memoryview(m))
+        assert sealed == ref_seal(GCM, key, nonce, pt, memoryview(m))
         assert obj.decrypt(nonce, sealed, m) == pt
     finally:
         m.close()
 
 
-@name_param
-def test_mmap_inputs(backend, name):
+@spec_param
+def test_mmap_inputs(backend, spec):
     """Inputs straight from an mmap (read-only), as large-file users pass them."""
     n = 3 * 4096 + 5
     m = mmap.mmap(-1, n)
     m.write(rand(8, n))
     ro = zero_map(4096)
     key, nonce = rand(9, 32), rand(10, 12)
-    obj = new_aead(name, key, backend=backend)
+    obj = new_aead(spec, key, backend=backend)
     sealed = obj.encrypt(nonce, m, ro)
-    assert sealed == ref_seal(name, key, nonce, m[:], bytes(4096))
+    assert sealed == ref_seal(spec, key, nonce, m[:], bytes(4096))
     m.close()
     ro.close()
 
@@ -247,7 +252,7 @@ def test_large_plaintext_bit_length(backend):
     enc.finalize()
     buf = mmap.mmap(-1, n + 16)
     try:
-        obj = new_aead("GCM", key, backend=backend)
+        obj = new_aead(GCM, key, backend=backend)
         assert obj.encrypt_into(nonce, zeros, aad, buf) == n + 16
         assert buf[n:] == enc.tag
         assert hashlib.sha256(memoryview(buf)[:n]).digest() == want_hash.digest()
@@ -258,17 +263,18 @@ def test_large_plaintext_bit_length(backend):
         zeros.close()
 
 
-@pytest.mark.parametrize("name", AEADS)
-@pytest.mark.parametrize("length", [0, 1, 15, 16, 17, 31, 32, 112, 127, 128, 129, 143, 144,
-                                    255, 256, 257, 4096, 4097])
-def test_no_access_past_the_end(backend, name, length):
+@pytest.mark.parametrize("spec", spec_params(AEADS))
+@pytest.mark.parametrize("length", sorted(
+    {0, 1, 15, 16, 17, 31, 32, 255, 256, 257, 4096, 4097}
+    | {16 * b + d for b in BATCHES for d in (-16, -1, 0, 1, 15, 16)}))
+def test_no_access_past_the_end(backend, spec, length):
     """Every input and output ends right before an unmapped page (bytes objects have slack
     that hides a few bytes of over-read)."""
     key, nonce = GuardedBuffer(32, rand(1, 32)), GuardedBuffer(12, rand(2, 12))
-    obj = new_aead(name, key.view, backend=backend)
+    obj = new_aead(spec, key.view, backend=backend)
     pt = GuardedBuffer(length, rand(3, length))
     aad = GuardedBuffer(length % 37 + (length & 16), rand(4, length % 37 + (length & 16)))
-    want = ref_seal(name, bytes(key.view), bytes(nonce.view), bytes(pt.view), bytes(aad.view))
+    want = ref_seal(spec, bytes(key.view), bytes(nonce.view), bytes(pt.view), bytes(aad.view))
     out = GuardedBuffer(length + 16)
     assert obj.encrypt_into(nonce.view, pt.view, aad.view, out.view) == length + 16
     assert bytes(out.view) == want
@@ -292,11 +298,11 @@ def test_no_access_past_the_end(backend, name, length):
     assert dec.update(ct.view) + dec.finalize_with_tag(tag.view) == bytes(pt.view)
 
 
-@pytest.mark.parametrize("name", AEADS)
-def test_shared_key_object_threads(backend, name):
+@pytest.mark.parametrize("spec", spec_params(AEADS))
+def test_shared_key_object_threads(backend, spec):
     """4 threads share one key object: one-shot, _into and streaming equal serial use."""
     key = rand(13, 32)
-    obj = new_aead(name, key, backend=backend)
+    obj = new_aead(spec, key, backend=backend)
     sizes = [0, 16, 161, 4096, 1 << 14, (1 << 20) + 33]
     jobs = [(t, rand(t * 10 + k, 12), rand(t * 10 + k, n), rand(k, k * 7))
             for t in range(4) for k, n in enumerate(sizes)]
@@ -331,4 +337,4 @@ def test_shared_key_object_threads(backend, name):
     assert not errors, errors
     assert results == serial
     t, nonce, data, aad = jobs[-1]
-    assert serial[(t, nonce)] == ref_seal(name, key, nonce, data, aad)
+    assert serial[(t, nonce)] == ref_seal(spec, key, nonce, data, aad)

@@ -1,7 +1,8 @@
 """AEAD streaming contexts: every split of AAD and data into calls equals one-shot (OpenSSL
 #2273 and CVE-2025-69418: OCB lost or left unencrypted a buffered tail); GCM returns every
 byte at once, OCB3 whole blocks only with the 0..15-byte tail at finalize; the context's
-state machine (AAD before data, tag after finalize, nothing after finalize)."""
+state machine (AAD before data, tag after finalize, nothing after finalize). Which AEAD
+returns what is its spec's whole_blocks (aead_helpers.AEADS)."""
 
 import hashlib
 import itertools
@@ -12,6 +13,7 @@ import pytest
 
 from aead_helpers import (
     AEADS,
+    WIDE_BATCH,
     chunks,
     new_aead,
     rand,
@@ -19,107 +21,111 @@ from aead_helpers import (
     stream_len,
     stream_open,
     stream_seal,
+    spec_params,
 )
 
 KEY = rand(1, 32)
+# Past two of the widest batches, and a tail.
+PAST_TWO_BATCHES = 16 * (2 * WIDE_BATCH + 1) + 5
 NONCE = rand(2, 12)
 
-name_param = pytest.mark.parametrize("name", AEADS)
+spec_param = pytest.mark.parametrize("spec", spec_params(AEADS))
 dir_param = pytest.mark.parametrize("direction", ["encrypt", "decrypt"])
 
 
-def _sealed(name, pt, aad, t=16):
-    s = ref_seal(name, KEY, NONCE, pt, aad, t)
+def _sealed(spec, pt, aad, t=16):
+    s = ref_seal(spec, KEY, NONCE, pt, aad, t)
     return s[:len(pt)], s[len(pt):]
 
 
-def _run(obj, name, direction, aad_pieces, data_pieces, pt, ct, tag, use_into=()):
+def _run(obj, spec, direction, aad_pieces, data_pieces, pt, ct, tag, use_into=()):
     if direction == "encrypt":
-        assert stream_seal(obj, name, NONCE, pt, aad_pieces, data_pieces, use_into) == (ct, tag)
+        assert stream_seal(obj, spec, NONCE, pt, aad_pieces, data_pieces, use_into) == (ct, tag)
     else:
-        assert stream_open(obj, name, NONCE, tag, aad_pieces, data_pieces, use_into) == pt
+        assert stream_open(obj, spec, NONCE, tag, aad_pieces, data_pieces, use_into) == pt
 
 
-@name_param
+@spec_param
 @dir_param
-def test_every_two_way_split_of_data(backend, name, direction):
-    obj = new_aead(name, KEY, backend=backend)
-    pt, aad = rand(3, 16 * 17 + 5), rand(4, 21)  # past two 8-block batches, and a tail
-    ct, tag = _sealed(name, pt, aad)
+def test_every_two_way_split_of_data(backend, spec, direction):
+    obj = new_aead(spec, KEY, backend=backend)
+    pt, aad = rand(3, PAST_TWO_BATCHES), rand(4, 21)
+    ct, tag = _sealed(spec, pt, aad)
     src = pt if direction == "encrypt" else ct
     for i in range(len(src) + 1):
-        _run(obj, name, direction, [aad], [src[:i], src[i:]], pt, ct, tag,
+        _run(obj, spec, direction, [aad], [src[:i], src[i:]], pt, ct, tag,
              use_into=(bool(i & 1), bool(i & 2)))
 
 
-@name_param
+@spec_param
 @dir_param
-def test_every_two_way_split_of_aad(backend, name, direction):
-    obj = new_aead(name, KEY, backend=backend)
-    pt, aad = rand(5, 37), rand(6, 16 * 17 + 5)
-    ct, tag = _sealed(name, pt, aad)
+def test_every_two_way_split_of_aad(backend, spec, direction):
+    obj = new_aead(spec, KEY, backend=backend)
+    pt, aad = rand(5, 37), rand(6, PAST_TWO_BATCHES)
+    ct, tag = _sealed(spec, pt, aad)
     src = pt if direction == "encrypt" else ct
     for i in range(len(aad) + 1):
-        _run(obj, name, direction, [aad[:i], aad[i:]], [src], pt, ct, tag)
+        _run(obj, spec, direction, [aad[:i], aad[i:]], [src], pt, ct, tag)
 
 
-@name_param
+@spec_param
 @dir_param
-def test_every_three_way_split(backend, name, direction):
-    obj = new_aead(name, KEY, backend=backend)
+def test_every_three_way_split(backend, spec, direction):
+    obj = new_aead(spec, KEY, backend=backend)
     pt, aad = rand(7, 50), rand(8, 35)
-    ct, tag = _sealed(name, pt, aad)
+    ct, tag = _sealed(spec, pt, aad)
     src = pt if direction == "encrypt" else ct
     for i, j in itertools.combinations_with_replacement(range(len(src) + 1), 2):
-        _run(obj, name, direction, [aad], chunks(src, [i, j]), pt, ct, tag)
+        _run(obj, spec, direction, [aad], chunks(src, [i, j]), pt, ct, tag)
     for i, j in itertools.combinations_with_replacement(range(len(aad) + 1), 2):
-        _run(obj, name, direction, chunks(aad, [i, j]), [src], pt, ct, tag)
+        _run(obj, spec, direction, chunks(aad, [i, j]), [src], pt, ct, tag)
 
 
-@name_param
+@spec_param
 @dir_param
 @pytest.mark.parametrize("step", [1, 3, 15, 16, 17, 31, 33, 127, 128, 129, 255])
-def test_fixed_steps(backend, name, direction, step):
-    obj = new_aead(name, KEY, backend=backend)
+def test_fixed_steps(backend, spec, direction, step):
+    obj = new_aead(spec, KEY, backend=backend)
     pt, aad = rand(9, 16 * 64 + 9), rand(10, 16 * 9 + 3)
-    ct, tag = _sealed(name, pt, aad)
+    ct, tag = _sealed(spec, pt, aad)
     src = pt if direction == "encrypt" else ct
     pieces = [src[i:i + step] for i in range(0, len(src), step)]
     apieces = [aad[i:i + step] for i in range(0, len(aad), step)]
-    _run(obj, name, direction, apieces, pieces, pt, ct, tag)
-    _run(obj, name, direction, apieces, pieces, pt, ct, tag, use_into=[True] * len(pieces))
+    _run(obj, spec, direction, apieces, pieces, pt, ct, tag)
+    _run(obj, spec, direction, apieces, pieces, pt, ct, tag, use_into=[True] * len(pieces))
 
 
-@name_param
+@spec_param
 @dir_param
-def test_empty_calls_change_nothing(backend, name, direction):
-    obj = new_aead(name, KEY, backend=backend)
+def test_empty_calls_change_nothing(backend, spec, direction):
+    obj = new_aead(spec, KEY, backend=backend)
     pt, aad = rand(11, 40), rand(12, 20)
-    ct, tag = _sealed(name, pt, aad)
+    ct, tag = _sealed(spec, pt, aad)
     src = pt if direction == "encrypt" else ct
-    _run(obj, name, direction, [b"", b"", aad[:3], b"", aad[3:], b""],
+    _run(obj, spec, direction, [b"", b"", aad[:3], b"", aad[3:], b""],
          [b"", src[:16], b"", b"", src[16:], b""], pt, ct, tag)
     # No AAD call at all, one empty call, several: all the same as AAD b"".
-    ct0, tag0 = _sealed(name, pt, b"")
+    ct0, tag0 = _sealed(spec, pt, b"")
     for apieces in ([], [b""], [b"", b"", b""]):
-        _run(obj, name, direction, apieces, [src if direction == "encrypt" else ct0],
+        _run(obj, spec, direction, apieces, [src if direction == "encrypt" else ct0],
              pt, ct0, tag0)
 
 
-@name_param
-def test_empty_message(backend, name):
-    obj = new_aead(name, KEY, backend=backend)
+@spec_param
+def test_empty_message(backend, spec):
+    obj = new_aead(spec, KEY, backend=backend)
     for aad in (b"", rand(13, 17)):
-        ct, tag = _sealed(name, b"", aad)
+        ct, tag = _sealed(spec, b"", aad)
         assert ct == b""
-        assert stream_seal(obj, name, NONCE, b"", [aad], []) == (b"", tag)
-        assert stream_open(obj, name, NONCE, tag, [aad], []) == b""
+        assert stream_seal(obj, spec, NONCE, b"", [aad], []) == (b"", tag)
+        assert stream_open(obj, spec, NONCE, tag, [aad], []) == b""
 
 
-def test_ocb_holds_back_partial_blocks(backend):
-    obj = new_aead("OCB3", KEY, backend=backend)
+@pytest.mark.parametrize("spec", spec_params(AEADS, whole_blocks=True))
+def test_whole_block_aeads_hold_back_partial_blocks(backend, spec):
+    obj = new_aead(spec, KEY, backend=backend)
     pt = rand(14, 70)
-    ct, tag = _sealed("OCB3", pt, b"")
+    ct, tag = _sealed(spec, pt, b"")
     ctx = obj.encryptor(NONCE)
     assert ctx.update(pt[:15]) == b""
     assert ctx.update(pt[15:16]) == ct[:16]
@@ -137,21 +143,23 @@ def test_ocb_holds_back_partial_blocks(backend):
     assert dec.finalize_with_tag(tag) == pt[64:]
 
 
-def test_ocb_whole_block_at_the_end_is_not_held(backend):
+@pytest.mark.parametrize("spec", spec_params(AEADS, whole_blocks=True))
+def test_whole_block_at_the_end_is_not_held(backend, spec):
     """A message of whole blocks comes out entirely from update; finalize gives b""."""
-    obj = new_aead("OCB3", KEY, backend=backend)
+    obj = new_aead(spec, KEY, backend=backend)
     pt = rand(15, 64)
-    ct, tag = _sealed("OCB3", pt, b"")
+    ct, tag = _sealed(spec, pt, b"")
     ctx = obj.encryptor(NONCE)
     assert ctx.update(pt) == ct
     assert ctx.finalize() == b""
     assert ctx.tag == tag
 
 
-def test_gcm_returns_every_byte_at_once(backend):
-    obj = new_aead("GCM", KEY, backend=backend)
+@pytest.mark.parametrize("spec", spec_params(AEADS, whole_blocks=False))
+def test_returns_every_byte_at_once(backend, spec):
+    obj = new_aead(spec, KEY, backend=backend)
     pt = rand(16, 300)
-    ct, tag = _sealed("GCM", pt, b"ad")
+    ct, tag = _sealed(spec, pt, b"ad")
     for direction, src, want in (("encrypt", pt, ct), ("decrypt", ct, pt)):
         ctx = obj.encryptor(NONCE) if direction == "encrypt" else obj.decryptor(NONCE)
         ctx.authenticate_additional_data(b"ad")
@@ -162,17 +170,17 @@ def test_gcm_returns_every_byte_at_once(backend):
         assert b"".join(out) == want
 
 
-@name_param
-def test_update_into_sizes(backend, name):
+@spec_param
+def test_update_into_sizes(backend, spec):
     """update_into needs room for that call's output (OCB: whole blocks incl. pending bytes)
     and returns the count; a larger buffer is fine, the rest untouched."""
-    obj = new_aead(name, KEY, backend=backend)
+    obj = new_aead(spec, KEY, backend=backend)
     pt = rand(17, 48)
-    ct, tag = _sealed(name, pt, b"")
+    ct, tag = _sealed(spec, pt, b"")
     ctx = obj.encryptor(NONCE)
     first = ctx.update(pt[:10])
-    assert len(first) == stream_len(name, 0, 10)
-    need = stream_len(name, 10, 30)
+    assert len(first) == stream_len(spec, 0, 10)
+    need = stream_len(spec, 10, 30)
     if need:
         small = bytearray(b"\xee" * (need - 1))
         with pytest.raises(ValueError, match=rf"\b{need}\b"):
@@ -186,14 +194,14 @@ def test_update_into_sizes(backend, name):
     assert ctx.tag == tag
 
 
-@name_param
-def test_streaming_in_place(backend, name):
+@spec_param
+def test_streaming_in_place(backend, spec):
     """update_into with the input itself as buf: any cut for GCM, block-aligned for OCB3
     (whose output lags its input otherwise)."""
-    obj = new_aead(name, KEY, backend=backend)
-    pt = rand(18, 16 * 20 + (7 if name == "GCM" else 0))
-    ct, tag = _sealed(name, pt, b"")
-    cuts = [5, 5, 37, 200] if name == "GCM" else [16, 16, 48, 208]
+    obj = new_aead(spec, KEY, backend=backend)
+    pt = rand(18, 16 * 20 + (0 if spec.whole_blocks else 7))
+    ct, tag = _sealed(spec, pt, b"")
+    cuts = [16, 16, 48, 208] if spec.whole_blocks else [5, 5, 37, 200]
     for direction in ("encrypt", "decrypt"):
         buf = bytearray(pt if direction == "encrypt" else ct)
         mv = memoryview(buf)
@@ -210,12 +218,12 @@ def test_streaming_in_place(backend, name):
             assert ctx.tag == tag
 
 
-@name_param
-def test_contexts_are_independent(backend, name):
-    obj = new_aead(name, KEY, backend=backend)
+@spec_param
+def test_contexts_are_independent(backend, spec):
+    obj = new_aead(spec, KEY, backend=backend)
     pt = rand(19, 16 * 20 + 3)
     nonce2 = rand(20, 12)
-    ct, tag = _sealed(name, pt, b"x")
+    ct, tag = _sealed(spec, pt, b"x")
     e1, e2, d1 = obj.encryptor(NONCE), obj.encryptor(nonce2), obj.decryptor(NONCE)
     for c in (e1, e2, d1):
         c.authenticate_additional_data(b"x")
@@ -229,29 +237,29 @@ def test_contexts_are_independent(backend, name):
     o2.append(e2.finalize())
     o3.append(d1.finalize_with_tag(tag))
     assert b"".join(o1) == ct and e1.tag == tag
-    assert b"".join(o2) + e2.tag == ref_seal(name, KEY, nonce2, pt, b"x")
+    assert b"".join(o2) + e2.tag == ref_seal(spec, KEY, nonce2, pt, b"x")
     assert b"".join(o3) == pt
 
 
 # ---------------------------------------------------------------- the state machine
 
-@name_param
-def test_context_type(backend, name):
-    obj = new_aead(name, KEY, backend=backend)
+@spec_param
+def test_context_type(backend, spec):
+    obj = new_aead(spec, KEY, backend=backend)
     assert type(obj.encryptor(NONCE)) is aeskit.AEADContext
     assert type(obj.decryptor(NONCE)) is aeskit.AEADContext
 
 
-@name_param
-def test_decryptor_docstring_warns(name):
-    cls = getattr(aeskit, "AES" + name)
+@spec_param
+def test_decryptor_docstring_warns(spec):
+    cls = spec.cls
     doc = (cls.decryptor.__doc__ or "").lower()
     assert "unauthenticated" in doc or "not authenticated" in doc, cls.decryptor.__doc__
 
 
-@name_param
-def test_aad_after_update_is_refused(backend, name):
-    obj = new_aead(name, KEY, backend=backend)
+@spec_param
+def test_aad_after_update_is_refused(backend, spec):
+    obj = new_aead(spec, KEY, backend=backend)
     for make in (obj.encryptor, obj.decryptor):
         ctx = make(NONCE)
         ctx.authenticate_additional_data(b"a")
@@ -263,10 +271,10 @@ def test_aad_after_update_is_refused(backend, name):
             ctx.authenticate_additional_data(b"")
 
 
-@name_param
-def test_tag_before_finalize(backend, name):
+@spec_param
+def test_tag_before_finalize(backend, spec):
     assert issubclass(aeskit.NotYetFinalized, Exception)
-    obj = new_aead(name, KEY, backend=backend)
+    obj = new_aead(spec, KEY, backend=backend)
     ctx = obj.encryptor(NONCE)
     with pytest.raises(aeskit.NotYetFinalized):
         _ = ctx.tag
@@ -277,11 +285,11 @@ def test_tag_before_finalize(backend, name):
     assert ctx.tag == ctx.tag and len(ctx.tag) == 16
 
 
-@name_param
-def test_decryptor_finalize_needs_the_tag(backend, name):
-    obj = new_aead(name, KEY, backend=backend)
+@spec_param
+def test_decryptor_finalize_needs_the_tag(backend, spec):
+    obj = new_aead(spec, KEY, backend=backend)
     pt = rand(21, 20)
-    ct, tag = _sealed(name, pt, b"")
+    ct, tag = _sealed(spec, pt, b"")
     ctx = obj.decryptor(NONCE)
     out = ctx.update(ct)
     with pytest.raises(ValueError):
@@ -290,9 +298,9 @@ def test_decryptor_finalize_needs_the_tag(backend, name):
     assert out + ctx.finalize_with_tag(tag) == pt
 
 
-@name_param
-def test_encryptor_has_no_finalize_with_tag(backend, name):
-    obj = new_aead(name, KEY, backend=backend)
+@spec_param
+def test_encryptor_has_no_finalize_with_tag(backend, spec):
+    obj = new_aead(spec, KEY, backend=backend)
     ctx = obj.encryptor(NONCE)
     ctx.update(b"abc")
     with pytest.raises((ValueError, AttributeError, TypeError)):
@@ -311,12 +319,12 @@ def _after_finalize_calls(ctx):
     ], buf
 
 
-@name_param
+@spec_param
 @pytest.mark.parametrize("how", ["encrypt", "decrypt-ok", "decrypt-bad-tag"])
-def test_already_finalized(backend, name, how):
-    obj = new_aead(name, KEY, backend=backend)
+def test_already_finalized(backend, spec, how):
+    obj = new_aead(spec, KEY, backend=backend)
     pt = rand(22, 20)
-    ct, tag = _sealed(name, pt, b"")
+    ct, tag = _sealed(spec, pt, b"")
     if how == "encrypt":
         ctx = obj.encryptor(NONCE)
         ctx.update(pt)
@@ -346,14 +354,14 @@ def test_already_finalized(backend, name, how):
 BIG = 4 << 20  # well above any GIL-release threshold
 
 
-@name_param
-def test_shared_context_from_two_threads(backend, name):
+@spec_param
+def test_shared_context_from_two_threads(backend, spec):
     """Two threads hammer one encryptor with BIG updates of zeros: each update raises
     RuntimeError or returns the next unused chunk of the serial output, never one twice,
     and the tag covers exactly the chunks handed out."""
     per_thread = 2
     zeros = bytes(BIG)
-    ctx = new_aead(name, KEY, backend=backend).encryptor(NONCE)
+    ctx = new_aead(spec, KEY, backend=backend).encryptor(NONCE)
     got, raised, errors = [], [], []
     lock = threading.Lock()
     barrier = threading.Barrier(2)
@@ -384,21 +392,21 @@ def test_shared_context_from_two_threads(backend, name):
     assert len(got) + len(raised) == 2 * per_thread
     assert len(set(got)) == len(got), "the same output was handed out twice"
     k = len(got)
-    serial = ref_seal(name, KEY, NONCE, bytes(BIG * k), b"")
+    serial = ref_seal(spec, KEY, NONCE, bytes(BIG * k), b"")
     assert sorted(got) == sorted(hashlib.sha256(serial[i * BIG:(i + 1) * BIG]).hexdigest()
                                  for i in range(k))
     assert ctx.finalize() == b""
     assert ctx.tag == serial[BIG * k:]
 
 
-@name_param
+@spec_param
 @pytest.mark.parametrize("t", [16, 12])
-def test_finalize_with_tag_arguments(backend, name, t):
+def test_finalize_with_tag_arguments(backend, spec, t):
     """A tag longer than tag_length is refused (ValueError, never accepted on a prefix);
     one shorter is an InvalidTag (test_aead_tamper); a non-buffer is a TypeError."""
-    obj = new_aead(name, KEY, tag_length=t, backend=backend)
+    obj = new_aead(spec, KEY, tag_length=t, backend=backend)
     pt = rand(23, 21)
-    ct, tag = _sealed(name, pt, b"", t)
+    ct, tag = _sealed(spec, pt, b"", t)
     for bad in (tag + b"\0", tag + bytes(16 - t + 1)):
         ctx = obj.decryptor(NONCE)
         ctx.update(ct)

@@ -7,8 +7,9 @@ import sys
 import aeskit
 import pytest
 
+import conftest
 from conftest import BACKEND_NEEDS, cpuinfo_flags, missing_backends
-from helpers import MODES, cls, new, ref
+from helpers import CIPHERS, WIDE_BATCH, cls, ivargs, new, ref, spec_params
 
 KNOWN = ("vaes_avx512", "vaes_avx2", "aesni", "portable")  # preference order
 KEY = bytes(range(16))
@@ -46,11 +47,24 @@ def test_every_backend_this_cpu_has_is_available():
     assert missing_backends() == []
 
 
-def test_x86_build_has_aesni(backends_info):
-    import platform
-    if platform.machine().lower() not in ("x86_64", "amd64"):
+def test_x86_build_has_every_x86_backend(backends_info):
+    """An x86-64 build compiles in every x86 table, whether or not this CPU runs them."""
+    if not conftest.is_x86_64():
         pytest.skip("not x86-64")
-    assert "aesni" in backends_info.all
+    for name in conftest.X86_BUILT_IN:
+        assert name in backends_info.all, name
+
+
+@pytest.mark.parametrize("lost", conftest.X86_BUILT_IN)
+def test_a_lost_x86_table_is_reported(monkeypatch, backends_info, lost):
+    """missing_backends() (which fails the whole session) names an x86 table that a build
+    lost, even one this CPU could not run."""
+    info = type(backends_info)(tuple(b for b in backends_info.all if b != lost),
+                               tuple(b for b in backends_info.available if b != lost),
+                               backends_info.default)
+    monkeypatch.setattr(conftest, "is_x86_64", lambda: True)
+    monkeypatch.setattr(conftest.aeskit, "backends", lambda: info)
+    assert [m for m in missing_backends() if m.startswith(lost + " ")], missing_backends()
 
 
 def test_cpu_features_shape():
@@ -84,13 +98,13 @@ def test_available_follows_cpu_features(backends_info):
         assert ("aesni" in backends_info.available) == all(feats[n] for n in need)
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_each_backend_selectable(backends_info, mode):
+@pytest.mark.parametrize("spec", spec_params(CIPHERS))
+def test_each_backend_selectable(backends_info, spec):
     for name in backends_info.available:
-        obj = cls(mode)(KEY, backend=name)
+        obj = cls(spec)(KEY, backend=name)
         assert obj.backend == name
-        args = (IV,) if mode != "ECB" else ()
-        assert obj.encrypt(*args, bytes(64)) == ref(mode, KEY, IV, bytes(64))
+        args = ivargs(spec, IV)
+        assert obj.encrypt(*args, bytes(64)) == ref(spec, KEY, IV, bytes(64))
 
 
 def _python(code, backend_env):
@@ -148,16 +162,17 @@ def test_env_empty_means_auto():
     assert r.stdout.split()[0] == aeskit.backends().available[0]
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_backends_agree_with_portable(backends_info, mode):
-    """Every backend byte-identical to portable on a batch-spanning message, all sizes."""
-    data = bytes((i * 131 + 17) & 0xFF for i in range(16 * 67))
+@pytest.mark.parametrize("spec", spec_params(CIPHERS))
+def test_backends_agree_with_portable(backends_info, spec):
+    """Every backend byte-identical to portable on a message past two of the widest batches,
+    all key sizes."""
+    data = bytes((i * 131 + 17) & 0xFF for i in range(16 * (2 * WIDE_BATCH + 3)))
     for ks in (16, 24, 32):
         key = bytes(range(ks))
-        args = (IV,) if mode != "ECB" else ()
-        want_e = new(mode, key, backend="portable").encrypt(*args, data)
-        want_d = new(mode, key, backend="portable").decrypt(*args, data)
+        args = ivargs(spec, IV)
+        want_e = new(spec, key, backend="portable").encrypt(*args, data)
+        want_d = new(spec, key, backend="portable").decrypt(*args, data)
         for name in backends_info.available:
-            obj = new(mode, key, backend=name)
+            obj = new(spec, key, backend=name)
             assert obj.encrypt(*args, data) == want_e, (name, ks)
             assert obj.decrypt(*args, data) == want_d, (name, ks)

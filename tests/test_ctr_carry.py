@@ -2,15 +2,16 @@
 bytes and wraps modulo 2**128 (as OpenSSL and pyca/cryptography's modes.CTR).
 
 The IVs put the counter 3, 2 and 1 blocks short of a carry out of the low 32, 64, 96 and
-128 bits, and the lengths (1..25 blocks, i.e. up to 3 batches of 8 plus one) make the
-carry fall at every position inside a wide batch and in the tail.
+128 bits, and the lengths (1..3W+1 blocks, W the widest batch: up to 3 batches plus one)
+make the carry fall at every position inside a wide batch and in the tail.
 """
 
 import pytest
 
-from helpers import chunks, new, ref
+from helpers import BATCHES, CIPHER, WIDE_BATCH, chunks, new, ref
 
-BATCH = 8
+CTR = CIPHER["CTR"]
+BATCH = WIDE_BATCH
 MAX_BLOCKS = 3 * BATCH + 1
 
 
@@ -38,12 +39,12 @@ KEY = {16: bytes(range(16)), 24: bytes(range(24)), 32: bytes(range(32))}
 @pytest.mark.parametrize("ks", (16, 24, 32))
 def test_carry_one_shot(backend, iv, ks):
     key = KEY[ks]
-    obj = new("CTR", key, backend=backend)
+    obj = new(CTR, key, backend=backend)
     pt = bytes((i * 7 + 3) & 0xFF for i in range(MAX_BLOCKS * 16 + 15))
     for nblocks in range(1, MAX_BLOCKS + 1):
         for extra in (0, 5):  # whole blocks and a partial last block
             data = pt[:nblocks * 16 + extra]
-            want = ref("CTR", key, iv, data)
+            want = ref(CTR, key, iv, data)
             assert obj.encrypt(iv, data) == want, (nblocks, extra)
             assert obj.decrypt(iv, want) == data, (nblocks, extra)
             buf = bytearray(data)
@@ -54,16 +55,16 @@ def test_carry_one_shot(backend, iv, ks):
 @pytest.mark.parametrize("iv", IVS, ids=lambda iv: iv.hex())
 def test_carry_streaming_splits(backend, iv):
     key = KEY[16]
-    obj = new("CTR", key, backend=backend)
+    obj = new(CTR, key, backend=backend)
     n = MAX_BLOCKS * 16 + 7
     data = bytes((i * 13 + 1) & 0xFF for i in range(n))
-    want = ref("CTR", key, iv, data)
+    want = ref(CTR, key, iv, data)
     splits = [
         [16], [32], [48], [40], [47], [49],             # one split right at / around the carry
         list(range(1, n, 1))[:80],                       # byte by byte across the first 5 blocks
         list(range(5, n, 11)),                           # odd sizes straddling block borders
         list(range(16, n, 16)),                          # whole blocks, one per call
-        list(range(0, n, 128)) + [n, n],                 # batch-sized calls, empty calls
+        *[list(range(0, n, 16 * b)) + [n, n] for b in BATCHES],  # batch-sized, empty calls
         [3, 3, 35, 35, 35, 200, 399],
     ]
     for cuts in splits:
@@ -84,20 +85,20 @@ def test_carry_streaming_splits(backend, iv):
 def test_wraps_modulo_2_128(backend):
     """All-ones wraps to zero: block 2 of IV ff..ff is the keystream of IV 00..00."""
     key = KEY[32]
-    obj = new("CTR", key, backend=backend)
+    obj = new(CTR, key, backend=backend)
     zeros = bytes(64)
     ks_wrap = obj.encrypt(b"\xff" * 16, zeros)
     ks_zero = obj.encrypt(bytes(16), zeros)
     assert ks_wrap[16:] == ks_zero[:48]
     assert ks_wrap[:16] != ks_zero[:16]
-    assert ks_wrap == ref("CTR", key, b"\xff" * 16, zeros)
+    assert ks_wrap == ref(CTR, key, b"\xff" * 16, zeros)
 
 
 def test_carry_is_not_32_or_64_bit(backend):
     """A counter that only incremented the low 32 or 64 bits would repeat keystream
     from a different IV; a full 128-bit counter continues into the next prefix."""
     key = KEY[16]
-    obj = new("CTR", key, backend=backend)
+    obj = new(CTR, key, backend=backend)
     for width in (4, 8, 12):
         iv = bytes(16 - width) + b"\xff" * width
         nxt = (int.from_bytes(iv, "big") + 1).to_bytes(16, "big")

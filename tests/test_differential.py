@@ -1,7 +1,8 @@
 """Differential tests against pyca/cryptography, and every backend against "portable".
 
-hypothesis draws lengths weighted to the places kernels hand over to their tails:
-multiples of 16 and of 128 (and so of every wider batch), each +-1, 15, 16, 17.
+hypothesis draws lengths weighted to the places kernels hand over to their tails: every
+block boundary up to (3W+2)*16+17 for W the widest batch, and multiples of every backend's
+batch (helpers.BATCHES, as the backends export them), each +-1, 15, 16, 17.
 """
 
 import random
@@ -11,27 +12,31 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from helpers import (
-    BLOCK_MODES,
+    BATCH_STEP,
+    CIPHERS,
     KEY_SIZES,
-    MODES,
-    STREAM_MODES,
+    WIDE_BATCH,
     chunks,
     decrypt,
     decrypt_into,
     encrypt,
     encrypt_into,
+    fit,
     new,
     op,
     ref,
+    spec_params,
     stream_len,
 )
 
-MAX_LEN = 4096
+MAX_LEN = max(4096, (3 * WIDE_BATCH + 2) * 16 + 17)
 _DELTAS = (0, 1, -1, 15, -15, 16, -16, 17, -17)
 BOUNDARY_LENGTHS = sorted(
     {n for n in range(48)}
-    | {b + d for b in range(0, MAX_LEN + 1, 128) for d in _DELTAS if 0 <= b + d <= MAX_LEN}
-    | {b + d for b in range(0, 512, 16) for d in (0, 1, -1) if b + d >= 0}
+    | {b + d for b in range(0, MAX_LEN + 1, 16 * BATCH_STEP) for d in _DELTAS
+       if 0 <= b + d <= MAX_LEN}
+    | {b + d for b in range(0, (3 * WIDE_BATCH + 2) * 16 + 18, 16) for d in (0, 1, -1)
+       if b + d >= 0}
 )
 
 lengths = st.one_of(st.sampled_from(BOUNDARY_LENGTHS), st.integers(0, MAX_LEN))
@@ -51,54 +56,50 @@ ivs = st.one_of(
 )
 
 
-def _fit(mode, n):
-    return n - n % 16 if mode in BLOCK_MODES else n
-
-
 def _rand(seed, n):
     return random.Random(seed).randbytes(n)
 
 
-mode_param = pytest.mark.parametrize("mode", MODES)
+spec_param = pytest.mark.parametrize("spec", spec_params(CIPHERS))
 ks_param = pytest.mark.parametrize("ks", KEY_SIZES)
 
 
-@mode_param
+@spec_param
 @ks_param
 @given(n=lengths, seed=seeds, iv=ivs)
-def test_one_shot_matches_reference(backend, mode, ks, n, seed, iv):
-    n = _fit(mode, n)
+def test_one_shot_matches_reference(backend, spec, ks, n, seed, iv):
+    n = fit(spec, n)
     key, pt, junk = _rand(seed, ks), _rand(seed + 1, n), _rand(seed + 2, n)
-    obj = new(mode, key, backend=backend)
-    ct = encrypt(obj, mode, iv, pt)
+    obj = new(spec, key, backend=backend)
+    ct = encrypt(obj, spec, iv, pt)
     assert type(ct) is bytes
-    assert ct == ref(mode, key, iv, pt, "encrypt")
-    assert decrypt(obj, mode, iv, ct) == pt
+    assert ct == ref(spec, key, iv, pt, "encrypt")
+    assert decrypt(obj, spec, iv, ct) == pt
     # Decrypting data that is not our own ciphertext is its own code path (CBC, CFB).
-    dj = decrypt(obj, mode, iv, junk)
-    assert dj == ref(mode, key, iv, junk, "decrypt")
+    dj = decrypt(obj, spec, iv, junk)
+    assert dj == ref(spec, key, iv, junk, "decrypt")
     if backend != "portable":
-        port = new(mode, key, backend="portable")
-        assert encrypt(port, mode, iv, pt) == ct
-        assert decrypt(port, mode, iv, junk) == dj
+        port = new(spec, key, backend="portable")
+        assert encrypt(port, spec, iv, pt) == ct
+        assert decrypt(port, spec, iv, junk) == dj
 
 
-@mode_param
+@spec_param
 @ks_param
 @given(data=st.data(), n=lengths, seed=seeds, iv=ivs)
-def test_streaming_splits_match_one_shot(backend, mode, ks, data, n, seed, iv):
-    n = _fit(mode, n)
+def test_streaming_splits_match_one_shot(backend, spec, ks, data, n, seed, iv):
+    n = fit(spec, n)
     key, pt = _rand(seed, ks), _rand(seed + 1, n)
     cuts = data.draw(st.lists(st.integers(0, n), max_size=10), label="cuts")
     use_into = data.draw(st.lists(st.booleans(), min_size=len(cuts) + 1,
                                   max_size=len(cuts) + 1), label="use_into")
     direction = data.draw(st.sampled_from(["encrypt", "decrypt"]), label="direction")
-    want = ref(mode, key, iv, pt, direction)
-    obj = new(mode, key, backend=backend)
-    ctx = op(obj, mode, iv, direction)
+    want = ref(spec, key, iv, pt, direction)
+    obj = new(spec, key, backend=backend)
+    ctx = op(obj, spec, iv, direction)
     out, pending = [], 0
     for piece, into in zip(chunks(pt, cuts), use_into):
-        need = stream_len(mode, pending, len(piece))
+        need = stream_len(spec, pending, len(piece))
         if into:
             buf = bytearray(need)
             assert ctx.update_into(piece, buf) == need
@@ -113,13 +114,13 @@ def test_streaming_splits_match_one_shot(backend, mode, ks, data, n, seed, iv):
     assert b"".join(out) == want
 
 
-@mode_param
+@spec_param
 @ks_param
 @given(n=lengths, seed=seeds, iv=ivs, in_off=offsets, out_off=offsets, key_off=offsets,
        slack=st.sampled_from([0, 1, 16, 100]), encrypting=st.booleans())
-def test_unaligned_into(backend, mode, ks, n, seed, iv, in_off, out_off, key_off, slack,
+def test_unaligned_into(backend, spec, ks, n, seed, iv, in_off, out_off, key_off, slack,
                         encrypting):
-    n = _fit(mode, n)
+    n = fit(spec, n)
     key, src = _rand(seed, ks), _rand(seed + 1, n)
     key_store = bytearray(key_off + ks)
     key_store[key_off:] = key
@@ -127,12 +128,12 @@ def test_unaligned_into(backend, mode, ks, n, seed, iv, in_off, out_off, key_off
     in_store = bytearray(b"\x5a" * in_off) + src
     sentinel = bytes((i * 37 + 11) & 0xFF for i in range(out_off + n + slack))
     out_store = bytearray(sentinel)
-    obj = new(mode, memoryview(key_store)[key_off:], backend=backend)
+    obj = new(spec, memoryview(key_store)[key_off:], backend=backend)
     fn = encrypt_into if encrypting else decrypt_into
-    got = fn(obj, mode, memoryview(iv_store)[in_off:], memoryview(in_store)[in_off:],
+    got = fn(obj, spec, memoryview(iv_store)[in_off:], memoryview(in_store)[in_off:],
              memoryview(out_store)[out_off:])
     assert got == n
-    want = ref(mode, key, iv, src, "encrypt" if encrypting else "decrypt")
+    want = ref(spec, key, iv, src, "encrypt" if encrypting else "decrypt")
     assert out_store[out_off:out_off + n] == want
     # Nothing written outside [out_off, out_off + n), input untouched.
     assert out_store[:out_off] == sentinel[:out_off]
@@ -140,63 +141,63 @@ def test_unaligned_into(backend, mode, ks, n, seed, iv, in_off, out_off, key_off
     assert in_store[in_off:] == src
 
 
-@mode_param
+@spec_param
 @ks_param
 @given(n=lengths, seed=seeds, iv=ivs, off=offsets)
-def test_in_place(backend, mode, ks, n, seed, iv, off):
-    n = _fit(mode, n)
+def test_in_place(backend, spec, ks, n, seed, iv, off):
+    n = fit(spec, n)
     key, pt = _rand(seed, ks), _rand(seed + 1, n)
-    obj = new(mode, key, backend=backend)
-    ct = ref(mode, key, iv, pt, "encrypt")
+    obj = new(spec, key, backend=backend)
+    ct = ref(spec, key, iv, pt, "encrypt")
     # The very same object as data and buf.
     buf = bytearray(pt)
-    assert encrypt_into(obj, mode, iv, buf, buf) == n
+    assert encrypt_into(obj, spec, iv, buf, buf) == n
     assert buf == ct
-    assert decrypt_into(obj, mode, iv, buf, buf) == n
+    assert decrypt_into(obj, spec, iv, buf, buf) == n
     assert buf == pt
     # Two distinct memoryviews of the same memory at the same (unaligned) offset.
     store = bytearray(b"\x77" * off) + pt + b"\x88" * 3
     a = memoryview(store)[off:off + n]
     b = memoryview(store)[off:off + n]
-    assert encrypt_into(obj, mode, iv, a, b) == n
+    assert encrypt_into(obj, spec, iv, a, b) == n
     assert store[off:off + n] == ct
-    assert decrypt_into(obj, mode, iv, b, a) == n
+    assert decrypt_into(obj, spec, iv, b, a) == n
     assert store == bytearray(b"\x77" * off) + pt + b"\x88" * 3
 
 
-@pytest.mark.parametrize("mode", STREAM_MODES)
+@pytest.mark.parametrize("spec", spec_params(CIPHERS, whole_blocks=False))
 @ks_param
 @given(data=st.data(), n=lengths, seed=seeds, iv=ivs)
-def test_streaming_in_place(backend, mode, ks, data, n, seed, iv):
+def test_streaming_in_place(backend, spec, ks, data, n, seed, iv):
     key, pt = _rand(seed, ks), _rand(seed + 1, n)
     cuts = data.draw(st.lists(st.integers(0, n), max_size=6), label="cuts")
-    obj = new(mode, key, backend=backend)
+    obj = new(spec, key, backend=backend)
     buf = bytearray(pt)
     mv = memoryview(buf)
-    ctx = op(obj, mode, iv, "encrypt")
+    ctx = op(obj, spec, iv, "encrypt")
     pos = 0
     for piece in chunks(range(n), cuts):
         m = len(piece)
         assert ctx.update_into(mv[pos:pos + m], mv[pos:pos + m]) == m
         pos += m
     assert ctx.finalize() == b""
-    assert buf == ref(mode, key, iv, pt, "encrypt")
+    assert buf == ref(spec, key, iv, pt, "encrypt")
 
 
-@mode_param
+@spec_param
 @ks_param
 @given(n=lengths, seed=seeds, iv=ivs)
-def test_round_trip_through_streaming(backend, mode, ks, n, seed, iv):
+def test_round_trip_through_streaming(backend, spec, ks, n, seed, iv):
     """encrypt one-shot, decrypt in 3 updates (and the reverse) gives the input back."""
-    n = _fit(mode, n)
+    n = fit(spec, n)
     key, pt = _rand(seed, ks), _rand(seed + 1, n)
-    obj = new(mode, key, backend=backend)
-    ct = encrypt(obj, mode, iv, pt)
-    d = op(obj, mode, iv, "decrypt")
+    obj = new(spec, key, backend=backend)
+    ct = encrypt(obj, spec, iv, pt)
+    d = op(obj, spec, iv, "decrypt")
     third = n // 3
     back = d.update(ct[:third]) + d.update(ct[third:2 * third + 1]) + d.update(ct[2 * third + 1:])
     assert back + d.finalize() == pt
-    e = op(obj, mode, iv, "encrypt")
+    e = op(obj, spec, iv, "encrypt")
     ct2 = e.update(pt[:1]) + e.update(pt[1:]) + e.finalize()
     assert ct2 == ct
-    assert decrypt(obj, mode, iv, ct2) == pt
+    assert decrypt(obj, spec, iv, ct2) == pt

@@ -7,8 +7,10 @@ import functools
 import pytest
 
 from aead_helpers import (
+    AEAD,
+    BATCHES,
     KEY_SIZES,
-    TAG_LENGTHS,
+    WIDE_BATCH,
     aead_vectors,
     chunks,
     check_every_path,
@@ -26,6 +28,7 @@ from aead_helpers import (
     vector_id,
 )
 
+GCM = AEAD["GCM"]
 VECTORS = aead_vectors("gcm.txt")
 MCGREW_VIEGA = [v for v in VECTORS if v["section"].startswith("McGrew-Viega")]
 
@@ -53,12 +56,12 @@ def test_vector_file_is_complete():
 def test_vectors_agree_with_references(v):
     """The stored hex is what pyca/cryptography and pycryptodome compute."""
     t = len(v["tag"])
-    libs = ref_libs("GCM", len(v["nonce"]), t)
+    libs = ref_libs(GCM, len(v["nonce"]), t)
     assert libs
     for lib in libs:
-        assert ref_seal("GCM", v["key"], v["nonce"], v["plaintext"], v["aad"], t,
+        assert ref_seal(GCM, v["key"], v["nonce"], v["plaintext"], v["aad"], t,
                         lib=lib) == v["ciphertext"] + v["tag"], lib
-        assert ref_open("GCM", v["key"], v["nonce"], v["ciphertext"] + v["tag"], v["aad"], t,
+        assert ref_open(GCM, v["key"], v["nonce"], v["ciphertext"] + v["tag"], v["aad"], t,
                         lib=lib) == v["plaintext"], lib
     if "j0" in v:
         assert gcm_j0(v["key"], v["nonce"]) == v["j0"]
@@ -67,25 +70,25 @@ def test_vectors_agree_with_references(v):
 
 @pytest.mark.parametrize("v", VECTORS, ids=vector_id)
 def test_kat(v, backend):
-    obj = new_aead("GCM", v["key"], tag_length=len(v["tag"]), backend=backend)
+    obj = new_aead(GCM, v["key"], tag_length=len(v["tag"]), backend=backend)
     assert obj.backend == backend
     assert obj.key_size == len(v["key"]) * 8
     assert obj.tag_length == len(v["tag"])
-    check_every_path(obj, "GCM", v["nonce"], v["aad"], v["plaintext"],
+    check_every_path(obj, GCM, v["nonce"], v["aad"], v["plaintext"],
                      v["ciphertext"] + v["tag"])
 
 
-@pytest.mark.parametrize("tag_length", TAG_LENGTHS["GCM"])
+@pytest.mark.parametrize("tag_length", GCM.tag_lengths)
 @pytest.mark.parametrize("v", MCGREW_VIEGA, ids=vector_id)
 def test_kat_truncated_tags(v, backend, tag_length):
     """SP 800-38D 7.1 step 6: a t-byte tag is the first t bytes of the full one."""
-    obj = new_aead("GCM", v["key"], tag_length=tag_length, backend=backend)
+    obj = new_aead(GCM, v["key"], tag_length=tag_length, backend=backend)
     sealed = v["ciphertext"] + v["tag"][:tag_length]
     assert obj.encrypt(v["nonce"], v["plaintext"], v["aad"]) == sealed
     assert obj.decrypt(v["nonce"], sealed, v["aad"]) == v["plaintext"]
-    ct, tag = stream_seal(obj, "GCM", v["nonce"], v["plaintext"], [v["aad"]], [v["plaintext"]])
+    ct, tag = stream_seal(obj, GCM, v["nonce"], v["plaintext"], [v["aad"]], [v["plaintext"]])
     assert ct + tag == sealed
-    assert stream_open(obj, "GCM", v["nonce"], v["tag"][:tag_length], [v["aad"]],
+    assert stream_open(obj, GCM, v["nonce"], v["tag"][:tag_length], [v["aad"]],
                        [v["ciphertext"]]) == v["plaintext"]
     buf = bytearray(len(sealed))
     assert obj.encrypt_into(v["nonce"], v["plaintext"], v["aad"], buf) == len(sealed)
@@ -95,12 +98,16 @@ def test_kat_truncated_tags(v, backend, tag_length):
 # ---------------------------------------------------------------- counter wrap
 
 # Low 32 bits of J0. The first data block uses inc32(J0), so J0 = ...fffffffe wraps after one
-# block, ...ffffffff at once; ...fffffff0/fffffff8 wrap inside the first 8- or 16-block batch.
-WRAP_LOWS = (0xFFFFFFFF, 0xFFFFFFFE, 0xFFFFFFFD, 0xFFFFFFF9, 0xFFFFFFF8, 0xFFFFFFF0,
-             0xFFFFFFE0, 0x00000000, 0x7FFFFFFF)
+# block, ...ffffffff at once; 2^32 - b and 2^32 - b + 1 wrap at the end of a first batch of b
+# blocks, or one block before it, for every backend's batch b (helpers.BATCHES).
+WRAP_LOWS = tuple(sorted({0xFFFFFFFF, 0xFFFFFFFE, 0xFFFFFFFD, 0x00000000, 0x7FFFFFFF}
+                         | {2**32 - b + d for b in BATCHES for d in (0, 1)}, reverse=True))
 # High 96 bits: all ones (a carry out of the low word must not reach them), all zeros, mixed.
 WRAP_HIGHS = (b"\xff" * 12, bytes(12), bytes.fromhex("000102030405060708090a0b"))
-WRAP_BLOCKS = (1, 2, 3, 4, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 40)
+# Messages of 1..4 blocks, of every batch and one block either side, and of 3/4 and 5/4 of
+# the widest.
+WRAP_BLOCKS = tuple(sorted({1, 2, 3, 4, WIDE_BATCH * 3 // 4, WIDE_BATCH * 5 // 4}
+                           | {b + d for b in BATCHES for d in (-1, 0, 1)}))
 
 
 @functools.lru_cache(maxsize=None)
@@ -132,26 +139,26 @@ def test_counter_wrap(backend, ks, j0):
     against pyca/cryptography and the single-block model, one-shot and streamed."""
     key = rand(ks * 1000 + j0[-1], ks)
     nonce = _wrap_nonce(key, j0)
-    obj = new_aead("GCM", key, backend=backend)
+    obj = new_aead(GCM, key, backend=backend)
     aad = rand(7, 20)
     for nblocks in WRAP_BLOCKS:
         for tail in (0, 5):
             n = 16 * nblocks + tail
             pt = rand(n, n)
             sealed = obj.encrypt(nonce, pt, aad)
-            want = ref_seal("GCM", key, nonce, pt, aad)
+            want = ref_seal(GCM, key, nonce, pt, aad)
             assert sealed == want, (nblocks, tail)
             assert sealed[:n] == gcm_model_ciphertext(key, j0, pt)
             assert obj.decrypt(nonce, sealed, aad) == pt
     # Streamed, cut at and around the block where the counter wraps.
-    n = 16 * 40 + 3
+    n = 16 * max(WRAP_BLOCKS) + 3
     pt = rand(99, n)
-    want = ref_seal("GCM", key, nonce, pt, aad)
+    want = ref_seal(GCM, key, nonce, pt, aad)
     wrap_at = 16 * ((0x100000000 - int.from_bytes(j0[12:], "big") - 1) % 2**32)
     for cuts in ([wrap_at], [wrap_at - 1], [wrap_at + 1], [wrap_at - 16, wrap_at + 16],
                  [1, wrap_at, wrap_at, n - 1]):
         cuts = [min(max(c, 0), n) for c in cuts]
-        ct, tag = stream_seal(obj, "GCM", nonce, pt, [aad], chunks(pt, cuts))
+        ct, tag = stream_seal(obj, GCM, nonce, pt, [aad], chunks(pt, cuts))
         assert ct + tag == want, cuts
 
 

@@ -15,9 +15,11 @@ import mmap
 
 import pytest
 
-from aead_helpers import new_aead, rand
-from helpers import BLOCK_MODES, MODES, ivargs, new
+from aead_helpers import AEAD, AEADS, AeadSpec, new_aead, rand
+from helpers import (BATCHES, CIPHERS, GCM_FUSED_CHUNK, GCM_FUSED_HEAD, GCM_FUSED_MIN, WIDE_BATCH,
+                     CipherSpec, fit, ivargs, new, spec_params)
 
+GCM = AEAD["GCM"]
 PAGE = mmap.PAGESIZE
 PROT_NONE = 0
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
@@ -45,40 +47,44 @@ class GuardedBuffer:
         self.view = memoryview(self._map)[start : start + size]
 
 
-@pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("length", [16, 17, 31, 32, 112, 128, 129, 144, 255, 256, 4096])
-def test_no_access_past_the_end(backend: str, mode: str, length: int) -> None:
-    if mode in BLOCK_MODES:
-        length -= length % 16
+@pytest.mark.parametrize("spec", spec_params(CIPHERS))
+@pytest.mark.parametrize("length", sorted({16, 17, 31, 32, 255, 256, 4096}
+                                          | {16 * b + d for b in BATCHES for d in (-16, 0, 1, 16)}))
+def test_no_access_past_the_end(backend: str, spec: CipherSpec, length: int) -> None:
+    length = fit(spec, length)
     iv = bytes(range(16, 32))
-    k = new(mode, bytes(range(32)), backend)
+    k = new(spec, bytes(range(32)), backend)
     src = GuardedBuffer(length)
     src.view[:] = bytes((i * 7) & 0xFF for i in range(length))
     dst = GuardedBuffer(length)
-    n = k.encrypt_into(*ivargs(mode, iv), src.view, dst.view)
+    n = k.encrypt_into(*ivargs(spec, iv), src.view, dst.view)
     assert n == length
-    assert bytes(dst.view) == k.encrypt(*ivargs(mode, iv), bytes(src.view))
+    assert bytes(dst.view) == k.encrypt(*ivargs(spec, iv), bytes(src.view))
     # in place, decrypting back
-    k.decrypt_into(*ivargs(mode, iv), dst.view, dst.view)
+    k.decrypt_into(*ivargs(spec, iv), dst.view, dst.view)
     assert bytes(dst.view) == bytes(src.view)
     # streaming, an odd split
-    ctx = k.encryptor(*ivargs(mode, iv))
+    ctx = k.encryptor(*ivargs(spec, iv))
     out = ctx.update(src.view[: length // 3]) + ctx.update(src.view[length // 3 :])
-    assert out + ctx.finalize() == k.encrypt(*ivargs(mode, iv), bytes(src.view))
+    assert out + ctx.finalize() == k.encrypt(*ivargs(spec, iv), bytes(src.view))
 
 
 # Around the wide kernels' handovers: vaes_avx512's fused GCM starts its first batch at the
 # aligned counter before the data (for a 12-byte nonce, 2 blocks before it) and ends with
-# the last blocks of a message; OCB3's kernels have heads and tails of their own.
-AEAD_LENGTHS = [16, 17, 16 * 110, 16 * 110 + 5, 16 * 142, 16 * 143 + 9, 16 * 300 + 15]
+# the last blocks of a message; OCB3's kernels have heads and tails of their own. FUSED is
+# the shortest message the fused GCM takes, then one batch more, and a long one.
+W = WIDE_BATCH
+FUSED = GCM_FUSED_HEAD + GCM_FUSED_MIN
+AEAD_LENGTHS = [16, 17, 16 * FUSED, 16 * FUSED + 5, 16 * (FUSED + W), 16 * (FUSED + W + 1) + 9,
+                16 * (FUSED + 6 * W) + 15]
 
 
 @pytest.mark.parametrize("before", [False, True], ids=["guard-after", "guard-before"])
-@pytest.mark.parametrize("name", ["GCM", "OCB3"])
-def test_aead_no_access_outside(backend: str, name: str, before: bool) -> None:
+@pytest.mark.parametrize("spec", spec_params(AEADS))
+def test_aead_no_access_outside(backend: str, spec: AeadSpec, before: bool) -> None:
     """Sealing and opening, in place and not, with an inaccessible page right after the
     buffers' last byte, or right before their first."""
-    aead = new_aead(name, rand(5, 16), backend=backend)
+    aead = new_aead(spec, rand(5, 16), backend=backend)
     nonce, aad = rand(6, 12), b"guard"
     for length in AEAD_LENGTHS:
         data = rand(length, length)
@@ -100,13 +106,15 @@ def test_aead_no_access_outside(backend: str, name: str, before: bool) -> None:
 
 
 # vaes_avx512's fused GCM starts its first batch `skip` = (first counter mod 16) blocks
-# before the data and ends with a tail of 0..31 blocks. With a 12-byte nonce the data starts
+# before the data and ends with a tail of 0..W-1 blocks. With a 12-byte nonce the data starts
 # at counter 2, so a first update of `pre` blocks puts the second, fused, update at skip
-# (2 + pre) mod 16. Every skip x every tail, with 4..7 batches (every size of the first
-# chunk of batches). (Other nonce lengths never reach the fused kernel: modes/gcm.c.)
-FUSED_W = 32
-FUSED_CASES = [(pre, FUSED_W * (4 + (skip + tail) % 4) + tail - skip)
-               for pre in range(16) for skip in [(2 + pre) % 16] for tail in range(32)]
+# (2 + pre) mod 16. Every skip x every tail, with FUSED_BATCHES (the fewest batches that
+# hold the kernel's minimum even when skip is 15) and up to GCM_FUSED_CHUNK - 1 more, so the
+# first chunk of batches takes every size. (Other nonce lengths never reach the fused
+# kernel: modes/gcm.c.)
+FUSED_BATCHES = -(-(GCM_FUSED_MIN + 15) // W)
+FUSED_CASES = [(pre, W * (FUSED_BATCHES + (skip + tail) % GCM_FUSED_CHUNK) + tail - skip)
+               for pre in range(16) for skip in [(2 + pre) % 16] for tail in range(W)]
 FUSED_NONCE = bytes(range(12))
 
 
@@ -114,7 +122,7 @@ FUSED_NONCE = bytes(range(12))
 def _fused_gcm_reference(ks):
     """(plaintext, ciphertext, tag) per case, from portable."""
     key = rand(400 + ks, ks)
-    ref = new_aead("GCM", key, backend="portable")
+    ref = new_aead(GCM, key, backend="portable")
     out = []
     for pre, blocks in FUSED_CASES:
         data = rand(pre * 1000 + blocks, 16 * (pre + blocks))
@@ -128,7 +136,7 @@ def test_gcm_every_first_counter_and_tail(backend: str, ks: int) -> None:
     """Streaming `pre` blocks, then the rest in place with an inaccessible page right
     before it, sealing and opening."""
     key, cases = _fused_gcm_reference(ks)
-    aead = new_aead("GCM", key, backend=backend)
+    aead = new_aead(GCM, key, backend=backend)
     for (pre, blocks), (data, ct, tag) in zip(FUSED_CASES, cases):
         head, n = 16 * pre, 16 * blocks
         for enc, src, want in ((True, data, ct), (False, ct, data)):

@@ -4,6 +4,7 @@ lengths 128/192/256 x tag lengths 128/96/64), on every backend through every ent
 import pytest
 
 from aead_helpers import (
+    AEAD,
     aead_vectors,
     check_every_path,
     new_aead,
@@ -14,6 +15,7 @@ from aead_helpers import (
     vector_id,
 )
 
+OCB3 = AEAD["OCB3"]
 VECTORS = aead_vectors("ocb3.txt")
 SAMPLES = [v for v in VECTORS if "nonce" in v]
 ITERATED = [v for v in VECTORS if "output" in v]
@@ -36,22 +38,22 @@ def test_vector_file_is_complete():
 @pytest.mark.parametrize("v", SAMPLES, ids=vector_id)
 def test_samples_agree_with_references(v):
     t = len(v["tag"])
-    libs = ref_libs("OCB3", len(v["nonce"]), t)
+    libs = ref_libs(OCB3, len(v["nonce"]), t)
     assert libs
     for lib in libs:
-        assert ref_seal("OCB3", v["key"], v["nonce"], v["plaintext"], v["aad"], t,
+        assert ref_seal(OCB3, v["key"], v["nonce"], v["plaintext"], v["aad"], t,
                         lib=lib) == v["ciphertext"] + v["tag"], lib
-        assert ref_open("OCB3", v["key"], v["nonce"], v["ciphertext"] + v["tag"], v["aad"], t,
+        assert ref_open(OCB3, v["key"], v["nonce"], v["ciphertext"] + v["tag"], v["aad"], t,
                         lib=lib) == v["plaintext"], lib
 
 
 @pytest.mark.parametrize("v", SAMPLES, ids=vector_id)
 def test_sample(v, backend):
-    obj = new_aead("OCB3", v["key"], tag_length=len(v["tag"]), backend=backend)
+    obj = new_aead(OCB3, v["key"], tag_length=len(v["tag"]), backend=backend)
     assert obj.backend == backend
     assert obj.key_size == 128
     assert obj.tag_length == len(v["tag"])
-    check_every_path(obj, "OCB3", v["nonce"], v["aad"], v["plaintext"],
+    check_every_path(obj, OCB3, v["nonce"], v["aad"], v["plaintext"],
                      v["ciphertext"] + v["tag"])
 
 
@@ -69,15 +71,15 @@ def _iterated(seal, key, tag_bits):
 @pytest.mark.parametrize("v", ITERATED, ids=vector_id)
 def test_iterated_agrees_with_references(v):
     t = v["tag_bits"] // 8
-    for lib in ref_libs("OCB3", 12, t):
-        got = _iterated(lambda n, p, a, lib=lib: ref_seal("OCB3", v["key"], n, p, a, t, lib=lib),
+    for lib in ref_libs(OCB3, 12, t):
+        got = _iterated(lambda n, p, a, lib=lib: ref_seal(OCB3, v["key"], n, p, a, t, lib=lib),
                         v["key"], v["tag_bits"])
         assert got == v["output"], lib
 
 
 @pytest.mark.parametrize("v", ITERATED, ids=vector_id)
 def test_iterated(v, backend):
-    obj = new_aead("OCB3", v["key"], tag_length=v["tag_bits"] // 8, backend=backend)
+    obj = new_aead(OCB3, v["key"], tag_length=v["tag_bits"] // 8, backend=backend)
     assert obj.key_size == len(v["key"]) * 8
     assert _iterated(obj.encrypt, v["key"], v["tag_bits"]) == v["output"]
 
@@ -90,7 +92,7 @@ def test_iterated(v, backend):
 
     def streamed(n, p, a):
         half = len(p) // 2
-        ct, tag = stream_seal(obj, "OCB3", n, p, [a[:3], a[3:]], [p[:half], p[half:]])
+        ct, tag = stream_seal(obj, OCB3, n, p, [a[:3], a[3:]], [p[:half], p[half:]])
         return ct + tag
 
     assert _iterated(streamed, v["key"], v["tag_bits"]) == v["output"]

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from helpers import MODES, new, op, ref
+from helpers import CIPHER, CIPHERS, ivargs, new, op, ref, spec_params
 
 KEY = bytes(range(32))
 IV = bytes(range(16, 32))
@@ -32,12 +32,12 @@ def _run_threads(n, target):
     return errors
 
 
-@pytest.mark.parametrize("mode", MODES)
-def test_shared_key_object(backend, mode):
+@pytest.mark.parametrize("spec", spec_params(CIPHERS))
+def test_shared_key_object(backend, spec):
     """4 threads share one key object: results equal serial use."""
-    obj = new(mode, KEY, backend=backend)
+    obj = new(spec, KEY, backend=backend)
     # CFB8 runs one AES call per byte: keep it to sizes a serial kernel does quickly.
-    big = (1 << 20) + 32 if mode != "CFB8" else (1 << 16) + 32
+    big = (1 << 20) + 32 if spec.segment == 16 else (1 << 16) + 32
     sizes = [0, 16, 160, 4096, 1 << 14, big]
     jobs = []
     for t in range(4):
@@ -47,7 +47,7 @@ def test_shared_key_object(backend, mode):
             jobs.append((t, iv, data))
     serial = {}
     for t, iv, data in jobs:
-        args = (iv,) if mode != "ECB" else ()
+        args = ivargs(spec, iv)
         serial[(t, iv)] = (obj.encrypt(*args, data), obj.decrypt(*args, data))
     results = {}
 
@@ -56,7 +56,7 @@ def test_shared_key_object(backend, mode):
             for jt, iv, data in jobs:
                 if jt != t:
                     continue
-                args = (iv,) if mode != "ECB" else ()
+                args = ivargs(spec, iv)
                 e = obj.encrypt(*args, data)
                 d = obj.decrypt(*args, data)
                 ctx = obj.encryptor(*args)
@@ -72,24 +72,24 @@ def test_shared_key_object(backend, mode):
     assert results == serial
     # Spot-check serial against the reference so the comparison is not vacuous.
     t, iv, data = jobs[3]
-    assert serial[(t, iv)][0] == ref(mode, KEY, iv, data)
+    assert serial[(t, iv)][0] == ref(spec, KEY, iv, data)
 
 
-def _keystream_digests(mode, count):
+def _keystream_digests(spec, count):
     """sha256 of each BIG-byte chunk of the serial keystream (encryption of zeros)."""
-    out = ref(mode, KEY, IV, bytes(BIG * count))
+    out = ref(spec, KEY, IV, bytes(BIG * count))
     return [hashlib.sha256(out[i * BIG:(i + 1) * BIG]).hexdigest() for i in range(count)]
 
 
-@pytest.mark.parametrize("mode", ["CTR", "OFB"])
-def test_shared_context_never_repeats_keystream(backend, mode):
+@pytest.mark.parametrize("spec", spec_params(CIPHERS, keystream=True))
+def test_shared_context_never_repeats_keystream(backend, spec):
     """Two threads hammer one encryptor with BIG updates of zeros. Each update either
     raises RuntimeError or returns the next unused chunk of the serial keystream."""
     rounds, per_thread = 3, 2
     zeros = bytes(BIG)
     busy = 0
     for _ in range(rounds):
-        ctx = op(new(mode, KEY, backend=backend), mode, IV, "encrypt")
+        ctx = op(new(spec, KEY, backend=backend), spec, IV, "encrypt")
         got, raised = [], []
         lock = threading.Lock()
 
@@ -112,17 +112,17 @@ def test_shared_context_never_repeats_keystream(backend, mode):
         busy += len(raised)
         # Successful updates consumed consecutive chunks, each exactly once.
         assert len(set(got)) == len(got), "the same keystream was handed out twice"
-        assert sorted(got) == sorted(_keystream_digests(mode, len(got)))
+        assert sorted(got) == sorted(_keystream_digests(spec, len(got)))
         # The context is still consistent after the contention.
         tail = ctx.update(bytes(16)) + ctx.finalize()
-        assert tail == ref(mode, KEY, IV, bytes(BIG * len(got) + 16))[-16:]
-    print(f"{backend}/{mode}: RuntimeError on {busy} of {rounds * 2 * per_thread} updates")
+        assert tail == ref(spec, KEY, IV, bytes(BIG * len(got) + 16))[-16:]
+    print(f"{backend}/{spec.name}: RuntimeError on {busy} of {rounds * 2 * per_thread} updates")
 
 
 def test_shared_context_update_into_from_two_threads(backend):
     """Same property through update_into, each thread with its own output buffer."""
-    mode = "CTR"
-    ctx = op(new(mode, KEY, backend=backend), mode, IV, "encrypt")
+    spec = CIPHER["CTR"]
+    ctx = op(new(spec, KEY, backend=backend), spec, IV, "encrypt")
     zeros = bytes(BIG)
     got = []
     lock = threading.Lock()
@@ -141,4 +141,4 @@ def test_shared_context_update_into_from_two_threads(backend):
     errors = _run_threads(2, work)
     assert not errors, errors
     assert got
-    assert sorted(got) == sorted(_keystream_digests(mode, len(got)))
+    assert sorted(got) == sorted(_keystream_digests(spec, len(got)))

@@ -1,20 +1,22 @@
 """The AEADs at the wide kernels' boundaries: every backend byte-identical to `portable`.
 
-W = 32 blocks is the widest batch: vaes_avx512's OCB3 kernel runs 32 blocks from a block
-index that is a multiple of 32 (vaes_avx2 16, aesni 8), with a head up to that index and a
-tail of whole vectors after it. vaes_avx512's fused GCM kernel (vaes_gcm.h) takes a
-message only from FUSED_GCM = 14 + 3W blocks (a 12-byte nonce's counter starts 14 blocks
-before a multiple of 16, then at least 3 batches); its first batch starts at that multiple
-of 16 less 16, the blocks before the data absent (2 for a 12-byte nonce, any of 0..15 when
-streaming), its last 0..W-1 blocks go one vector at a time, and it hashes its batches in
-chunks of up to four, one reduction per chunk, the short chunk first. Every length
+W is the widest batch, the largest batch_blocks of the compiled-in backends
+(backend_constants; vaes_avx512's 32 today): vaes_avx512's OCB3 kernel runs W blocks from a
+block index that is a multiple of W (vaes_avx2 16, aesni 8), with a head up to that index
+and a tail of whole vectors after it. vaes_avx512's fused GCM kernel (vaes_gcm.h) takes a
+message only from FUSED_GCM = 14 + gcm_fused_min_blocks blocks (a 12-byte nonce's counter
+starts 14 blocks before a multiple of 16, then at least that minimum, 3W today); its first
+batch starts at that multiple of 16 less 16, the blocks before the data absent (2 for a
+12-byte nonce, any of 0..15 when streaming), its last 0..W-1 blocks go one vector at a time,
+and it hashes its batches in chunks of up to GCM_FUSED_CHUNK (its GHASH key's powers over
+W: four), one reduction per chunk, the short chunk first. Every length
 0..(FUSED_GCM+4W+2)*16+17 crosses each handover (the start, whole batches, chunks of every
 size, the half batch, one vector at a time, a partial last vector, a partial last block),
 for sealing and opening, one-shot and in place. AAD lengths cross the same boundaries (OCB3's
 HASH and GCM's GHASH). Unaligned buffers take every offset 1..63 for a few lengths.
 Streaming puts the fused kernel's first block at indices that are not multiples of W: two
-pieces split at every block count 0..2W+1 (and at odd byte counts), and steps of 1, 17,
-31, 33 and 63 blocks, plus and minus a few bytes.
+pieces split at every block count 0..2W+1 (and at odd byte counts), and steps of 1, W/2+1,
+W-1, W+1 and 2W-1 blocks, plus and minus a few bytes.
 
 portable's results are computed once per length (functools.cache); the loops over lengths
 run inside each test, not as thousands of parametrized cases.
@@ -24,11 +26,11 @@ import ctypes
 import functools
 
 import pytest
-from aead_helpers import new_aead, rand, ref_seal, stream_open, stream_seal
+from aead_helpers import AEADS, new_aead, rand, ref_seal, spec_params, stream_open, stream_seal
+from helpers import GCM_FUSED_HEAD, GCM_FUSED_MIN, WIDE_BATCH
 
-W = 32
-FUSED_GCM = 14 + 3 * W   # blocks: the shortest message vaes_avx512's fused GCM takes
-AEADS = ("GCM", "OCB3")
+W = WIDE_BATCH
+FUSED_GCM = GCM_FUSED_HEAD + GCM_FUSED_MIN   # blocks: the shortest message the fused GCM takes
 MAX_LEN = (FUSED_GCM + 4 * W + 2) * 16 + 17
 LENGTHS = range(MAX_LEN + 1)
 # Pseudo-random, never periodic: an affine byte pattern repeats every 16 blocks, and with
@@ -44,29 +46,29 @@ AAD_LENGTHS = sorted({0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65}
 AAD_DATA_LENGTHS = (0, 1, 16, 16 * W + 17, 16 * (FUSED_GCM + W) + 17)
 ALIGN_LENGTHS = (16, 64, 16 * W // 2 + 3, 16 * W, 16 * W + 17, 16 * 2 * W + 48,
                  16 * (FUSED_GCM + 3 * W) + 5)
-STEP_BLOCKS = (1, 17, 31, 33, 63)
+STEP_BLOCKS = (1, W // 2 + 1, W - 1, W + 1, 2 * W - 1)
 
 
 @functools.cache
-def _portable(name, ks):
+def _portable(spec, ks):
     """portable's ciphertext || tag of DATA[:n] for every length n."""
-    obj = new_aead(name, KEYS[ks], backend="portable")
+    obj = new_aead(spec, KEYS[ks], backend="portable")
     return {n: obj.encrypt(NONCE, DATA[:n], AAD) for n in LENGTHS}
 
 
 @functools.cache
-def _portable_aad(name):
-    obj = new_aead(name, KEYS[16], backend="portable")
+def _portable_aad(spec):
+    obj = new_aead(spec, KEYS[16], backend="portable")
     return {(na, n): obj.encrypt(NONCE, DATA[:n], DATA[:na])
             for na in AAD_LENGTHS for n in AAD_DATA_LENGTHS}
 
 
 @pytest.mark.parametrize("ks", (16, 24, 32))
-@pytest.mark.parametrize("name", AEADS)
-def test_every_length(backend, name, ks):
+@pytest.mark.parametrize("spec", spec_params(AEADS))
+def test_every_length(backend, spec, ks):
     """Seal and open DATA[:n] for every n, one-shot and in place, against portable."""
-    obj = new_aead(name, KEYS[ks], backend=backend)
-    want = _portable(name, ks)
+    obj = new_aead(spec, KEYS[ks], backend=backend)
+    want = _portable(spec, ks)
     for n in LENGTHS:
         pt, sealed = DATA[:n], want[n]
         assert obj.encrypt(NONCE, pt, AAD) == sealed, n
@@ -78,18 +80,18 @@ def test_every_length(backend, name, ks):
         assert store[:n] == pt, n
 
 
-@pytest.mark.parametrize("name", AEADS)
-def test_portable_is_the_standard(name):
+@pytest.mark.parametrize("spec", spec_params(AEADS))
+def test_portable_is_the_standard(spec):
     """The reference of this file, checked against OpenSSL at the handovers."""
-    want = _portable(name, 16)
+    want = _portable(spec, 16)
     for n in (0, 1, 16, 17, 16 * W - 1, 16 * W, 16 * W + 17, MAX_LEN):
-        assert want[n] == ref_seal(name, KEYS[16], NONCE, DATA[:n], AAD), n
+        assert want[n] == ref_seal(spec, KEYS[16], NONCE, DATA[:n], AAD), n
 
 
-@pytest.mark.parametrize("name", AEADS)
-def test_aad_lengths(backend, name):
-    obj = new_aead(name, KEYS[16], backend=backend)
-    want = _portable_aad(name)
+@pytest.mark.parametrize("spec", spec_params(AEADS))
+def test_aad_lengths(backend, spec):
+    obj = new_aead(spec, KEYS[16], backend=backend)
+    want = _portable_aad(spec)
     for (na, n), sealed in want.items():
         aad, pt = DATA[:na], DATA[:n]
         assert obj.encrypt(NONCE, pt, aad) == sealed, (na, n)
@@ -106,12 +108,12 @@ def _at(buf, off, n):
     return memoryview(buf)[start:start + n], start
 
 
-@pytest.mark.parametrize("name", AEADS)
-def test_unaligned(backend, name):
+@pytest.mark.parametrize("spec", spec_params(AEADS))
+def test_unaligned(backend, spec):
     """Input and output at every offset 1..63 past a 64-byte boundary (different offsets
     for source and destination), and in place at each offset; nothing written around."""
-    obj = new_aead(name, KEYS[16], backend=backend)
-    want = _portable(name, 16)
+    obj = new_aead(spec, KEYS[16], backend=backend)
+    want = _portable(spec, 16)
     for n in ALIGN_LENGTHS:
         pt, sealed = DATA[:n], want[n]
         for off in range(1, 64):
@@ -141,42 +143,42 @@ def _pieces(data, sizes):
     return out
 
 
-def _check_stream(obj, name, want, data_pieces, aad_pieces=(AAD,)):
+def _check_stream(obj, spec, want, data_pieces, aad_pieces=(AAD,)):
     n = sum(len(p) for p in data_pieces)
     ct, tag = want[:n], want[n:]
     data = b"".join(data_pieces)
-    assert stream_seal(obj, name, NONCE, data, list(aad_pieces), data_pieces) == (ct, tag)
+    assert stream_seal(obj, spec, NONCE, data, list(aad_pieces), data_pieces) == (ct, tag)
     ct_pieces, pos = [], 0
     for p in data_pieces:
         ct_pieces.append(ct[pos:pos + len(p)])
         pos += len(p)
-    assert stream_open(obj, name, NONCE, tag, list(aad_pieces), ct_pieces) == data
+    assert stream_open(obj, spec, NONCE, tag, list(aad_pieces), ct_pieces) == data
 
 
-@pytest.mark.parametrize("name", AEADS)
-def test_streaming_two_pieces(backend, name):
+@pytest.mark.parametrize("spec", spec_params(AEADS))
+def test_streaming_two_pieces(backend, spec):
     """The first update ends at block k (and k blocks plus 7 bytes), for every k in
     0..2W+1: the second update's fused call starts at block k + 1, any residue mod W."""
-    obj = new_aead(name, KEYS[16], backend=backend)
-    want = _portable(name, 16)[MAX_LEN]
+    obj = new_aead(spec, KEYS[16], backend=backend)
+    want = _portable(spec, 16)[MAX_LEN]
     data = DATA[:MAX_LEN]
     for k in range(2 * W + 2):
         for cut in (16 * k, 16 * k + 7):
-            _check_stream(obj, name, want, [data[:cut], data[cut:]])
+            _check_stream(obj, spec, want, [data[:cut], data[cut:]])
 
 
-@pytest.mark.parametrize("name", AEADS)
-def test_streaming_steps(backend, name):
-    """Steps of 1, 17, 31, 33, 63 blocks, exact and off by odd byte counts, and mixed;
-    the AAD in two pieces too."""
-    obj = new_aead(name, KEYS[16], backend=backend)
-    want = _portable(name, 16)[MAX_LEN]
+@pytest.mark.parametrize("spec", spec_params(AEADS))
+def test_streaming_steps(backend, spec):
+    """Steps of 1, W/2+1, W-1, W+1 and 2W-1 blocks, exact and off by odd byte counts, and
+    mixed; the AAD in two pieces too."""
+    obj = new_aead(spec, KEYS[16], backend=backend)
+    want = _portable(spec, 16)[MAX_LEN]
     data = DATA[:MAX_LEN]
     for blocks in STEP_BLOCKS:
         for extra in (0, 1, -1, 5, 15):
             size = 16 * blocks + extra
             if size > 0:
-                _check_stream(obj, name, want, _pieces(data, [size]))
+                _check_stream(obj, spec, want, _pieces(data, [size]))
     mixed = [16 * b + e for b, e in zip(STEP_BLOCKS, (3, 0, 13, 1, 9))]
-    _check_stream(obj, name, want, _pieces(data, mixed))
-    _check_stream(obj, name, want, _pieces(data, [1] + mixed), [AAD[:5], AAD[5:]])
+    _check_stream(obj, spec, want, _pieces(data, mixed))
+    _check_stream(obj, spec, want, _pieces(data, [1] + mixed), [AAD[:5], AAD[5:]])

@@ -1,0 +1,49 @@
+"""The tests' spec tables name exactly the modes the C registry builds types from
+(aeskit._aeskit.MODES): a mode added in C without its spec entry fails here, and with it
+every parametrized test runs the new mode."""
+
+from aeskit import _aeskit
+
+from aead_helpers import AEAD, AEADS, aead_vectors
+from helpers import CIPHER, CIPHERS
+
+
+def test_cipher_specs_are_the_registry():
+    names = [spec.name for spec in CIPHERS]
+    assert len(set(names)) == len(names)
+    assert sorted(names) == sorted(_aeskit.MODES["ciphers"])
+    assert set(CIPHER) == set(names)
+    for spec in CIPHERS:
+        assert isinstance(spec.cls, type), spec.name  # aeskit.AES<name> exists
+
+
+def test_aead_specs_are_the_registry():
+    names = [spec.name for spec in AEADS]
+    assert len(set(names)) == len(names)
+    assert sorted(names) == sorted(_aeskit.MODES["aeads"])
+    assert set(AEAD) == set(names)
+    for spec in AEADS:
+        assert isinstance(spec.cls, type), spec.name  # aeskit.AES<name> exists
+
+
+def test_aead_specs_are_consistent():
+    """Each spec's lists agree with each other: the default tag accepted, no length both
+    accepted and refused, nonce lengths within nonce_max, a reference for the defaults."""
+    for spec in AEADS:
+        assert 16 in spec.tag_lengths
+        assert not set(spec.tag_lengths) & set(spec.bad_tag_lengths), spec.name
+        assert not set(spec.nonce_lengths) & set(spec.bad_nonce_lengths), spec.name
+        assert 12 in spec.nonce_lengths, spec.name
+        if spec.nonce_max is not None:
+            assert max(spec.nonce_lengths) == spec.nonce_max, spec.name
+            assert spec.nonce_max + 1 in spec.bad_nonce_lengths, spec.name
+        for t in spec.tag_lengths:
+            assert any(r.takes(12, t) for r in spec.refs), (spec.name, t)
+        for n in spec.nonce_lengths:
+            assert any(r.takes(n, min(spec.tag_lengths)) for r in spec.refs), (spec.name, n)
+
+
+def test_every_aead_has_known_answers():
+    """tests/vectors/aead/<name lowercased>.txt exists and holds vectors."""
+    for spec in AEADS:
+        assert aead_vectors(spec.name.lower() + ".txt"), spec.name
