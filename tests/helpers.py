@@ -136,8 +136,11 @@ def stream_len(spec, pending, n):
 # sweeps cross these, so a wider kernel widens them without a test edit.
 
 BACKEND_CONSTANTS = {name: _aeskit.backend_constants(name) for name in aeskit.backends().all}
-# Blocks per main-loop iteration of each compiled-in backend (available here or not).
-BATCHES = tuple(sorted({c["batch_blocks"] for c in BACKEND_CONSTANTS.values()}))
+# Blocks per main-loop iteration of each compiled-in backend's kernels (available here or
+# not): its parallel modes' batch_blocks and any kernel's own (aesni's gcm_, ocb_ and
+# ghash_batch_blocks).
+BATCHES = tuple(sorted({v for c in BACKEND_CONSTANTS.values() for k, v in c.items()
+                        if k.endswith("batch_blocks")}))
 # W: the widest batch (vaes_avx512: 32 blocks).
 WIDE_BATCH = BATCHES[-1]
 # Every multiple of this many blocks is a multiple of every backend's batch.

@@ -387,3 +387,22 @@ def test_backend_constants(backends_info):
         _aeskit.backend_constants("no-such-backend")
     with pytest.raises(TypeError):
         _aeskit.backend_constants(3)
+
+
+def test_mode_constants():
+    """Every AEAD exports where its own code hands over (possibly nothing); GCM its
+    one-shot short path and chunks; an unknown name is a ValueError."""
+    for name in _aeskit.MODES["aeads"]:
+        c = _aeskit.mode_constants(name)
+        assert all(isinstance(k, str) and isinstance(v, int) and v > 0 for k, v in c.items())
+    assert {"short_blocks", "chunk_blocks"} <= set(_aeskit.mode_constants("GCM"))
+    with pytest.raises(ValueError, match="no-such-mode"):
+        _aeskit.mode_constants("no-such-mode")
+
+
+def test_xts_slot_direction_is_a_bool():
+    """The direction is True or False: a truthy string must not pass for encryption."""
+    with pytest.raises(TypeError):
+        _aeskit._xts_slot("portable", KEYS[16], "decrypt", bytes(16), bytes(16))
+    with pytest.raises(TypeError):
+        _aeskit._xts_slot("portable", KEYS[16], 1, bytes(16), bytes(16))

@@ -32,7 +32,7 @@
 #include "dispatch.h"
 #include "modes/generic.h"
 
-#define AESNI_W 8
+#define AESNI_W AESKIT_AESNI_W
 #define AESNI_UNROLL _Pragma("GCC unroll 8") /* AESNI_W */
 /* The w-block kernels are AESKIT_INLINE: they must inline into their
  * callers for x[] to live in registers and for constant arguments (w,
@@ -468,6 +468,9 @@ const struct aeskit_impl aeskit_aesni_impl = {
     .gcm = aeskit_aesni_gcm,
     .constants = (const aeskit_constant[]){
         {"batch_blocks", AESNI_W},
+        {"gcm_batch_blocks", AESKIT_AESNI_GCM_W},
+        {"ocb_batch_blocks", AESKIT_AESNI_OCB_W},
+        {"ghash_batch_blocks", AESKIT_CLMUL_W},
         {NULL, 0},
     },
 };

@@ -26,6 +26,13 @@ AESKIT_INLINE const uint8_t *aeskit_aesni_dec_keys(const aeskit_key *k)
     return (const uint8_t *)k->rk + AESKIT_BLOCK * (k->rounds + 1);
 }
 
+/* Blocks per batch of the library's kernels, exported to the tests by the
+ * table (aeskit_impl.constants). */
+#define AESKIT_AESNI_W 8         /* aesni.c: the parallel modes */
+#define AESKIT_AESNI_GCM_W 8     /* aesni_gcm.c: the fused GCM */
+#define AESKIT_AESNI_OCB_W 8     /* aesni_ocb.c: the fused OCB3 */
+#define AESKIT_CLMUL_W 8         /* ghash_clmul.c: blocks per reduction */
+
 /* Expands key into k in the layout above; leaves k->impl to the caller. */
 void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len);
 

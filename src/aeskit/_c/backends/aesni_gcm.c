@@ -45,7 +45,7 @@
 #include "aesni.h"
 #include "clmul128.h"
 
-#define GCM_W 8
+#define GCM_W AESKIT_AESNI_GCM_W
 #define GCM_UNROLL _Pragma("GCC unroll 8") /* GCM_W */
 #if defined(__GNUC__)
 /* An empty asm that takes v in a register and gives it back: the compiler

@@ -29,7 +29,7 @@
  */
 #include "aesni.h"
 
-#define OCB_W 8
+#define OCB_W AESKIT_AESNI_OCB_W
 #define OCB_UNROLL _Pragma("GCC unroll 8") /* OCB_W */
 
 /*

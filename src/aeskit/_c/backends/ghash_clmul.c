@@ -44,7 +44,7 @@
 #include "aesni.h"
 #include "clmul128.h"
 
-#define CLMUL_W 8
+#define CLMUL_W AESKIT_CLMUL_W
 #define CLMUL_UNROLL _Pragma("GCC unroll 8") /* CLMUL_W */
 
 #define CLMUL_KARATSUBA_OFF (CLMUL_W * AESKIT_BLOCK)

@@ -305,4 +305,9 @@ const struct aeskit_aead aeskit_gcm_aead = {
     .aad = gcm_stream_aad,
     .update = gcm_stream_update,
     .finish = gcm_stream_finish,
+    .constants = (const aeskit_constant[]){
+        {"short_blocks", GCM_SHORT_BLOCKS},
+        {"chunk_blocks", CHUNK_BLOCKS},
+        {NULL, 0},
+    },
 };

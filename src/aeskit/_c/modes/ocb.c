@@ -339,4 +339,8 @@ const struct aeskit_aead aeskit_ocb3_aead = {
     .update_len = ocb3_stream_update_len,
     .update = ocb3_stream_update,
     .finish = ocb3_stream_finish,
+    .constants = (const aeskit_constant[]){
+        {"batch_blocks", BATCH},
+        {NULL, 0},
+    },
 };

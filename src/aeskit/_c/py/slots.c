@@ -10,6 +10,7 @@
  *   _xts_slot(backend, key, encrypt, tweak, data) -> (out, next_tweak)
  *   _ghash_slot(backend, h, acc, data, max_blocks) -> acc
  *   backend_constants(backend) -> dict[str, int]
+ *   mode_constants(aead) -> dict[str, int]
  *
  * key is an AES key (16, 24 or 32 bytes), data whole 16-byte blocks, and
  * the other buffers 16 bytes.
@@ -19,6 +20,7 @@
 #include "buffers.h"
 #include "common.h"
 #include "dispatch.h"
+#include "modes/aead.h"
 #include "modes/block.h"
 
 static int ctr_kind(const char *name, enum aeskit_ctr *kind)
@@ -132,12 +134,13 @@ static PyObject *slots_xts(PyObject *m, PyObject *args)
 {
     const char *backend;
     PyObject *key, *tweak, *data;
-    int enc;
+    PyObject *enc;
     slot_call c;
-    if (!PyArg_ParseTuple(args, "sOpOO:_xts_slot", &backend, &key, &enc, &tweak, &data) ||
+    if (!PyArg_ParseTuple(args, "sOO!OO:_xts_slot", &backend, &key, &PyBool_Type, &enc, &tweak,
+                          &data) ||
         slot_begin(m, &c, backend, key, tweak, data, 1) < 0)
         return NULL;
-    c.impl->xts(&c.key, enc, c.block, slot_dst(&c), c.data.buf, slot_blocks(&c));
+    c.impl->xts(&c.key, enc == Py_True, c.block, slot_dst(&c), c.data.buf, slot_blocks(&c));
     return slot_end(&c);
 }
 
@@ -171,25 +174,44 @@ static PyObject *slots_ghash(PyObject *m, PyObject *args)
     return r;
 }
 
-static PyObject *slots_constants(PyObject *m, PyObject *arg)
+/* A dict of a NULL-ended list of constants. */
+static PyObject *constants_dict(const aeskit_constant *c)
 {
-    const char *backend = PyUnicode_AsUTF8(arg);
-    const struct aeskit_impl *impl =
-        backend != NULL ? aeskit_impl_by_name(backend) : NULL;
-    if (impl == NULL) {
-        if (!PyErr_Occurred())
-            PyErr_Format(PyExc_ValueError, "unknown backend %R", arg);
-        return NULL;
-    }
-    (void)m;
     PyObject *d = PyDict_New();
-    for (const aeskit_constant *c = impl->constants; d != NULL && c->name != NULL; c++) {
+    for (; d != NULL && c != NULL && c->name != NULL; c++) {
         PyObject *v = PyLong_FromSize_t(c->value);
         if (v == NULL || PyDict_SetItemString(d, c->name, v) < 0)
             Py_CLEAR(d);
         Py_XDECREF(v);
     }
     return d;
+}
+
+static PyObject *slots_constants(PyObject *m, PyObject *args)
+{
+    const char *backend;
+    (void)m;
+    if (!PyArg_ParseTuple(args, "s:backend_constants", &backend))
+        return NULL;
+    const struct aeskit_impl *impl = aeskit_impl_by_name(backend);
+    if (impl == NULL) {
+        PyErr_Format(PyExc_ValueError, "unknown backend '%s'", backend);
+        return NULL;
+    }
+    return constants_dict(impl->constants);
+}
+
+static PyObject *slots_mode_constants(PyObject *m, PyObject *args)
+{
+    const char *name;
+    (void)m;
+    if (!PyArg_ParseTuple(args, "s:mode_constants", &name))
+        return NULL;
+    for (size_t i = 0; aeskit_aeads[i] != NULL; i++)
+        if (strcmp(aeskit_aeads[i]->name, name) == 0)
+            return constants_dict(aeskit_aeads[i]->constants);
+    PyErr_Format(PyExc_ValueError, "unknown AEAD '%s'", name);
+    return NULL;
 }
 
 static PyMethodDef slots_methods[] = {
@@ -208,10 +230,14 @@ static PyMethodDef slots_methods[] = {
      PyDoc_STR("_ghash_slot(backend, h, acc, data, max_blocks) -> acc\n\nTests only: a "
                "GHASH key for H = h built for calls of at most max_blocks blocks, then the "
                "backend's ghash slot on data from the accumulator acc.")},
-    {"backend_constants", slots_constants, METH_O,
+    {"backend_constants", slots_constants, METH_VARARGS,
      PyDoc_STR("backend_constants(name) -> dict[str, int]\n\nThe block counts where a "
                "backend's kernels hand over (batch widths, the fused GCM's minimum), for "
                "tests that must cross them.")},
+    {"mode_constants", slots_mode_constants, METH_VARARGS,
+     PyDoc_STR("mode_constants(aead) -> dict[str, int]\n\nThe block counts where an AEAD's "
+               "own code hands over (GCM's one-shot short path, its chunks), for tests "
+               "that must cross them.")},
     {NULL, NULL, 0, NULL},
 };
 
