@@ -40,21 +40,22 @@ typedef struct {
 /* ---- argument parsing: positional or keyword, like cryptography ------ */
 
 /* Fills out[0..nnames) from FASTCALL args; the first nreq are required,
- * the rest default to NULL. */
-static int parse(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+ * the rest default to NULL. Inlined: the names and counts are constants
+ * at every call, and the call is a third of a short message's glue. */
+AESKIT_INLINE int parse(const char *fname, PyObject *const *args, Py_ssize_t nargs,
                  PyObject *kwnames, const char *const *names, int nnames, int nreq,
                  PyObject **out)
 {
-    for (int i = 0; i < nnames; i++)
-        out[i] = NULL;
     if (nargs > nnames) {
         PyErr_Format(PyExc_TypeError, "%s() takes at most %d arguments (%zd given)", fname,
                      nnames, nargs);
         return -1;
     }
-    for (Py_ssize_t i = 0; i < nargs; i++)
-        out[i] = args[i];
-    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (int i = 0; i < nnames; i++)
+        out[i] = i < nargs ? args[i] : NULL;
+    const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    if (nkw == 0 && nargs >= nreq)
+        return 0;   /* all positional, as most calls are */
     for (Py_ssize_t j = 0; j < nkw; j++) {
         PyObject *kw = PyTuple_GET_ITEM(kwnames, j);
         int found = 0;
@@ -124,11 +125,15 @@ static void limit_text(uint64_t v, char *buf, size_t cap)
     PyOS_snprintf(buf, cap, "%llu", (unsigned long long)v);
 }
 
-static int check_nonce(const struct aeskit_aead *d, const Py_buffer *nonce)
+/* The errors are out of line: the checks run on every call. */
+#if defined(__GNUC__)
+#define COLD __attribute__((cold, noinline))
+#else
+#define COLD
+#endif
+
+COLD static int nonce_error(const struct aeskit_aead *d, size_t n)
 {
-    const size_t n = (size_t)nonce->len;
-    if (n >= d->nonce_min && n <= d->nonce_max)
-        return 0;
     if (d->nonce_max == SIZE_MAX)
         PyErr_Format(PyExc_ValueError, "nonce must be at least %zu byte%s for %s%s, got %zu",
                      d->nonce_min, d->nonce_min == 1 ? "" : "s", d->name, d->nonce_note, n);
@@ -141,22 +146,35 @@ static int check_nonce(const struct aeskit_aead *d, const Py_buffer *nonce)
     return -1;
 }
 
-static int check_limits(const struct aeskit_aead *d, uint64_t aad_total, uint64_t max_data,
-                        uint64_t data_total)
+static inline int check_nonce(const struct aeskit_aead *d, const Py_buffer *nonce)
+{
+    const size_t n = (size_t)nonce->len;
+    return n >= d->nonce_min && n <= d->nonce_max ? 0 : nonce_error(d, n);
+}
+
+COLD static int limit_error(const struct aeskit_aead *d, uint64_t aad_total, uint64_t max_data,
+                            uint64_t data_total)
 {
     char text[48];
+    (void)aad_total;
     if (data_total > max_data) {
         limit_text(max_data, text, sizeof text);
         PyErr_Format(PyExc_OverflowError, "%s data is limited to %s bytes", d->name, text);
-        return -1;
-    }
-    if (aad_total > d->max_aad) {
+    } else {
+        assert(aad_total > d->max_aad);
         limit_text(d->max_aad, text, sizeof text);
         PyErr_Format(PyExc_OverflowError, "%s associated data is limited to %s bytes", d->name,
                      text);
-        return -1;
     }
-    return 0;
+    return -1;
+}
+
+static inline int check_limits(const struct aeskit_aead *d, uint64_t aad_total,
+                               uint64_t max_data, uint64_t data_total)
+{
+    if (data_total <= max_data && aad_total <= d->max_aad)
+        return 0;
+    return limit_error(d, aad_total, max_data, data_total);
 }
 
 /* ---- key objects ------------------------------------------------------ */
@@ -269,25 +287,10 @@ static PyObject *aead_generate_key(PyObject *cls, PyObject *args, PyObject *kwds
 
 /* ---- one-shot ----------------------------------------------------------- */
 
-/* The associated data of a call: None, one buffer, or (ad_list) a list of
- * at most max_ad buffers. Views go in views[0..*n) (release them); their
- * total length in *total. */
-static int take_ad(const struct aeskit_aead *d, PyObject *obj, Py_buffer *views,
-                   aeskit_span *spans, size_t *n, uint64_t *total)
+/* The list form of take_ad (below), out of line: only SIV-shaped modes. */
+static int take_ad_list(const struct aeskit_aead *d, PyObject *obj, Py_buffer *views,
+                        aeskit_span *spans, size_t *n, uint64_t *total)
 {
-    *n = 0;
-    *total = 0;
-    if (obj == Py_None)
-        return 0;
-    if (!d->ad_list) {
-        if (aeskit_get_buffer(obj, &views[0], 0, "associated_data") < 0)
-            return -1;
-        spans[0].p = views[0].buf;
-        spans[0].len = (size_t)views[0].len;
-        *total = spans[0].len;
-        *n = 1;
-        return 0;
-    }
     if (!PyList_Check(obj) && !PyTuple_Check(obj)) {
         PyErr_Format(PyExc_TypeError, "associated_data must be a list of bytes-like objects "
                                       "or None, not %.200s", Py_TYPE(obj)->tp_name);
@@ -311,6 +314,27 @@ static int take_ad(const struct aeskit_aead *d, PyObject *obj, Py_buffer *views,
     return 0;
 }
 
+/* The associated data of a call: None, one buffer, or (ad_list) a list of
+ * at most max_ad buffers. Views go in views[0..*n) (release them); their
+ * total length in *total. */
+static inline int take_ad(const struct aeskit_aead *d, PyObject *obj, Py_buffer *views,
+                          aeskit_span *spans, size_t *n, uint64_t *total)
+{
+    *n = 0;
+    *total = 0;
+    if (obj == Py_None)
+        return 0;
+    if (d->ad_list)
+        return take_ad_list(d, obj, views, spans, n, total);
+    if (aeskit_get_buffer(obj, &views[0], 0, "associated_data") < 0)
+        return -1;
+    spans[0].p = views[0].buf;
+    spans[0].len = (size_t)views[0].len;
+    *total = spans[0].len;
+    *n = 1;
+    return 0;
+}
+
 /* Does p[0..a) meet q[0..b)? */
 static int meets(const void *p, size_t a, const void *q, size_t b)
 {
@@ -318,7 +342,7 @@ static int meets(const void *p, size_t a, const void *q, size_t b)
     return a > 0 && b > 0 && x < y + b && y < x + a;
 }
 
-static PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
+AESKIT_INLINE PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames, int enc, int into, const char *fname)
 {
     static const char *const with_nonce[] = {"nonce", "data", "associated_data", "buf"};
@@ -371,7 +395,7 @@ static PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssize_t na
     uint8_t *ct = dst + (d->tag_first && enc ? t : 0);
     if (!enc)
         memcpy(want, d->tag_first ? (const uint8_t *)data.buf : in + body, t);
-    if (in != ct && meets(in, body, ct, body)) {
+    if (d->tag_first && in != ct && meets(in, body, ct, body)) {
         /* In place with the tag first, the body moves by the tag's length:
          * move it before the mode runs, which wants dst == src or apart.
          * Associated data in the way would be overwritten first. */
@@ -420,12 +444,14 @@ done:
     aeskit_secure_zero(tag, sizeof tag);
     aeskit_release(&nonce);
     aeskit_release(&data);
-    for (size_t i = 0; views != NULL && i < (max_views > 1 ? max_views : 1); i++)
-        aeskit_release(&views[i]);
     aeskit_release(&out);
     if (max_views > 1) {
+        for (size_t i = 0; views != NULL && i < max_views; i++)
+            aeskit_release(&views[i]);
         PyMem_Free(views);
         PyMem_Free(spans);
+    } else {
+        aeskit_release(&one_view);
     }
     return result;
 }

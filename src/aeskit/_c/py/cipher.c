@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "buffers.h"
+#include "common.h"
 #include "guard.h"
 #include "modes/block.h"
 
@@ -130,7 +131,7 @@ static void finish_error(const struct aeskit_cipher *d, enum aeskit_finish end, 
 }
 
 /* encrypt/decrypt(,_into): [iv,] data[, buf] */
-static PyObject *oneshot(PyObject *op, PyObject *const *args, Py_ssize_t nargs, int enc,
+AESKIT_INLINE PyObject *oneshot(PyObject *op, PyObject *const *args, Py_ssize_t nargs, int enc,
                          int into, const char *fname)
 {
     KeyObject *self = (KeyObject *)op;
