@@ -16,11 +16,13 @@ enum aeskit_mode {
 /* One streaming state serves every block-cipher mode; one-shot calls are
  * a fresh state, one update and a finish. */
 typedef struct aeskit_stream {
-    const aeskit_key *key;
-    uint8_t iv[16];     /* chaining value (CBC, CFB, CFB8), last keystream
-                           block (OFB), next counter (CTR) */
+    /* 16-byte aligned so that no block straddles a cache line: a serial
+     * chain loads iv on its critical path */
+    _Alignas(16) uint8_t iv[16];   /* chaining value (CBC, CFB, CFB8), last
+                                      keystream block (OFB), next counter (CTR) */
     uint8_t buf[16];    /* ECB/CBC: pending input bytes; CFB/OFB/CTR: the
                            current keystream block */
+    const aeskit_key *key;
     unsigned pos;       /* ECB/CBC: bytes pending; CFB/OFB/CTR: bytes of buf
                            used (0 = none left); always < 16 */
     uint8_t mode;       /* enum aeskit_mode */
