@@ -110,6 +110,25 @@ def pytest_report_header(config):
           f"instructions): {', '.join(EMULATED)}"] if EMULATED else [])
 
 
+class _XdistBackends:
+    """Under pytest-xdist the backend fixture runs in the workers: each sends the backends
+    it exercised back to the controller, which reports their union."""
+
+    @pytest.hookimpl
+    def pytest_testnodedown(self, node, error):
+        _backends_run.update(getattr(node, "workeroutput", {}).get("aeskit_backends", ()))
+
+
+def pytest_configure(config):
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_XdistBackends(), "aeskit-xdist-backends")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if hasattr(session.config, "workeroutput"):   # an xdist worker
+        session.config.workeroutput["aeskit_backends"] = sorted(_backends_run)
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     ran = sorted(f"{b} (emulated)" if b in EMULATED else b for b in _backends_run)
     terminalreporter.write_line(f"aeskit backends exercised: {', '.join(ran) or 'none'}")
