@@ -31,7 +31,7 @@ struct aeskit_impl;
  * table it points at. Nothing outside the backend reads rk.
  *   portable: bitsliced round keys, 8 words per round
  *   aesni:    encryption keys [0..rounds], then decryption keys
- *   vaes_*:   aesni's (their set_key is aesni's)
+ *   vaes_*:   aesni's (their set_key is aesni's expansion)
  */
 typedef struct aeskit_key {
     uint64_t rk[128];
@@ -43,7 +43,10 @@ typedef struct aeskit_key {
  * block; only the named part is incremented, modulo its width. A ctr slot
  * may branch on a BE128 or LE32 counter's value (CTR mode's IV and
  * GCM-SIV's tag are public) but never on a BE32 one: GCM's counters derive
- * from the hash key when the nonce is not 12 bytes (modes/gcm.c). */
+ * from the hash key when the nonce is not 12 bytes (modes/gcm.c). So a
+ * mode whose 128-bit counter is a secret (EAX's first counter is a MAC of
+ * the nonce) must not pass it as BE128: it needs a kind that no slot
+ * branches on, as BE32 is. */
 enum aeskit_ctr {
     AESKIT_CTR_BE128,   /* all 16 bytes big-endian (SP 800-38A, OpenSSL CTR) */
     AESKIT_CTR_BE32,    /* bytes 12..15 big-endian, rest fixed (GCM inc32) */
@@ -205,7 +208,8 @@ struct aeskit_impl {
      *        in one pass (CCM, EAX: the CTR blocks ride in the MAC chain's
      *        idle cycles). mac_dst=1 MACs the blocks written (after the
      *        CTR), mac_dst=0 the blocks read (before it, so dst == src
-     *        works): CCM MACs the plaintext, EAX the ciphertext. */
+     *        works): CCM MACs the plaintext, EAX the ciphertext. Never
+     *        branches on ctr: EAX's is a secret. */
     aeskit_ctr_cbcmac_fn *ctr_cbcmac;
     /* The boundaries of this table's kernels, for the tests; ends with a
      * NULL name. */

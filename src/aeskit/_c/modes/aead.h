@@ -66,7 +66,8 @@ struct aeskit_aead {
      * it (CCM's length field); never above max_data */
     uint64_t (*max_data_for)(size_t nonce_len);
 
-    /* Per-key state, key_state bytes (suitably aligned), made once per key
+    /* Per-key state, key_state bytes (8-byte aligned: the struct may need
+     * no more, which the modes assert), made once per key
      * object and wiped by the glue when the object goes: key_init expands
      * the AES key(s) with impl and precomputes what the mode keeps per key
      * (GHASH powers, OCB's L table, CMAC subkeys). key is n_keys keys of
@@ -80,8 +81,8 @@ struct aeskit_aead {
      * of it). open takes the tag_len bytes of the received tag (SIV and
      * GCM-SIV decrypt with it) and writes len bytes of plaintext to dst
      * and the full expected tag; the glue compares. dst may equal src,
-     * and may overlap the associated data: a mode reads all of it before
-     * it writes dst (or copies it first).
+     * and may overlap the nonce and the associated data: a mode reads all
+     * of them before it writes dst (or copies them first).
      * A mode whose keys depend on the nonce (GCM-SIV) derives them here,
      * on its own stack, and wipes them before it returns. */
     void (*seal)(const void *ks, const aeskit_aead_msg *m, uint8_t *dst, const uint8_t *src,

@@ -16,13 +16,11 @@ enum aeskit_mode {
 /* One streaming state serves every block-cipher mode; one-shot calls are
  * a fresh state, one update and a finish. */
 typedef struct aeskit_stream {
-    /* 16-byte aligned so that no block straddles a cache line: a serial
-     * chain loads iv on its critical path */
-    _Alignas(16) uint8_t iv[16];   /* chaining value (CBC, CFB, CFB8), last
-                                      keystream block (OFB), next counter (CTR) */
+    const aeskit_key *key;
+    uint8_t iv[16];     /* chaining value (CBC, CFB, CFB8), last keystream
+                           block (OFB), next counter (CTR) */
     uint8_t buf[16];    /* ECB/CBC: pending input bytes; CFB/OFB/CTR: the
                            current keystream block */
-    const aeskit_key *key;
     unsigned pos;       /* ECB/CBC: bytes pending; CFB/OFB/CTR: bytes of buf
                            used (0 = none left); always < 16 */
     uint8_t mode;       /* enum aeskit_mode */
@@ -66,10 +64,10 @@ enum aeskit_finish {
     AESKIT_FINISH_PARTIAL,      /* an incomplete block is left (ECB, CBC) */
 };
 
-/* Ends st: writes what it held back to dst (at most AESKIT_FINISH_MAX
- * bytes; none for these modes) and sets *out to the count; or, when the
- * stream cannot end as it stands, returns why, with *out the bytes left
- * pending. */
+/* The end of a stream: writes what st held back to dst (at most
+ * AESKIT_FINISH_MAX bytes; none for these modes) and sets *out to the
+ * count; or, when the stream cannot end as it stands, returns why, with
+ * *out the bytes left pending. The caller wipes st after. */
 #define AESKIT_FINISH_MAX 32
 enum aeskit_finish aeskit_stream_finish(aeskit_stream *st, uint8_t *dst, size_t *out);
 

@@ -133,6 +133,7 @@ void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t l
     }
     size_t n = len / 16;
     if (n > 0 && k->impl->gcm != NULL && !g->secret_ctr) {
+        assert(g->hk->max_blocks == AESKIT_GHASH_ANY);   /* the fused slot reads it all */
         size_t done = k->impl->gcm(k, g->hk, g->enc, g->ctr, g->acc, dst, src, n);
         assert(done <= n);
         src += 16 * done; dst += 16 * done; n -= done; len -= 16 * done;
@@ -225,6 +226,9 @@ void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc
 }
 
 /* ---- the AEAD descriptor (modes/aead.h) ------------------------------- */
+
+static_assert(_Alignof(aeskit_gcm_key) <= 8 && _Alignof(aeskit_gcm) <= 8,
+              "the glue keeps the states 8-byte aligned");
 
 static void gcm_key_init(void *ks, const struct aeskit_impl *impl, const uint8_t *key,
                          size_t key_len, unsigned tag_len)

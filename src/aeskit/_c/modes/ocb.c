@@ -253,6 +253,9 @@ size_t aeskit_ocb_finish(aeskit_ocb *o, uint8_t *dst, uint8_t tag[16])
 
 /* ---- the AEAD descriptor (modes/aead.h) ------------------------------- */
 
+static_assert(_Alignof(aeskit_ocb3_key) <= 8 && _Alignof(aeskit_ocb) <= 8,
+              "the glue keeps the states 8-byte aligned");
+
 static void ocb3_key_init(void *ks, const struct aeskit_impl *impl, const uint8_t *key,
                           size_t key_len, unsigned tag_len)
 {

@@ -11,10 +11,11 @@
  * spec in tests/helpers.py. Neither touches py/, unless it brings a call
  * shape no mode had before (XTS's encrypt_sectors, ECB/CBC padding): the
  * glue then learns it from a new descriptor field, for every mode, and
- * never asks which mode it serves. A new slot is a field of
+ * never asks which mode it serves. A new mandatory slot is a field of
  * struct aeskit_impl (aeskit.h), a generic fallback in modes/generic.c
  * that every table points at until it has its own kernel, and its test
- * entry point in py/slots.c.
+ * entry point in py/slots.c; an optional fused slot is NULL in every table
+ * until its first kernel, which brings its test entry point.
  */
 #include "aead.h"
 #include "block.h"

@@ -22,7 +22,7 @@ typedef struct {
     const struct aeskit_impl *impl;
     unsigned key_bits;              /* of the whole key argument */
     unsigned tag_len;
-    max_align_t ks[];               /* d->key_state bytes */
+    uint64_t ks[];                  /* d->key_state bytes (modes/aead.h: 8-byte aligned) */
 } AeadObject;
 
 typedef struct {
@@ -34,7 +34,7 @@ typedef struct {
     int have_tag;
     uint8_t tag[16];
     uint64_t aad_total, data_total, max_data;
-    max_align_t st[];               /* owner->d->stream_state bytes */
+    uint64_t st[];                  /* owner->d->stream_state bytes */
 } AeadCtx;
 
 /* ---- argument parsing: positional or keyword, like cryptography ------ */
@@ -287,51 +287,92 @@ static PyObject *aead_generate_key(PyObject *cls, PyObject *args, PyObject *kwds
 
 /* ---- one-shot ----------------------------------------------------------- */
 
-/* The list form of take_ad (below), out of line: only SIV-shaped modes. */
-static int take_ad_list(const struct aeskit_aead *d, PyObject *obj, Py_buffer *views,
-                        aeskit_span *spans, size_t *n, uint64_t *total)
+/* The associated data of one call, as taken from its argument: n views and
+ * their spans, and their total length. */
+typedef struct {
+    PyObject *items;            /* a list's items, as a tuple held for the call */
+    Py_buffer *views;           /* &one, or n of them on the heap (a list) */
+    aeskit_span *spans;         /* &one_span, or likewise */
+    Py_buffer one;
+    aeskit_span one_span;
+    size_t n;
+    uint64_t total;
+} ad_args;
+
+static inline void ad_init(ad_args *a)
+{
+    a->items = NULL;
+    a->views = &a->one;
+    a->spans = &a->one_span;
+    a->one.obj = NULL;
+    a->n = 0;
+    a->total = 0;
+}
+
+static inline void ad_release(ad_args *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        aeskit_release(&a->views[i]);
+    if (a->views != &a->one) {
+        PyMem_Free(a->views);
+        PyMem_Free(a->spans);
+    }
+    Py_XDECREF(a->items);
+}
+
+/* The list form of ad_take (below), out of line: only SIV-shaped modes.
+ * The items are taken into a tuple first: taking a buffer can run Python
+ * code, which could change the list under a loop over it. */
+static int ad_take_list(const struct aeskit_aead *d, PyObject *obj, ad_args *a)
 {
     if (!PyList_Check(obj) && !PyTuple_Check(obj)) {
         PyErr_Format(PyExc_TypeError, "associated_data must be a list of bytes-like objects "
                                       "or None, not %.200s", Py_TYPE(obj)->tp_name);
         return -1;
     }
-    const Py_ssize_t count = PySequence_Fast_GET_SIZE(obj);
-    if ((size_t)count > d->max_ad) {
+    if ((a->items = PySequence_Tuple(obj)) == NULL)
+        return -1;
+    const size_t count = (size_t)PyTuple_GET_SIZE(a->items);
+    if (count > d->max_ad) {
         PyErr_Format(PyExc_ValueError, "associated_data may have at most %zu items for %s, "
-                                       "got %zd", d->max_ad, d->name, count);
+                                       "got %zu", d->max_ad, d->name, count);
         return -1;
     }
-    PyObject **items = PySequence_Fast_ITEMS(obj);
-    for (Py_ssize_t i = 0; i < count; i++) {
-        if (aeskit_get_buffer(items[i], &views[i], 0, "each item of associated_data") < 0)
+    if (count == 0)
+        return 0;
+    a->views = PyMem_Calloc(count, sizeof *a->views);
+    a->spans = PyMem_Calloc(count, sizeof *a->spans);
+    if (a->views == NULL || a->spans == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (aeskit_get_buffer(PyTuple_GET_ITEM(a->items, (Py_ssize_t)i), &a->views[i], 0,
+                              "each item of associated_data") < 0)
             return -1;
-        *n = (size_t)i + 1;
-        spans[i].p = views[i].buf;
-        spans[i].len = (size_t)views[i].len;
-        *total += spans[i].len;
+        a->n = i + 1;
+        a->spans[i].p = a->views[i].buf;
+        a->spans[i].len = (size_t)a->views[i].len;
+        a->total += a->spans[i].len;
     }
     return 0;
 }
 
 /* The associated data of a call: None, one buffer, or (ad_list) a list of
- * at most max_ad buffers. Views go in views[0..*n) (release them); their
- * total length in *total. */
-static inline int take_ad(const struct aeskit_aead *d, PyObject *obj, Py_buffer *views,
-                          aeskit_span *spans, size_t *n, uint64_t *total)
+ * at most max_ad buffers. a is ad_init'ed; ad_release it, whatever this
+ * returns. */
+static inline int ad_take(const struct aeskit_aead *d, PyObject *obj, ad_args *a)
 {
-    *n = 0;
-    *total = 0;
     if (obj == Py_None)
         return 0;
     if (d->ad_list)
-        return take_ad_list(d, obj, views, spans, n, total);
-    if (aeskit_get_buffer(obj, &views[0], 0, "associated_data") < 0)
+        return ad_take_list(d, obj, a);
+    if (aeskit_get_buffer(obj, &a->one, 0, "associated_data") < 0)
         return -1;
-    spans[0].p = views[0].buf;
-    spans[0].len = (size_t)views[0].len;
-    *total = spans[0].len;
-    *n = 1;
+    a->one_span.p = a->one.buf;
+    a->one_span.len = (size_t)a->one.len;
+    a->total = a->one_span.len;
+    a->n = 1;
     return 0;
 }
 
@@ -356,28 +397,18 @@ AESKIT_INLINE PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssi
               a) < 0)
         return NULL;
     PyObject *const *arg = a + has_nonce;   /* data, associated_data[, buf] */
-    const size_t max_views = d->ad_list ? d->max_ad : 1;
-    Py_buffer nonce = {0}, data = {0}, out = {0}, one_view = {0};
-    Py_buffer *views = &one_view;
-    aeskit_span one_span, *spans = &one_span;
-    size_t n_ad = 0;
-    uint64_t aad_len;
+    Py_buffer nonce = {0}, data = {0}, out = {0};
+    ad_args ad;
     PyObject *result = NULL;
     uint8_t tag[16], want[16];
-    if (max_views > 1) {
-        views = PyMem_Calloc(max_views, sizeof *views);
-        spans = PyMem_Calloc(max_views, sizeof *spans);
-        if (views == NULL || spans == NULL) {
-            PyErr_NoMemory();
-            goto done;
-        }
-    }
+    ad_init(&ad);
     if (has_nonce && (aeskit_get_buffer(a[0], &nonce, 0, "nonce") < 0 ||
                       check_nonce(d, &nonce) < 0))
         goto done;
     if (aeskit_get_buffer(arg[0], &data, 0, "data") < 0 ||
-        take_ad(d, arg[1], views, spans, &n_ad, &aad_len) < 0)
+        ad_take(d, arg[1], &ad) < 0)
         goto done;
+    const uint64_t aad_len = ad.total;
     const size_t len = (size_t)data.len, t = self->tag_len;
     if (!enc && len < t) {
         PyErr_SetString(aeskit_state_of(Py_TYPE(op))->InvalidTag,
@@ -399,8 +430,8 @@ AESKIT_INLINE PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssi
         /* In place with the tag first, the body moves by the tag's length:
          * move it before the mode runs, which wants dst == src or apart.
          * Associated data in the way would be overwritten first. */
-        for (size_t i = 0; i < n_ad; i++) {
-            if (meets(spans[i].p, spans[i].len, ct, body)) {
+        for (size_t i = 0; i < ad.n; i++) {
+            if (meets(ad.spans[i].p, ad.spans[i].len, ct, body)) {
                 PyErr_SetString(PyExc_ValueError, "buf overlaps associated_data: with the "
                                                   "tag first, use a separate buffer");
                 Py_CLEAR(result);
@@ -413,8 +444,8 @@ AESKIT_INLINE PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssi
     const aeskit_aead_msg msg = {
         .nonce = has_nonce ? nonce.buf : NULL,
         .nonce_len = (size_t)nonce.len,
-        .ad = spans,
-        .n_ad = n_ad,
+        .ad = ad.spans,
+        .n_ad = ad.n,
     };
     if (body + aad_len >= AESKIT_GIL_THRESHOLD) {
         Py_BEGIN_ALLOW_THREADS
@@ -445,14 +476,7 @@ done:
     aeskit_release(&nonce);
     aeskit_release(&data);
     aeskit_release(&out);
-    if (max_views > 1) {
-        for (size_t i = 0; views != NULL && i < max_views; i++)
-            aeskit_release(&views[i]);
-        PyMem_Free(views);
-        PyMem_Free(spans);
-    } else {
-        aeskit_release(&one_view);
-    }
+    ad_release(&ad);
     return result;
 }
 
@@ -576,7 +600,13 @@ static PyObject *actx_aad(PyObject *op, PyObject *arg)
         check_limits(d, ctx->aad_total + (uint64_t)aad.len, ctx->max_data, 0) < 0)
         goto done;
     ctx->aad_total += (uint64_t)aad.len;
-    d->aad(ctx->st, aad.buf, (size_t)aad.len);
+    if ((size_t)aad.len >= AESKIT_GIL_THRESHOLD) {
+        Py_BEGIN_ALLOW_THREADS
+        d->aad(ctx->st, aad.buf, (size_t)aad.len);
+        Py_END_ALLOW_THREADS
+    } else {
+        d->aad(ctx->st, aad.buf, (size_t)aad.len);
+    }
     result = Py_NewRef(Py_None);
 done:
     aeskit_release(&aad);
@@ -760,7 +790,7 @@ static PyType_Spec actx_spec = {
     .name = "aeskit.AEADContext",
     .basicsize = sizeof(AeadCtx),
     .itemsize = 1,
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION | Py_TPFLAGS_IMMUTABLETYPE,
     .slots = actx_slots,
 };
 
@@ -779,6 +809,29 @@ const struct aeskit_aead *aeskit_aead_of(PyObject *obj, const void **key_state,
 
 /* ---- the types ---------------------------------------------------------- */
 
+/* What the glue relies on in a descriptor, checked when the module loads
+ * (asserts would vanish from release builds); NULL, or what is wrong. */
+static const char *check_descriptor(const struct aeskit_aead *d)
+{
+    const int streams = d->init != NULL;
+    if (d->n_keys < 1 || (d->key_sizes & ~AESKIT_KEY_ANY) != 0 || d->key_sizes == 0)
+        return "key sizes";
+    if (d->tag_lengths == 0 || (d->tag_lengths & ~AESKIT_TAGS(1, 16)) != 0)
+        return "tag lengths (1..16)";
+    if (d->nonce_min > d->nonce_max)
+        return "nonce range";
+    if (d->max_ad < 1 || (!d->ad_list && d->max_ad != 1))
+        return "max_ad (1 unless ad_list)";
+    if (d->key_state == 0 || d->key_init == NULL || d->seal == NULL || d->open == NULL)
+        return "per-key state and one-shot entry points";
+    if (streams != (d->aad != NULL) || streams != (d->update != NULL) ||
+        streams != (d->finish != NULL) || streams != (d->stream_state != 0))
+        return "streaming: all of init, aad, update, finish and stream_state, or none";
+    if (streams && (d->nonce_max == 0 || d->ad_list))
+        return "a stream starts from a nonce and takes AAD calls";
+    return NULL;
+}
+
 int aeskit_add_aead_types(PyObject *module, aeskit_state *st)
 {
     st->InvalidTag = PyErr_NewExceptionWithDoc(
@@ -793,9 +846,12 @@ int aeskit_add_aead_types(PyObject *module, aeskit_state *st)
     for (size_t i = 0; aeskit_aeads[i] != NULL; i++) {
         const struct aeskit_aead *d = aeskit_aeads[i];
         const int streams = d->init != NULL;
-        assert(!streams || (d->nonce_max > 0 && !d->ad_list));   /* one nonce, AAD calls */
-        assert(d->n_keys >= 1 && d->tag_lengths != 0 && (d->tag_lengths & 1) == 0);
-        assert(d->max_ad >= 1 && (d->ad_list || d->max_ad == 1));
+        const char *bad = check_descriptor(d);
+        if (bad != NULL) {
+            PyErr_Format(PyExc_SystemError, "aeskit: the %s descriptor is wrong: %s", d->name,
+                         bad);
+            return -1;
+        }
         PyType_Slot slots[] = {
             {Py_tp_new, aead_new},
             {Py_tp_dealloc, aead_dealloc},
@@ -810,7 +866,7 @@ int aeskit_add_aead_types(PyObject *module, aeskit_state *st)
         PyType_Spec spec = {
             .name = d->type_name,
             .basicsize = (int)(offsetof(AeadObject, ks) + d->key_state),
-            .flags = Py_TPFLAGS_DEFAULT,
+            .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
             .slots = slots,
         };
         if (aeskit_add_type(module, st, &spec, d) == NULL)

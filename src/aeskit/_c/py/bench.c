@@ -73,15 +73,15 @@ static PyObject *bench_unit_probe(PyObject *m, PyObject *unused)
     return out;
 }
 
-/* A buffer of size bytes (plus 64 spare) at a 64-byte boundary + offset,
- * filled with a fixed pattern; free *mem. */
+/* A buffer of size bytes and 64 more (an AEAD's tag goes there) at a
+ * 64-byte boundary + offset, all filled with a fixed pattern; free *mem. */
 static uint8_t *bench_buffer(size_t size, size_t offset, void **mem)
 {
     *mem = aligned_alloc(64, (size + offset + 64 + 63) / 64 * 64);
     if (*mem == NULL)
         return NULL;
     uint8_t *buf = (uint8_t *)*mem + offset;
-    for (size_t i = 0; i < size; i++)
+    for (size_t i = 0; i < size + 64; i++)
         buf[i] = (uint8_t)(i * 131 + 7);
     return buf;
 }
@@ -124,6 +124,11 @@ static PyObject *bench_kernel_time(PyObject *m, PyObject *const *args, Py_ssize_
     }
     if (ad != NULL && (ad->nonce_min > sizeof bench_nonce || ad->nonce_max < sizeof bench_nonce)) {
         PyErr_Format(PyExc_ValueError, "%s takes no 12-byte nonce to time", ad->name);
+        return NULL;
+    }
+    if (ad != NULL && (uint64_t)size > aeskit_aead_max_data(ad, sizeof bench_nonce)) {
+        PyErr_Format(PyExc_ValueError, "%s takes at most %llu bytes with a 12-byte nonce",
+                     ad->name, (unsigned long long)aeskit_aead_max_data(ad, sizeof bench_nonce));
         return NULL;
     }
     void *mem;

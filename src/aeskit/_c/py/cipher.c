@@ -373,7 +373,7 @@ static PyType_Slot ctx_slots[] = {
 static PyType_Spec ctx_spec = {
     .name = "aeskit.CipherContext",
     .basicsize = sizeof(CtxObject),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION,
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION | Py_TPFLAGS_IMMUTABLETYPE,
     .slots = ctx_slots,
 };
 
@@ -381,7 +381,12 @@ int aeskit_add_cipher_types(PyObject *module, aeskit_state *st)
 {
     for (size_t i = 0; aeskit_ciphers[i] != NULL; i++) {
         const struct aeskit_cipher *d = aeskit_ciphers[i];
-        assert(d->n_keys >= 1 && d->n_keys <= MAX_KEYS);
+        if (d->n_keys < 1 || d->n_keys > MAX_KEYS || d->key_sizes == 0 ||
+            (d->key_sizes & ~AESKIT_KEY_ANY) != 0) {
+            PyErr_Format(PyExc_SystemError, "aeskit: the %s descriptor's keys are wrong",
+                         d->name);
+            return -1;
+        }
         PyType_Slot slots[] = {
             {Py_tp_new, key_new},
             {Py_tp_dealloc, key_dealloc},
@@ -394,7 +399,7 @@ int aeskit_add_cipher_types(PyObject *module, aeskit_state *st)
         PyType_Spec spec = {
             .name = d->type_name,
             .basicsize = (int)(offsetof(KeyObject, keys) + sizeof(aeskit_key) * d->n_keys),
-            .flags = Py_TPFLAGS_DEFAULT,
+            .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
             .slots = slots,
         };
         if (aeskit_add_type(module, st, &spec, d) == NULL)

@@ -1,9 +1,11 @@
 /*
  * slots.c: one backend's slots called directly, and the boundaries its
- * kernels hand over at. For the tests, not public API: every slot is
- * compared with portable's on every backend, including slots that no
+ * kernels hand over at. For the tests, not public API: every mandatory slot
+ * is compared with portable's on every backend, including those that no
  * public mode uses yet (the ctr slot's LE32 counters, cbc_mac, xts, a GHASH
- * key built for a few blocks), so that no kernel ships unchecked.
+ * key built for a few blocks), so that no kernel ships unchecked. An
+ * optional fused slot gets its entry here with its first kernel
+ * (ctr_cbcmac has none yet).
  *
  *   _ctr_slot(backend, key, kind, counter, data) -> (out, next_counter)
  *   _cbc_mac_slot(backend, key, mac, data) -> mac
@@ -168,10 +170,11 @@ static PyObject *slots_ghash(PyObject *m, PyObject *args)
         PyMem_Free(hk);
     }
     aeskit_release(&hb);
-    PyObject *r = slot_end(&c);
-    if (PyErr_Occurred())
-        Py_CLEAR(r);
-    return r;
+    if (hk == NULL) {   /* an error is set: end the call without a result */
+        aeskit_release(&c.data);
+        return NULL;
+    }
+    return slot_end(&c);
 }
 
 /* A dict of a NULL-ended list of constants. */
