@@ -236,16 +236,22 @@ double aeskit_probe_clock_mhz(double ms)
 int aeskit_probe_clock_check(double ms, double *add_mhz, double *mul_mhz, double *tsc_mhz)
 {
 #if defined(AESKIT_HAVE_X86)
-    /* 8 rounds of one add run and one multiply run, each about 1/16 of ms:
-     * the add chain's length found by doubling as in clock_mhz, the
-     * multiplies a third as many so both runs last as long */
+    /* 8 rounds of one add run and one multiply run, all in about ms: the
+     * add chain's length scaled from a short run found by doubling (as in
+     * clock_mhz), the multiplies a third as many so both runs last as long */
     enum { ROUNDS = 8 };
-    const uint64_t slice = (uint64_t)(ms * 1e6 / (2 * ROUNDS));
+    const double total = ms * 1e6;
     uint64_t t0 = aeskit_now_ns(), c0 = __rdtsc();
-    uint64_t iters = 64;
-    while (add_chain(iters) < slice && iters < (UINT64_C(1) << 40))
+    uint64_t iters = 64, ns;
+    while ((ns = add_chain(iters)) < (uint64_t)(total / (8 * ROUNDS)) &&
+           iters < (UINT64_C(1) << 40))
         iters *= 2;
-    const uint64_t mul_iters = iters / IMUL_LATENCY > 0 ? iters / IMUL_LATENCY : 1;
+    const double left = total - (double)(aeskit_now_ns() - t0);
+    if (left > 0 && ns > 0) {
+        const double scaled = (double)iters * left / (2 * ROUNDS) / (double)ns;
+        iters = scaled >= 1.0 ? (uint64_t)scaled : 1;
+    }
+    const uint64_t mul_iters = iters >= IMUL_LATENCY ? iters / IMUL_LATENCY : 1;
     /* interleaved, so a change of clock reaches both; each at its fastest
      * (an interruption only ever adds time) */
     uint64_t adds = UINT64_MAX, muls = UINT64_MAX;
