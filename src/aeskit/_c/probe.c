@@ -5,7 +5,9 @@
  * clock: the core clock, from a chain of dependent register adds (one cycle
  * each on every x86 core since the P6) timed against the monotonic clock.
  * Turbo and frequency drift move it, so the benchmark samples it before and
- * after each operation and repeats until they agree.
+ * after each operation and repeats until they agree. clock_check cross-checks
+ * it with a chain of 64-bit multiplies (three cycles each) and reads the TSC
+ * alongside, for information: the TSC ticks at a fixed nominal rate.
  *
  * aes, units: what the AES and carry-less multiply units allow, in core
  * cycles per instruction (chains timed against the add chain), from which
@@ -19,6 +21,9 @@
 #include "probe.h"
 
 #define ADDS_PER_ITER 128   /* adds per iteration of add_chain */
+#define MULS_PER_ITER 128   /* multiplies per iteration of imul_chain */
+/* Cycles per dependent IMUL r64, r64 on Intel since Nehalem and AMD Zen 1-5. */
+#define IMUL_LATENCY 3
 
 uint64_t aeskit_now_ns(void)
 {
@@ -29,6 +34,7 @@ uint64_t aeskit_now_ns(void)
 
 #if defined(AESKIT_HAVE_X86)
 #include <immintrin.h>
+#include <x86intrin.h>   /* __rdtsc */
 
 #define ADD4 "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
 #define ADD32 ADD4 ADD4 ADD4 ADD4 ADD4 ADD4 ADD4 ADD4
@@ -39,6 +45,22 @@ static uint64_t add_chain(uint64_t iters)
     uint64_t x = 0, t0 = aeskit_now_ns();
     for (uint64_t i = 0; i < iters; i++)
         __asm__ volatile(ADD32 ADD32 ADD32 ADD32 : "+r"(x));
+    return aeskit_now_ns() - t0;
+}
+
+#define IMUL4 "imul %1, %0\n\timul %1, %0\n\timul %1, %0\n\timul %1, %0\n\t"
+#define IMUL32 IMUL4 IMUL4 IMUL4 IMUL4 IMUL4 IMUL4 IMUL4 IMUL4
+
+/* ns for iters x 128 dependent multiplies: a second clock, on another unit
+ * than the adds. The multiplier is odd and opaque to the compiler, so the
+ * product never settles at 0 and nothing folds (the latency does not depend
+ * on the values anyway). */
+static uint64_t imul_chain(uint64_t iters)
+{
+    uint64_t x = 1, k = UINT64_C(0x9e3779b97f4a7c15), t0 = aeskit_now_ns();
+    __asm__ volatile("" : "+r"(k));
+    for (uint64_t i = 0; i < iters; i++)
+        __asm__ volatile(IMUL32 IMUL32 IMUL32 IMUL32 : "+r"(x) : "r"(k));
     return aeskit_now_ns() - t0;
 }
 
@@ -208,6 +230,46 @@ double aeskit_probe_clock_mhz(double ms)
 #else
     (void)ms;
     return 0.0;   /* no portable dependent-latency chain: the caller asks for --cpu-mhz */
+#endif
+}
+
+int aeskit_probe_clock_check(double ms, double *add_mhz, double *mul_mhz, double *tsc_mhz)
+{
+#if defined(AESKIT_HAVE_X86)
+    /* 8 rounds of one add run and one multiply run, all in about ms: the
+     * add chain's length scaled from a short run found by doubling (as in
+     * clock_mhz), the multiplies a third as many so both runs last as long */
+    enum { ROUNDS = 8 };
+    const double total = ms * 1e6;
+    uint64_t t0 = aeskit_now_ns(), c0 = __rdtsc();
+    uint64_t iters = 64, ns;
+    while ((ns = add_chain(iters)) < (uint64_t)(total / (8 * ROUNDS)) &&
+           iters < (UINT64_C(1) << 40))
+        iters *= 2;
+    const double left = total - (double)(aeskit_now_ns() - t0);
+    if (left > 0 && ns > 0) {
+        const double scaled = (double)iters * left / (2 * ROUNDS) / (double)ns;
+        iters = scaled >= 1.0 ? (uint64_t)scaled : 1;
+    }
+    const uint64_t mul_iters = iters >= IMUL_LATENCY ? iters / IMUL_LATENCY : 1;
+    /* interleaved, so a change of clock reaches both; each at its fastest
+     * (an interruption only ever adds time) */
+    uint64_t adds = UINT64_MAX, muls = UINT64_MAX;
+    for (int r = 0; r < ROUNDS; r++) {
+        uint64_t a = add_chain(iters), b = imul_chain(mul_iters);
+        adds = a < adds ? a : adds;
+        muls = b < muls ? b : muls;
+    }
+    uint64_t c1 = __rdtsc(), t1 = aeskit_now_ns();
+    if (adds == 0 || muls == 0 || t1 == t0)
+        return 0;
+    *add_mhz = (double)iters * ADDS_PER_ITER * 1e3 / (double)adds;
+    *mul_mhz = (double)mul_iters * MULS_PER_ITER * IMUL_LATENCY * 1e3 / (double)muls;
+    *tsc_mhz = (double)(c1 - c0) * 1e3 / (double)(t1 - t0);
+    return 1;
+#else
+    (void)ms; (void)add_mhz; (void)mul_mhz; (void)tsc_mhz;
+    return 0;   /* no portable dependent-latency chain, as in clock_mhz */
 #endif
 }
 

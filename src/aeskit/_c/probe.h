@@ -15,6 +15,13 @@ uint64_t aeskit_now_ns(void);   /* CLOCK_MONOTONIC */
  * 0 where it cannot be measured (no x86). */
 double aeskit_probe_clock_mhz(double ms);
 
+/* The add chain's clock cross-checked, over about ms milliseconds: the add
+ * chain and a chain of 64-bit multiplies (3 cycles each) interleaved, each
+ * at its fastest run, both in MHz of the core clock, and the TSC's rate over
+ * the same interval (a fixed nominal rate, not the core's: information
+ * only). 1 when measured, 0 where it cannot be (no x86). */
+int aeskit_probe_clock_check(double ms, double *add_mhz, double *mul_mhz, double *tsc_mhz);
+
 /* Core cycles per 128-bit AESENC in one dependent chain (latency) and over
  * 8 independent chains (reciprocal throughput); 0 without AES-NI. */
 int aeskit_probe_aes(double *latency, double *xmm);

@@ -13,6 +13,10 @@ import platform
 from dataclasses import dataclass
 from typing import Any, Callable
 
+#: Largest relative difference between the add-chain and multiply-chain clock
+#: estimates that passes without a warning.
+CLOCK_AGREEMENT = 0.03
+
 #: When the OS does not tell (no sysfs): a typical recent x86 core. Marked
 #: as assumed in the JSON so nobody mistakes it for a measurement.
 ASSUMED_CACHES = {"L1d": 32 << 10, "L2": 1 << 20, "L3": 32 << 20}
@@ -172,3 +176,72 @@ class Clock:
         if before is None or after is None:
             return ClockReading(None, None, "none")
         return ClockReading((before + after) / 2.0, abs(1.0 - before / after), "auto")
+
+
+@dataclass(frozen=True)
+class ClockCheck:
+    """The core clock measured two ways, and two rates shown for information.
+
+    The add chain (one cycle per add) is what ``Clock`` samples; a chain of
+    64-bit multiplies (three cycles each, on another unit) should give the
+    same clock. When the two disagree, something skews the estimate and
+    cycles/byte with it. The TSC and /proc/cpuinfo's ``cpu MHz`` give a
+    fixed nominal rate, not a boosting core's: they are shown, never compared.
+    """
+
+    add_mhz: float
+    mul_mhz: float
+    tsc_mhz: float | None
+    cpuinfo_mhz: float | None
+
+    @property
+    def disagreement(self) -> float:
+        """|add - multiply| over their mean."""
+        return abs(self.add_mhz - self.mul_mhz) / ((self.add_mhz + self.mul_mhz) / 2.0)
+
+    def warning(self) -> str | None:
+        """One line when the two chains disagree by more than CLOCK_AGREEMENT, else None."""
+        if self.disagreement <= CLOCK_AGREEMENT:
+            return None
+        return (f"warning: clock estimates differ by {self.disagreement:.1%} (add chain "
+                f"{self.add_mhz:.0f} MHz, multiply {self.mul_mhz:.0f} MHz): c/B may be off")
+
+    def info_text(self) -> str:
+        """One line: both estimates, then the nominal rates marked as information."""
+        nominal = [f"{name} {mhz:.0f}" for name, mhz in
+                   (("TSC", self.tsc_mhz), ("cpuinfo", self.cpuinfo_mhz)) if mhz is not None]
+        text = f"clock: {self.add_mhz:.0f} MHz (add chain), {self.mul_mhz:.0f} MHz (multiply)"
+        return text + (f"; {', '.join(nominal)} MHz (info only)" if nominal else "")
+
+    def as_dict(self) -> dict[str, float | None]:
+        """The JSON's clock check: MHz to 0.1, the disagreement to 0.0001."""
+        return {
+            "add_mhz": round(self.add_mhz, 1),
+            "mul_mhz": round(self.mul_mhz, 1),
+            "tsc_mhz": None if self.tsc_mhz is None else round(self.tsc_mhz, 1),
+            "cpuinfo_mhz": None if self.cpuinfo_mhz is None else round(self.cpuinfo_mhz, 1),
+            "disagreement": round(self.disagreement, 4),
+        }
+
+
+def cpuinfo_mhz() -> float | None:
+    """The first core's ``cpu MHz`` from /proc/cpuinfo; None when absent (not x86 Linux)."""
+    text = _cpuinfo_field("cpu MHz")
+    try:
+        return float(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def check_clock(ms: float = 50.0,
+                probe: Callable[[float], dict[str, float | None] | None] | None = None
+                ) -> ClockCheck | None:
+    """Both clock estimates over about ms milliseconds; None where the CPU cannot be
+    measured (not x86). ``probe`` replaces the native ``clock_check`` (tests)."""
+    got = (probe if probe is not None else native().clock_check)(ms)
+    if got is None:
+        return None
+    add, mul, tsc = got["add_mhz"], got["mul_mhz"], got.get("tsc_mhz")
+    if add is None or mul is None or not (add > 0 and mul > 0):
+        return None
+    return ClockCheck(float(add), float(mul), None if tsc is None else float(tsc), cpuinfo_mhz())

@@ -39,6 +39,29 @@ static PyObject *bench_clock_mhz(PyObject *m, PyObject *arg)
     return PyFloat_FromDouble(mhz);
 }
 
+static PyObject *bench_clock_check(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    double ms = PyFloat_AsDouble(arg);
+    if (ms == -1.0 && PyErr_Occurred())
+        return NULL;
+    if (!(ms > 0.0 && ms <= 10000.0)) {
+        PyErr_SetString(PyExc_ValueError, "duration must be in (0, 10000] ms");
+        return NULL;
+    }
+    double add = 0.0, mul = 0.0, tsc = 0.0;
+    int ok;
+    Py_BEGIN_ALLOW_THREADS
+    ok = aeskit_probe_clock_check(ms, &add, &mul, &tsc);
+    Py_END_ALLOW_THREADS
+    if (!ok)
+        Py_RETURN_NONE;
+    PyObject *t = tsc > 0.0 ? PyFloat_FromDouble(tsc) : Py_NewRef(Py_None);
+    if (t == NULL)
+        return NULL;
+    return Py_BuildValue("{s:d,s:d,s:N}", "add_mhz", add, "mul_mhz", mul, "tsc_mhz", t);
+}
+
 static PyObject *bench_aes_probe(PyObject *m, PyObject *unused)
 {
     (void)m; (void)unused;
@@ -230,6 +253,13 @@ static PyMethodDef bench_methods[] = {
     {"clock_mhz", bench_clock_mhz, METH_O,
      PyDoc_STR("clock_mhz(duration_ms) -> float | None\n\nCore clock from a dependent add "
                "chain run for about duration_ms; None where it cannot be measured.")},
+    {"clock_check", bench_clock_check, METH_O,
+     PyDoc_STR("clock_check(duration_ms) -> dict[str, float | None] | None\n\nThe core clock "
+               "in MHz two ways over about duration_ms, a dependent add chain (add_mhz) and "
+               "a dependent 64-bit multiply chain at 3 cycles each (mul_mhz), interleaved, "
+               "each at its fastest run; and the TSC's rate over the same interval "
+               "(tsc_mhz: a fixed nominal rate, not the core's; information only). None "
+               "where it cannot be measured.")},
     {"aes_probe", bench_aes_probe, METH_NOARGS,
      PyDoc_STR("aes_probe() -> (latency, reciprocal_throughput) | None\n\nCore cycles per "
                "128-bit AESENC in one dependent chain (bounds the serial modes) and over 8 "

@@ -1,0 +1,124 @@
+"""The clock cross-check: the warning's threshold and the texts on made-up readings; the
+real probe's shape, and its two chains roughly agreeing.
+
+No speed is asserted: the real probe's add and multiply chains need only agree within
+10%, far looser than the 3% the benchmark warns at (a loaded machine must not fail it).
+"""
+
+import platform
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from aeskit.bench import system
+from aeskit.bench.system import CLOCK_AGREEMENT, ClockCheck, check_clock, native
+
+X86 = platform.machine().lower() in {"x86_64", "amd64", "i386", "i686", "x86"}
+on_x86 = pytest.mark.skipif(not X86, reason="the clock chains are x86 only")
+KEYS = {"add_mhz", "mul_mhz", "tsc_mhz", "cpuinfo_mhz", "disagreement"}
+
+
+def reading(add, mul, tsc=2000.0, cpuinfo=2000.0):
+    return ClockCheck(add, mul, tsc, cpuinfo)
+
+
+def test_disagreement_is_relative_to_the_mean():
+    assert reading(1015.0, 985.0).disagreement == pytest.approx(0.03)
+    assert reading(985.0, 1015.0).disagreement == reading(1015.0, 985.0).disagreement
+    assert reading(2500.0, 2500.0).disagreement == 0.0
+
+
+@pytest.mark.parametrize("add, mul", [(1015.0, 985.0), (985.0, 1015.0), (2500.0, 2500.0),
+                                      (2520.0, 2500.0)])
+def test_no_warning_at_or_below_the_threshold(add, mul):
+    assert reading(add, mul).disagreement <= CLOCK_AGREEMENT
+    assert reading(add, mul).warning() is None
+
+
+@pytest.mark.parametrize("add, mul", [(1015.1, 984.9), (984.9, 1015.1), (2523.0, 2420.0)])
+def test_warning_just_above_the_threshold(add, mul):
+    check = reading(add, mul)
+    assert check.disagreement > CLOCK_AGREEMENT
+    text = check.warning()
+    assert text is not None and text.startswith("warning: ")
+    assert f"{add:.0f} MHz" in text and f"{mul:.0f} MHz" in text
+    assert f"{check.disagreement:.1%}" in text
+
+
+def test_threshold_is_three_percent():
+    assert CLOCK_AGREEMENT == 0.03
+
+
+def test_info_text_marks_the_nominal_rates_as_information():
+    text = reading(2523.0, 2519.0, 2445.0, 2445.3).info_text()
+    assert text.startswith("clock: 2523 MHz (add chain), 2519 MHz (multiply)")
+    assert "TSC 2445" in text and "cpuinfo 2445" in text and "info only" in text
+    bare = reading(2523.0, 2519.0, None, None).info_text()
+    assert "TSC" not in bare and "cpuinfo" not in bare and "info only" not in bare
+    assert "TSC" not in reading(2523.0, 2519.0, None, 2445.0).info_text()
+
+
+mhz = st.floats(min_value=1.0, max_value=99999.0, allow_nan=False)
+
+
+@given(add=mhz, mul=mhz, tsc=st.none() | mhz, cpuinfo=st.none() | mhz)
+@example(add=10000.0, mul=99999.0, tsc=99999.0, cpuinfo=99999.0)  # the widest warning
+@example(add=99999.0, mul=99999.0, tsc=99999.0, cpuinfo=99999.0)
+def test_texts_fit_in_100_columns(add, mul, tsc, cpuinfo):
+    check = ClockCheck(add, mul, tsc, cpuinfo)
+    assert len(check.info_text()) <= 100 and "\n" not in check.info_text()
+    warning = check.warning()
+    assert warning is None or (len(warning) <= 100 and "\n" not in warning)
+
+
+def test_as_dict():
+    d = reading(2523.04, 2420.06, None, 2445.26).as_dict()
+    assert set(d) == KEYS
+    assert d == {"add_mhz": 2523.0, "mul_mhz": 2420.1, "tsc_mhz": None, "cpuinfo_mhz": 2445.3,
+                 "disagreement": pytest.approx(0.0417, abs=1e-4)}
+
+
+def test_check_clock_takes_the_probes_values(monkeypatch):
+    monkeypatch.setattr(system, "_cpuinfo_field", lambda name: "1996.249")
+    asked = []
+
+    def probe(ms):
+        asked.append(ms)
+        return {"add_mhz": 2500.0, "mul_mhz": 2510.0, "tsc_mhz": 1996.0}
+
+    assert check_clock(20.0, probe=probe) == ClockCheck(2500.0, 2510.0, 1996.0, 1996.249)
+    assert asked == [20.0]
+
+
+def test_check_clock_without_a_measurement(monkeypatch):
+    assert check_clock(probe=lambda ms: None) is None
+    monkeypatch.setattr(system, "_cpuinfo_field", lambda name: None)
+    got = check_clock(probe=lambda ms: {"add_mhz": 2500.0, "mul_mhz": 2500.0, "tsc_mhz": None})
+    assert got == ClockCheck(2500.0, 2500.0, None, None)
+
+
+def test_native_rejects_bad_durations():
+    for bad in (0.0, -1.0, 10001.0, float("nan")):
+        with pytest.raises(ValueError):
+            native().clock_check(bad)
+
+
+@on_x86
+def test_real_probe_shape_and_rough_agreement():
+    for _ in range(3):
+        got = native().clock_check(20.0)
+        assert set(got) == {"add_mhz", "mul_mhz", "tsc_mhz"}
+        assert all(isinstance(v, float) and v > 0 for v in got.values())
+        check = check_clock(20.0)
+        assert check is not None
+        assert check.add_mhz > 0 and check.mul_mhz > 0
+        if check.disagreement <= 0.10:
+            return
+    pytest.fail(f"add and multiply chains disagree by {check.disagreement:.1%}: {check}")
+
+
+@pytest.mark.skipif(X86, reason="x86 measures the clock")
+def test_real_probe_off_x86_measures_nothing():
+    assert native().clock_check(1.0) is None
+    assert check_clock(1.0) is None
