@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import math
 import os
 import platform
 import sys
@@ -15,10 +16,10 @@ import aeskit
 
 from . import floor, plot, report, sizes, system
 from .anomaly import find_anomalies
-from .measure import Noise, Settings, run_group
+from .measure import Budget, GroupResult, Noise, Settings, run_group
 from .progress import Progress
 from .results import Finding, LengthRow, Run, SlopeRow, Who, add_ratios
-from .stats import fit_line, median, mib_per_s
+from .stats import Fit, fit_line, median, mib_per_s
 from .targets import (
     KEY_BITS,
     MODES,
@@ -27,8 +28,13 @@ from .targets import (
     Operation,
     Target,
     make_targets,
+    missing_peers,
     peer_available,
 )
+
+#: The whole run's time budget (--budget): the default selection, with the
+#: by-length view, and --quick. Measured with every x86 backend on 2 cores.
+BUDGET_S, BUDGET_LENGTHS_S, BUDGET_QUICK_S = 100.0, 150.0, 20.0
 
 QUICK_NOTE = ("AES-128 on the default backend only (and peers), by-length up to 1 MiB; "
               "the method is the full one")
@@ -51,6 +57,9 @@ class Options:
     lengths: tuple[int, ...] | None
     min_time_ns: int
     clock_attempts: int
+    budget_s: float = 120.0
+    peers_default: bool = False  # --peers not given: missing peers are worth a hint
+    verbose: bool = False
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -75,6 +84,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                      help="timings per size, the median is kept (default 5)")
     how.add_argument("--unaligned", type=int, default=0, metavar="N",
                      help="start buffers N bytes (0-63) past a 64-byte boundary")
+    how.add_argument("--budget", type=float, metavar="SECONDS",
+                     help="time for the whole run, shared out over every mode, size and "
+                          "target: slow ones are sampled less, a size whose single call "
+                          f"would overrun its share is skipped (default {BUDGET_S:.0f}, "
+                          f"{BUDGET_LENGTHS_S:.0f} with --sizes, {BUDGET_QUICK_S:.0f} "
+                          "with --quick)")
     how.add_argument("--cpu-mhz", type=float, metavar="MHZ",
                      help="core clock for cycles/byte instead of measuring it (auto MHz)")
     how.add_argument("--slope-range", metavar="MIN:MAX:STEP",
@@ -87,6 +102,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     view.add_argument("--plot", metavar="FILE",
                       help="write the by-length plot as PNG/SVG/PDF (needs the plot extra, "
                            "matplotlib); implies --sizes")
+    view.add_argument("--verbose", "-v", action="store_true",
+                      help="the method in full: every row's clock, the units' probe, how "
+                           "each layer and peer is called")
     view.add_argument("--json", nargs="?", const="-", metavar="FILE",
                       help="write JSON with metadata to FILE, or alone to stdout")
     view.add_argument("--csv", nargs="?", const="-", metavar="FILE",
@@ -182,10 +200,15 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Option
             parser.error(problem)
     if args.json == "-" and args.csv == "-":
         parser.error("--json and --csv cannot both go to stdout: give one a FILE")
+    if args.budget is not None and not args.budget > 0:
+        parser.error("--budget must be a positive number of seconds")
+    budget = (args.budget if args.budget is not None
+              else BUDGET_QUICK_S if quick else BUDGET_LENGTHS_S if lengths else BUDGET_S)
     return Options(quick=quick, modes=modes, key_bits=key_bits, backends=backends,
                    layers=layers, peers=peers, repetitions=reps, unaligned=args.unaligned,
                    cpu_mhz=args.cpu_mhz, slope_sizes=slope_sizes, lengths=lengths,
-                   min_time_ns=100_000, clock_attempts=3)
+                   min_time_ns=100_000, clock_attempts=3, budget_s=budget,
+                   peers_default=args.peers is None, verbose=bool(args.verbose))
 
 
 def _operations(opts: Options) -> list[Operation]:
@@ -222,14 +245,69 @@ def _check(row: LengthRow, target: Target, caches: system.Caches, settings: Sett
                                   clock_attempts=1), clock,
                           noise, progress)
         ns = dict(again.series[0].points)
+        if first.from_size not in ns or first.to_size not in ns:
+            continue
         speeds = [(n, mib_per_s(ns[n] / n)) for n in (first.from_size, first.to_size)]
         for confirmed in find_anomalies(speeds, caches.levels, bytes_per_length=per_byte):
             found.append(Finding(row, confirmed))
     return found
 
 
+def _line(points: list[tuple[int, float]], keep: set[int]) -> tuple[Fit, list[tuple[int, float]]]:
+    """The least-squares line through the points at the sizes in keep (a
+    non-line with n < 2 when fewer were timed: stats.fit_problem says so)."""
+    pts = [(n, ns) for n, ns in points if n in keep]
+    if len({n for n, _ in pts}) < 2:
+        return Fit(math.nan, math.nan, 0.0, len(pts)), pts
+    return fit_line([float(n) for n, _ in pts], [ns for _, ns in pts]), pts
+
+
+def _plan(opts: Options, ops: list[Operation]) -> tuple[dict[Operation, list[Target]], int]:
+    """Every operation's targets, and how many cells (a target at a size) the run has."""
+    targets = {op: make_targets(op, opts.backends, opts.layers, opts.peers, opts.unaligned)
+               for op in ops}
+    cells = 0
+    for op, ts in targets.items():
+        per_target = len(_main_sizes(opts, op))
+        if opts.lengths:
+            per_target += len(sizes.for_mode(opts.lengths, op.whole_blocks))
+        cells += per_target * len(ts)
+    return targets, cells
+
+
+def _main_sizes(opts: Options, op: Operation) -> tuple[int, ...]:
+    """One group per operation: the short series, the bulk sizes and the direct ones."""
+    return sizes.for_mode(opts.slope_sizes + sizes.BULK_SIZES + (sizes.SMALL, sizes.LARGE),
+                          op.whole_blocks)
+
+
+def _timed_group(op: Operation, targets: list[Target], group_sizes: tuple[int, ...],
+                 settings: Settings, budget: Budget, clock: system.Clock, noise: Noise,
+                 progress: Progress) -> GroupResult:
+    """run_group with this group's share of the budget, charged for what it took.
+
+    The clock retry, which redoes a whole group, is given up once less than
+    a quarter of the budget is left: a late retry would starve the rest.
+    """
+    sizes_here = sizes.for_mode(group_sizes, op.whole_blocks)
+    cells = len(sizes_here) * len(targets)
+    attempts = settings.clock_attempts if budget.remaining_ns > budget.total_ns // 4 else 1
+    t0 = time.monotonic_ns()
+    group = run_group(op, targets, sizes_here,
+                      replace(settings, point_budget_ns=budget.allowance(),
+                              clock_attempts=attempts),
+                      clock, noise, progress)
+    budget.charge(time.monotonic_ns() - t0, cells)
+    progress.advance(cells)
+    return group
+
+
 def execute(opts: Options, progress: Progress) -> Run:
-    """Time every selected operation; fit, compare and check the results."""
+    """Time every selected operation; fit, compare and check the results.
+
+    Ctrl-C ends the timing at once: the operations finished so far are
+    returned, and the run's meta says it was interrupted.
+    """
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.monotonic()
     cpu0 = time.process_time()
@@ -239,39 +317,66 @@ def execute(opts: Options, progress: Progress) -> Run:
     settings = Settings(repetitions=opts.repetitions, min_time_ns=opts.min_time_ns,
                         clock_attempts=opts.clock_attempts)
     ops = _operations(opts)
+    all_targets, planned = _plan(opts, ops)
+    budget = Budget(int(opts.budget_s * 1e9), planned)
+    progress.start_work(planned, budget)
     slope_rows: list[SlopeRow] = []
     length_rows: list[LengthRow] = []
     findings: list[Finding] = []
+    skipped: list[dict[str, Any]] = []
     caches = system.caches()
     aes = floor.probe(system.native())
-    progress.total = len(ops) * (2 if opts.lengths else 1)
-    for op in ops:
-        targets = make_targets(op, opts.backends, opts.layers, opts.peers, opts.unaligned)
-        progress.begin(f"{op.algo} {op.label} slope")
-        group = run_group(op, targets, opts.slope_sizes, settings, clock, noise, progress)
-        for series in group.series:
-            t = series.target
-            xs = [float(n) for n, _ in series.points]
-            ys = [ns for _, ns in series.points]
-            bound = (aes.floor(op, t.backend) if aes is not None and t.impl == "aeskit"
-                     else None)
-            slope_rows.append(SlopeRow(op, Who(t.impl, t.backend, t.layer, t.in_place),
-                                       fit_line(xs, ys), series.points, group.clock,
-                                       group.attempts,
-                                       floor=bound.cycles_per_byte if bound else None,
-                                       floor_basis=bound.basis if bound else None))
-        if opts.lengths:
-            progress.begin(f"{op.algo} {op.label} by length")
-            # one pass: a by-length group can hold seconds-long calls, and its clock
-            # only labels c/B in the JSON and CSV (the spread is recorded with it)
-            group = run_group(op, targets, opts.lengths, replace(settings, clock_attempts=1),
-                              clock, noise, progress)
+    # a second estimate of the clock, from a chain of another known latency:
+    # a disagreement means cycles/byte cannot be trusted (warned about)
+    check = system.check_clock() if clock.measured else None
+    interrupted = False
+    try:
+        for op in ops:
+            targets = all_targets[op]
+            progress.begin(f"{op.algo} {op.label}")
+            main = _main_sizes(opts, op)
+            short = set(sizes.for_mode(opts.slope_sizes, op.whole_blocks))
+            bulk = set(sizes.for_mode(sizes.BULK_SIZES, op.whole_blocks))
+            group = _timed_group(op, targets, main, settings, budget, clock, noise, progress)
             for series in group.series:
                 t = series.target
-                row = LengthRow(op, Who(t.impl, t.backend, t.layer, t.in_place),
-                                series.points, group.clock)
-                length_rows.append(row)
-                findings += _check(row, t, caches, settings, clock, noise, progress)
+                bound = (aes.floor(op, t.backend) if aes is not None and t.impl == "aeskit"
+                         else None)
+                short_fit, short_pts = _line(series.points, short)
+                bulk_fit, bulk_pts = _line(series.points, bulk)
+                timed_at = dict(series.points)
+                slope_rows.append(SlopeRow(
+                    op, Who(t.impl, t.backend, t.layer, t.in_place), short_fit,
+                    series.points, group.clock, group.attempts,
+                    floor=bound.cycles_per_byte if bound else None,
+                    floor_basis=bound.basis if bound else None,
+                    bulk=bulk_fit,
+                    direct={n: timed_at[n] for n in (sizes.SMALL, sizes.LARGE) if n in timed_at},
+                    short_max=max(n for n, _ in short_pts) if short_pts else max(short),
+                    bulk_max=max(n for n, _ in bulk_pts) if bulk_pts else max(bulk)))
+                if series.skipped:
+                    skipped.append({**_ident(op, t), "bytes": series.skipped})
+            if opts.lengths:
+                progress.begin(f"{op.algo} {op.label} by length")
+                # one pass: a by-length group can hold long calls, and its clock only
+                # labels c/B in the JSON and CSV (the spread is recorded with it)
+                group = _timed_group(op, targets, opts.lengths,
+                                     replace(settings, clock_attempts=1), budget, clock,
+                                     noise, progress)
+                for series in group.series:
+                    t = series.target
+                    bound = (aes.floor(op, t.backend) if aes is not None and t.impl == "aeskit"
+                             else None)
+                    row = LengthRow(op, Who(t.impl, t.backend, t.layer, t.in_place),
+                                    series.points, group.clock,
+                                    floor=bound.cycles_per_byte if bound else None,
+                                    skipped=list(series.skipped))
+                    length_rows.append(row)
+                    findings += _check(row, t, caches, replace(settings, point_budget_ns=
+                                                               budget.allowance()),
+                                       clock, noise, progress)
+    except KeyboardInterrupt:
+        interrupted = True
     add_ratios(slope_rows)
     mhz_values = [r.clock.mhz for r in slope_rows if r.clock.mhz is not None]
     info = aeskit.backends()
@@ -279,6 +384,10 @@ def execute(opts: Options, progress: Progress) -> Run:
     meta: dict[str, Any] = {
         "started": started.isoformat(timespec="seconds"),
         "duration_s": round(wall, 3),
+        "interrupted": interrupted,
+        "budget": {"total_s": opts.budget_s, "spent_s": round(budget.spent_ns / 1e9, 3),
+                   "cells_planned": planned, "cells_done": budget.done,
+                   "skipped": skipped},
         "noise": {
             "cpu_share": round((time.process_time() - cpu0) / wall, 3) if wall > 0 else None,
             "loadavg_before": load0,
@@ -295,18 +404,28 @@ def execute(opts: Options, progress: Progress) -> Run:
                 "features": aeskit.cpu_features(), "caches": caches.levels,
                 "caches_source": caches.source, "logical_cpus": os.cpu_count()},
         "backends": info._asdict(),
+        "peers_missing": missing_peers() if opts.peers_default else [],
         "aes_probe": aes.as_dict() if aes is not None else None,
         "floor_widths": {name: {"width": w.name, "blocks_per_instruction": w.blocks}
                          for name, w in floor.WIDTHS.items()},
         "clock": {"source": clock.source,
                   "mhz": median(mhz_values) if mhz_values else None,
                   "tolerance": settings.clock_tolerance},
+        "clock_check": None if check is None else {
+            **check.as_dict(), "warning": check.warning(), "text": check.info_text()},
         "settings": {**{k: v for k, v in asdict(opts).items()
                         if k not in ("slope_sizes", "lengths")},
                      "slope_sizes": list(opts.slope_sizes),
+                     "bulk_sizes": list(sizes.BULK_SIZES),
+                     "direct_sizes": [sizes.SMALL, sizes.LARGE],
                      "lengths": list(opts.lengths) if opts.lengths else None},
     }
     return Run(meta, slope_rows, length_rows, findings)
+
+
+def _ident(op: Operation, t: Target) -> dict[str, Any]:
+    return {"mode": op.mode, "direction": op.direction, "key_bits": op.key_bits,
+            "impl": t.impl, "backend": t.backend, "layer": t.layer}
 
 
 def _write(path: str, text: str) -> None:
@@ -322,10 +441,18 @@ def _color() -> bool:
 
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    """The whole command: exit status 0, or 130 after Ctrl-C (with what was measured)."""
     opts = resolve(args, parser)
-    progress = Progress(0)
-    result = execute(opts, progress)
-    progress.done()
+    progress = Progress()
+    try:
+        result = execute(opts, progress)
+    except KeyboardInterrupt:  # before the first operation: nothing to show
+        progress.clear()
+        print("aeskit bench: interrupted", file=sys.stderr)
+        return 130
+    interrupted = bool(result.meta["interrupted"])
+    progress.done(interrupted)
+    status = 130 if interrupted else 0
     to_stdout = "-" in (args.json, args.csv)
     if args.json == "-":
         sys.stdout.write(report.json_text(result))
@@ -335,21 +462,18 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         sys.stdout.write(report.csv_text(result))
     elif args.csv:
         _write(args.csv, report.csv_text(result))
-    if args.plot:
+    if args.plot and result.lengths:
         plot.file_plot(result.lengths, args.plot,
                        f"aeskit {aeskit.__version__}: speed by data length, "
                        f"{result.meta['cpu']['model']}")
         print(f"wrote {args.plot}", file=sys.stderr)
     if to_stdout:
-        for f in result.findings:  # warnings still reach a person
-            print("warning: " + f.message(), file=sys.stderr)
-        return 0
-    lines = report.header_lines(result)
-    lines += report.slope_lines(result.slope)
+        for text in report.warnings(result):  # warnings still reach a person
+            print("warning: " + text, file=sys.stderr)
+        return status
+    lines = report.text_lines(result, verbose=opts.verbose)
     if result.lengths:
-        lines += report.length_lines(result.lengths)
-        lines += [[(text, "")] for text in plot.text_plots(result.lengths)]
-    lines += report.finding_lines(result.findings, checked=bool(result.lengths))
-    lines += report.noise_lines(result)
+        lines += [[("", "")]] + [[(text, "")] for text in plot.text_plots(result.lengths)]
+    lines += report.closing_lines(result, verbose=opts.verbose)
     report.print_lines(lines, _color())
-    return 0
+    return status

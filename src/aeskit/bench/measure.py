@@ -14,7 +14,7 @@ from __future__ import annotations
 import gc
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .progress import Progress
 from .sizes import for_mode
@@ -110,9 +110,11 @@ class Settings:
 
     ``min_time_ns``: each timing covers at least this long (enough loops), so
     the timer's resolution and the cost of reading it vanish in the result.
-    ``point_budget_ns``: a size on a slow target (16 MiB of CFB8 on the
-    portable backend takes seconds) stops repeating once it has used this
-    much, after at least ``min(3, repetitions)`` repetitions.
+    ``point_budget_ns``: what one cell (one target at one size) may spend: it
+    stops repeating once it has used this much, after at least
+    ``min(3, repetitions)`` repetitions (one, if a single call takes more
+    than half of it), and a size whose single call would take more than
+    SKIP_FACTOR times this is not timed at all (Budget sets it per group).
     """
 
     repetitions: int
@@ -122,12 +124,54 @@ class Settings:
     point_budget_ns: int = 2_000_000_000
 
 
+#: A cell is skipped when one call at its size is estimated (from the same
+#: target's smaller sizes) to take more than this many times its budget.
+SKIP_FACTOR = 2
+
+
+class Budget:
+    """A run's time, shared out over the cells it will time.
+
+    Each group's cells may each spend an equal share of what is left
+    (``allowance``), so a run of any number of modes fits the total: cheap
+    cells (short calls, a few 100 µs timings) leave their unused share to
+    the later ones, and slow targets at large sizes are sampled less or
+    skipped instead of taking minutes.
+    """
+
+    def __init__(self, total_ns: int, cells: int) -> None:
+        self.total_ns = total_ns
+        self.cells = max(1, cells)
+        self.spent_ns = 0
+        self.done = 0
+
+    @property
+    def remaining_ns(self) -> int:
+        return max(0, self.total_ns - self.spent_ns)
+
+    def allowance(self) -> int:
+        """ns each cell of the next group may spend."""
+        return self.remaining_ns // max(1, self.cells - self.done)
+
+    def charge(self, ns: int, cells: int) -> None:
+        self.spent_ns += ns
+        self.done += cells
+
+    def eta_ns(self, elapsed_ns: int) -> int:
+        """Time still to run: the cells left at the rate so far, at most what is left."""
+        if not self.done:
+            return self.remaining_ns
+        rate = elapsed_ns / self.done
+        return int(min(self.remaining_ns, rate * max(0, self.cells - self.done)))
+
+
 @dataclass
 class Series:
-    """One target's median time per call at each size."""
+    """One target's median time per call at each size, and the sizes skipped."""
 
     target: Target
     points: list[tuple[int, float]]
+    skipped: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -149,47 +193,69 @@ def calibrate(target: Target, size: int, min_time_ns: int) -> tuple[int, int | N
     would leave a count far too small, and the cost of reading the timer
     would then show up as time per call.
     """
+    loops, first, _ = _calibrate(target, size, min_time_ns)
+    return loops, first
+
+
+def _calibrate(target: Target, size: int, min_time_ns: int) -> tuple[int, int | None, float]:
+    """calibrate, and an estimate of ns per call (for the budget's skipping)."""
     first = target.time(size, 1)
     if first >= max(10 * min_time_ns, LONG_CALL_NS):
-        return 1, first
+        return 1, first, float(first)
     loops = 1
     while True:
         ns = target.time(size, loops)
         if ns >= min_time_ns:
             ns = target.time(size, loops)
             if ns >= min_time_ns // 2 or loops >= MAX_LOOPS:
-                return loops, None
+                return loops, None, ns / loops
         if loops >= MAX_LOOPS:
-            return loops, None
+            return loops, None, ns / loops
         want = math.ceil(loops * 1.2 * min_time_ns / max(ns, 1))
         loops = min(MAX_LOOPS, max(loops * 2, want))
 
 
 def measure_once(targets: list[Target], sizes: tuple[int, ...], settings: Settings,
                  noise: Noise, progress: Progress | None = None) -> list[Series]:
-    """Median ns per call of every target at every size, targets interleaved."""
+    """Median ns per call of every target at every size, targets interleaved.
+
+    Sizes go up; a target's size whose single call would overrun the cell
+    budget (estimated from its last size's time per byte) is skipped, and
+    so are its larger ones.
+    """
     loops: dict[tuple[int, int], int] = {}
     samples: dict[tuple[int, int], list[float]] = {}
     spent: dict[tuple[int, int], int] = {}
+    least: dict[tuple[int, int], int] = {}
+    per_byte: dict[int, float] = {}
+    skipped: dict[int, list[int]] = {ti: [] for ti in range(len(targets))}
     reps = settings.repetitions
-    floor_reps = min(3, reps)
+    budget = settings.point_budget_ns
     was_enabled = gc.isenabled()
     gc.disable()  # a collection in the middle of a Python timing loop is noise
     try:
         for size in sizes:
             for ti, target in enumerate(targets):
                 key = (ti, size)
-                loops[key], first = calibrate(target, size, settings.min_time_ns)
+                if skipped[ti] or (ti in per_byte
+                                   and per_byte[ti] * size > SKIP_FACTOR * budget):
+                    skipped[ti].append(size)
+                    continue
+                loops[key], first, call_ns = _calibrate(target, size, settings.min_time_ns)
+                per_byte[ti] = call_ns / max(size, 1)
                 samples[key] = [] if first is None else [float(first)]
                 spent[key] = 0 if first is None else first
+                least[key] = 1 if 2 * call_ns > budget else min(3, reps)
         for rep in range(reps):
             if progress is not None:
                 progress.step(f"repetition {rep + 1}/{reps}")
             for size in sizes:
                 for ti, target in enumerate(targets):
                     key = (ti, size)
-                    if len(samples[key]) >= reps or (len(samples[key]) >= floor_reps
-                                                     and spent[key] >= settings.point_budget_ns):
+                    if key not in samples:
+                        continue
+                    if len(samples[key]) >= reps or (len(samples[key]) >= least[key]
+                                                     and spent[key] >= budget):
                         continue
                     ns = timed(target, size, loops[key], noise)
                     spent[key] += ns
@@ -197,7 +263,8 @@ def measure_once(targets: list[Target], sizes: tuple[int, ...], settings: Settin
     finally:
         if was_enabled:
             gc.enable()
-    return [Series(target, [(size, median(samples[(ti, size)])) for size in sizes])
+    return [Series(target, [(size, median(samples[(ti, size)])) for size in sizes
+                            if (ti, size) in samples], skipped[ti])
             for ti, target in enumerate(targets)]
 
 

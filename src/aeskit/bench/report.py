@@ -10,14 +10,16 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import sys
+import textwrap
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .results import Finding, LengthRow, Run, SlopeRow, Who, finite
+from .results import LengthRow, Run, SlopeRow, Who, finite
 from .sizes import human
 from .stats import cycles_per_byte, mib_per_s, num
-from .targets import Operation
+from .targets import PEER_EXTRA, Operation
 
 Segment = tuple[str, str]  # (text, style); style "" for none
 Line = list[Segment]
@@ -60,49 +62,82 @@ def _whos_in_order(whos: Iterable[Who]) -> list[Who]:
     return list(seen)
 
 
-def header_lines(run: Run) -> list[Line]:
-    m = run.meta
-    cpu = m["cpu"]
-    clock = m["clock"]
-    s = m["settings"]
+WIDTH = 100  # the text output fits this many columns
+#: Marks on a cell; each one present is explained under the tables.
+DIRECT, SHORT_POOR, UNDER_FLOOR = "*", "~", "!"
+MARK_TEXT = {
+    DIRECT: "from a direct 16 KiB timing (per-call cost included): the bulk line fits poorly",
+    SHORT_POOR: "the short line fits poorly or bends between kernel paths: read with care",
+    UNDER_FLOOR: "faster than the floor: a measurement error, not a result",
+}
+
+
+def _wrapped(text: str, indent: str = "", first: str = "") -> list[Line]:
+    """text wrapped to WIDTH columns, as plain lines."""
+    lines = textwrap.wrap(text, WIDTH - 1, initial_indent=first, subsequent_indent=indent,
+                          break_on_hyphens=False)
+    return [_plain(line) for line in lines]
+
+
+def _clock_text(run: Run) -> str:
+    clock = run.meta["clock"]
     if clock["source"] == "user":
-        clock_text = f"{clock['mhz']:.0f} MHz (--cpu-mhz)"
-    elif clock["source"] == "auto":
-        clock_text = "auto MHz per row (dependent add chain, sampled before and after)"
-    else:
-        clock_text = "unknown on this CPU: pass --cpu-mhz for cycles/byte"
+        return f"clock {clock['mhz']:.0f} MHz (--cpu-mhz)"
+    if clock["source"] == "auto" and clock["mhz"]:
+        return f"clock {clock['mhz']:.0f} MHz (median; a dependent add chain around each mode)"
+    return "clock unknown on this CPU: pass --cpu-mhz for cycles/byte"
+
+
+def text_lines(run: Run, verbose: bool = False) -> list[Line]:
+    """The header, the table of every implementation, and the by-length tables."""
+    m = run.meta
+    head = (f"aeskit {m['versions']['aeskit']} bench: {m['cpu']['model']}, "
+            f"{m['versions']['python']}, default backend {m['backends']['default']}")
+    lines: list[Line] = [[(head[:WIDTH - 1], "title")], _plain(_clock_text(run))]
+    if verbose:
+        lines += method_lines(run)
+    lines += table_lines(run.slope)
+    if run.lengths:
+        lines += length_lines(run.lengths)
+    return lines
+
+
+def method_lines(run: Run) -> list[Line]:
+    """--verbose: how it was measured, each paragraph wrapped to WIDTH."""
+    s = run.meta["settings"]
     slope = s["slope_sizes"]
     step = slope[1] - slope[0] if len(slope) > 1 else 0
-    lines = [
-        [(f"aeskit {m['versions']['aeskit']} bench", "title"),
-         (f": {cpu['model']}, {m['versions']['python']}, default backend "
-          f"{m['backends']['default']}", "")],
-        _plain(f"clock: {clock_text}"),
-        _plain(f"method: {len(slope)} sizes {slope[0]}..{slope[-1]} B step {step}, median of "
-               f"{s['repetitions']}, each timing >= {s['min_time_ns'] / 1000:.0f} us; "
-               f"slope = ns/B, intercept = ns/call"
-               + (f"; buffers 64-byte aligned + {s['unaligned']}" if s["unaligned"] else "")),
-        _plain("layers: kernel = C loop, GIL released; api = encrypt_into on a reused buffer;"
-               " peers: reused context, update_into / output="),
+    paras = [
+        f"method: each mode once per key size; all targets take turns at each size; median "
+        f"of {s['repetitions']} timings, each >= {s['min_time_ns'] / 1000:.0f} us; every "
+        f"timed call waits for the one before (its IV or nonce takes in the previous "
+        f"output), so short calls of a serial mode cannot overlap. Time budget "
+        f"{s['budget_s']:.0f} s for the run, shared out per cell."
+        + (f" Buffers 64-byte aligned + {s['unaligned']}." if s["unaligned"] else ""),
+        f"short: a least-squares line over {len(slope)} sizes {slope[0]}..{slope[-1]} B "
+        f"step {step} (libgcrypt's bench-slope): slope = cost per byte there, intercept = "
+        f"ns/call. bulk: a second line over 16..64 KiB, where every kernel path is active; "
+        f"x floor and the ratios to peers come from it. A line fits poorly when r2 < 0.98, "
+        f"its slope <= 0, or its intercept outweighs the bytes at its largest size.",
+        "layers: kernel = aeskit's C loop, GIL released; api = encrypt_into on a reused "
+        "buffer from Python. Peers: reused context, update_into / output=.",
     ]
     if any(row.op.aead for row in run.slope):
-        lines.append(_plain("AEADs (GCM, OCB = OCB3): one call = one message, 12-byte nonce + "
-                            "data, no associated data, 16-byte tag; api = encrypt_into in place"
-                            " / decrypt_into from a kept ciphertext; peers: one-shot "
-                            "encrypt_into, pycryptodome AES.new per message"))
+        paras.append("AEADs (GCM, OCB = OCB3): one call = one message, 12-byte nonce + data, no "
+                     "associated data, 16-byte tag; api = encrypt_into in place / decrypt_into "
+                     "from a kept ciphertext; peers: one-shot encrypt_into, pycryptodome "
+                     "AES.new per message.")
     ghash = [row for row in run.slope if row.op.mode == "GHASH"]
     if ghash:
-        lines.append(_plain(
-            f"GHASH: one direction, whole blocks, H from an AES-{ghash[0].op.key_bits} key and "
-            f"run under that key size only (GHASH does not depend on it); kernel = the "
-            f"backend's ghash slot alone; api and peers = GMAC: AES-GCM encrypt_into with no "
-            f"data and the bytes as associated data, tag to a reused buffer (pycryptodome: "
-            f"AES.new + update + digest per message)"))
-    lines += _floor_lines(run)
-    if any(row.vs for row in run.slope):
-        lines.append(_plain("vs PEER: aeskit speed / peer speed, from the slopes "
-                            "(above 1: aeskit is faster)"))
-    return lines
+        paras.append(f"GHASH: one direction, whole blocks, H from an AES-{ghash[0].op.key_bits} "
+                     f"key; kernel = the backend's ghash slot alone; api and peers = GMAC "
+                     f"(AES-GCM with the bytes as associated data, no data).")
+    out: list[Line] = []
+    for para in paras:
+        out += _wrapped(para, indent="  ")
+    for text in _floor_text(run):
+        out += _wrapped(text, indent="  ")
+    return out
 
 
 def _cycles(probe: dict[str, Any], key: str) -> str:
@@ -110,12 +145,12 @@ def _cycles(probe: dict[str, Any], key: str) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
-def _floor_lines(run: Run) -> list[Line]:
+def _floor_text(run: Run) -> list[str]:
     """What the units measured, and which floor each backend's rows use (floor.py)."""
     probe = run.meta.get("aes_probe")
     if not probe:
         return []
-    lines = [_plain(
+    out = [
         f"units here (core cycles): AESENC latency {probe['aesenc_latency_cycles']:.2f}; "
         f"per instruction over independent blocks: AES xmm "
         f"{_cycles(probe, 'aesenc_cycles_per_instruction')}, ymm "
@@ -125,12 +160,12 @@ def _floor_lines(run: Run) -> list[Line]:
         f"{_cycles(probe, 'clmul_ymm_cycles_per_instruction')}, zmm "
         f"{_cycles(probe, 'clmul_zmm_cycles_per_instruction')}; 80 AES rounds with 24 "
         f"multiplies interleaved xmm {_cycles(probe, 'gcm_mix_xmm_cycles')}, ymm "
-        f"{_cycles(probe, 'gcm_mix_ymm_cycles')}, zmm {_cycles(probe, 'gcm_mix_zmm_cycles')}")]
+        f"{_cycles(probe, 'gcm_mix_ymm_cycles')}, zmm {_cycles(probe, 'gcm_mix_zmm_cycles')}"]
     widths = run.meta.get("floor_widths") or {}
     shown = [name for name in widths
              if any(r.floor and r.who.backend == name and not r.who.is_peer for r in run.slope)]
     if not shown:
-        return lines
+        return out
     modes = {r.op.mode for r in run.slope}
     text = ("floor c/B by the backend's width: "
             + ", ".join(f"{name} {widths[name]['width']} "
@@ -144,80 +179,272 @@ def _floor_lines(run: Run) -> list[Line]:
         text += ("; GCM: (rounds x AES cycles + 3 x the AES cycles a multiply takes, from "
                  "the measured mix of 80 rounds and 24 multiplies; or 3 x multiply cycles if "
                  "more) / blocks / 16")
-    lines.append(_plain(text + "; x floor = measured / floor"))
-    return lines
+    out.append(text + "; x floor = bulk c/B / floor")
+    return out
 
 
-def slope_lines(rows: Sequence[SlopeRow]) -> list[Line]:
-    """bench-slope's table: per key size and implementation, one row per mode and direction."""
+def _cell(value: float | None, mark: str = "", fmt: str = "") -> str:
+    if value is None or not math.isfinite(value):
+        return "-"
+    return (format(value, fmt) if fmt else num(value)) + mark
+
+
+def _row_marks(r: SlopeRow) -> tuple[str, str]:
+    """(mark for the bulk cells, mark for the short cells)."""
+    bulk = DIRECT if r.bulk_direct else ""
+    if r.below_floor:
+        bulk += UNDER_FLOOR
+    return bulk, SHORT_POOR if r.short_problem else ""
+
+
+def table_lines(rows: Sequence[SlopeRow]) -> list[Line]:
+    """Per key size and implementation, one row per mode and direction, in two regimes.
+
+    bulk (16..64 KiB): MiB/s, c/B, the floor and x floor; short (16 B..4 KiB,
+    bench-slope's line): c/B and the fixed cost per call; then aeskit's bulk
+    speed over each peer's.
+    """
     out: list[Line] = []
     peers = sorted({p for row in rows for p in row.vs})
     for bits in sorted({row.op.key_bits for row in rows}):
         for who in _whos_in_order(row.who for row in rows if row.op.key_bits == bits):
             block = [r for r in rows if r.op.key_bits == bits and r.who == who]
             title = f"AES-{bits} {'aeskit ' if not who.is_peer else ''}{who.label}"
-            if who.is_peer:
-                title += f" ({who.backend})" if who.backend != who.impl else ""
+            if who.is_peer and who.backend != who.impl:
+                title += f" ({who.backend})"
             show_vs = [p for p in peers if any(p in r.vs for r in block)]
             show_floor = any(r.floor for r in block)
-            head = (f" {'':<9}| {'nanosecs/byte':>14} {'mebibytes/sec':>15} {'cycles/byte':>13}"
-                    f" {'auto MHz':>9} | {'ns/call':>9}")
+            bulk_w = 33 if show_floor else 17
+            top = f" {'':>8} | {'bulk, 16-64 KiB':^{bulk_w}} | {'short, 16 B-4 KiB':^19} |"
+            head = f" {'mode':>8} | {'MiB/s':>8} {'c/B':>8}"
             if show_floor:
-                head += f" | {'floor c/B':>9} {'x floor':>7}"
+                head += f" {'floor':>7} {'x floor':>7}"
+            head += f" | {'c/B':>8} {'ns/call':>10} |"
             if show_vs:
-                head += " |" + "".join(f" {'vs ' + p:>16}" for p in show_vs)
+                top += f" {'bulk speed vs':^{13 * len(show_vs) - 1}}"
+                head += "".join(f" {p[:12]:>12}" for p in show_vs)
             out.append([("", "")])
             out.append([(f" {title}", "title")])
+            out.append([(top.rstrip(), "dim")])
             out.append([(head, "dim")])
             for r in block:
-                mhz = r.clock.mhz
-                diff = ""
-                if r.clock.source == "auto" and r.clock.diff is not None and mhz:
-                    spread = r.clock.diff * mhz
-                    diff = f"{_plus_minus()}{spread:.0f}" if spread >= 0.5 else ""
-                line: Line = [(
-                    f" {r.op.label:>8} | {num(r.ns_per_byte):>9} ns/B {num(r.mib_per_s):>9} MiB/s"
-                    f" {num(r.cycles_per_byte):>9} c/B {num(mhz) if mhz else '-':>9}{diff:<4}"
-                    f"| {duration(r.fit.intercept) if r.fit.intercept > 0 else '~0':>9}", "")]
+                bmark, smark = _row_marks(r)
+                text = (f" {r.op.label:>8} | {_cell(r.bulk_mib_per_s, bmark):>8}"
+                        f" {_cell(r.bulk_cycles_per_byte, bmark):>8}")
                 if show_floor:
                     over = r.over_floor
-                    line.append((f" | {num(r.floor) if r.floor else '-':>9}"
-                                 f" {f'{over:.2f}x' if over is not None else '-':>7}", ""))
-                if show_vs:
-                    line.append((" |", ""))
-                    for p in show_vs:
-                        ratio = r.vs.get(p)
-                        text = f"{ratio:.2f}x" if ratio is not None else "-"
-                        style = "" if ratio is None else ("good" if ratio >= 1.0 else "bad")
-                        line.append((f" {text:>16}", style))
+                    text += (f" {_cell(r.floor):>7}"
+                             f" {_cell(over, 'x' + (UNDER_FLOOR if r.below_floor else ''), '.2f'):>7}")
+                ns_call = r.fit.intercept
+                text += (f" | {_cell(r.cycles_per_byte, smark):>8}"
+                         f" {(duration(ns_call) if ns_call > 0 else '~0') + smark:>10} |")
+                line: Line = [(text, "")]
+                for p in show_vs:
+                    ratio = r.vs.get(p)
+                    cell = (f"{ratio.value:.2f}x" + (DIRECT if ratio.direct else "")
+                            if ratio is not None else "-")
+                    style = "" if ratio is None else ("good" if ratio.value >= 1.0 else "bad")
+                    line.append((f" {cell:>12}", style))
                 out.append(line)
-            out.append(_plain(f" {'':<8} ="))
     return out
+
+
+def _length_label(who: Who) -> tuple[str, str]:
+    return (who.impl, "") if who.is_peer else (who.backend, who.layer)
 
 
 def length_lines(rows: Sequence[LengthRow]) -> list[Line]:
-    """Per operation: MiB/s and time per call at each data length, one column pair per target."""
+    """Per operation: MiB/s at each data length, one column per target, as many
+    tables side by side as WIDTH needs; ! marks a cell under the floor,
+    'skip' a length the budget left out."""
     out: list[Line] = []
+    cell = 12
+    per_table = (WIDTH - 12) // cell
     for op in _ops_in_order(r.op for r in rows):
         block = [r for r in rows if r.op == op]
-        sizes = sorted({n for r in block for n, _ in r.points})
-        cell = 20
-        out.append([("", "")])
-        out.append([(f" {op.algo} {op.label}: speed by data length", "title")])
-        out.append([(f" {'length':>8} |" + "".join(f" {r.who.label[:cell]:>{cell}}" for r in block),
-                     "dim")])
-        out.append([(f" {'':>8} |" + "".join(f" {'MiB/s':>9} {'per call':>10}" for _ in block),
-                     "dim")])
-        for n in sizes:
-            text = f" {human(n):>8} |"
-            for r in block:
-                ns = dict(r.points).get(n)
-                if ns is None:
-                    text += f" {'-':>9} {'-':>10}"
-                else:
-                    text += f" {num(mib_per_s(ns / n)):>9} {duration(ns):>10}"
-            out.append(_plain(text))
+        sizes = sorted({n for r in block for n in [n for n, _ in r.points] + r.skipped})
+        for first in range(0, len(block), per_table):
+            part = block[first:first + per_table]
+            out.append([("", "")])
+            out.append([(f" {op.algo} {op.label}: MiB/s by data length", "title")])
+            labels = [_length_label(r.who) for r in part]
+            out.append([(f" {'length':>8} |" + "".join(f" {a[:cell - 1]:>{cell - 1}}"
+                                                       for a, _ in labels), "dim")])
+            if any(b for _, b in labels):
+                out.append([(f" {'':>8} |" + "".join(f" {b[:cell - 1]:>{cell - 1}}"
+                                                     for _, b in labels), "dim")])
+            for n in sizes:
+                text = f" {human(n):>8} |"
+                for r in part:
+                    ns = dict(r.points).get(n)
+                    if n in r.skipped:
+                        value = "skip"
+                    elif ns is None:
+                        value = "-"
+                    else:
+                        value = num(mib_per_s(ns / n)) + (UNDER_FLOOR if n in r.under_floor()
+                                                          else "")
+                    text += f" {value:>{cell - 1}}"
+                out.append(_plain(text))
     return out
+
+
+def _best_aeskit(rows: Sequence[SlopeRow], mode: str, bits: int) -> str | None:
+    """The backend whose rows of this mode are fastest in bulk (geometric mean of
+    the directions), on the api layer when it ran, else the kernel."""
+    mine = [r for r in rows if not r.who.is_peer and r.op.mode == mode and r.op.key_bits == bits
+            and r.bulk_ns_per_byte]
+    layers = {r.who.layer for r in mine}
+    layer = "api" if "api" in layers else "kernel"
+    scores: dict[str, float] = {}
+    for backend in {r.who.backend for r in mine}:
+        costs = [r.bulk_ns_per_byte for r in mine
+                 if r.who.backend == backend and r.who.layer == layer and r.bulk_ns_per_byte]
+        if costs:
+            scores[backend] = math.prod(costs) ** (1 / len(costs))
+    return min(scores, key=lambda b: scores[b]) if scores else None
+
+
+def summary_lines(rows: Sequence[SlopeRow]) -> list[Line]:
+    """One line per mode: aeskit's best backend against the best peer, bulk and 64 B.
+
+    For the first key size of the run; api layer (what a Python caller gets,
+    as the peers are called) when it ran. Without peers: MiB/s and x floor.
+    """
+    if not rows:
+        return []
+    bits = rows[0].op.key_bits
+    modes = list(dict.fromkeys(r.op.mode for r in rows if r.op.key_bits == bits))
+    with_peers = any(r.vs for r in rows if r.op.key_bits == bits)
+    out: list[Line] = [[("", "")]]
+    if with_peers:
+        out.append([(f" summary, AES-{bits}: aeskit's best backend / the best peer, in speed",
+                     "title")])
+        out.append([(f" {'mode':>6} | {'aeskit':<18} | {'bulk enc':>8} {'dec':>7} | "
+                     f"{'64 B enc':>8} {'dec':>7} | best peer (bulk)", "dim")])
+    else:
+        out.append([(f" summary, AES-{bits}: aeskit's best backend", "title")])
+        out.append([(f" {'mode':>6} | {'aeskit':<18} | {'MiB/s enc':>9} {'dec':>8} | "
+                     f"{'x floor enc':>11} {'dec':>7}", "dim")])
+    for mode in modes:
+        backend = _best_aeskit(rows, mode, bits)
+        if backend is None:
+            continue
+        mine = [r for r in rows if not r.who.is_peer and r.op.mode == mode
+                and r.op.key_bits == bits and r.who.backend == backend]
+        layer = "api" if any(r.who.layer == "api" for r in mine) else "kernel"
+        mine = [r for r in mine if r.who.layer == layer]
+        enc = next((r for r in mine if r.op.encrypt), None)
+        dec = next((r for r in mine if not r.op.encrypt and not r.op.one_way), None)
+        who = f"{backend} {layer}"
+        if with_peers:
+            def best(r: SlopeRow | None, small: bool) -> tuple[str, str]:
+                """The ratio to the peer aeskit leads least, and that peer."""
+                if r is None:
+                    return "", ""
+                if small:
+                    if not r.vs_small:
+                        return "-", ""
+                    name = min(r.vs_small, key=lambda p: r.vs_small[p])
+                    return f"{r.vs_small[name]:.2f}x", name
+                if not r.vs:
+                    return "-", ""
+                name = min(r.vs, key=lambda p: r.vs[p].value)
+                got = r.vs[name]
+                return f"{got.value:.2f}x" + (DIRECT if got.direct else ""), name
+            (eb, ep), (db, dp) = best(enc, False), best(dec, False)
+            (es, _), (ds, _) = best(enc, True), best(dec, True)
+            names = ep if dp in ("", ep) else f"{ep} / {dp}"
+            out.append(_plain(f" {mode:>6} | {who:<18} | {eb:>8} {db:>7} | {es:>8} {ds:>7} | "
+                              f"{names}"))
+        else:
+            def mib(r: SlopeRow | None) -> str:
+                return "" if r is None else _cell(r.bulk_mib_per_s)
+
+            def over(r: SlopeRow | None) -> str:
+                return "" if r is None else _cell(r.over_floor, "x", ".2f")
+            out.append(_plain(f" {mode:>6} | {who:<18} | {mib(enc):>9} {mib(dec):>8} | "
+                              f"{over(enc):>11} {over(dec):>7}"))
+    return out
+
+
+def warnings(run: Run) -> list[str]:
+    """What a reader must not miss: numbers under a floor, confirmed anomalies, a clock
+    the second estimate contradicts, an interrupted run."""
+    out: list[str] = []
+    for r in run.slope:
+        if r.below_floor:
+            out.append(f"{r.op.algo} {r.op.label} {r.who.label}: bulk {num(r.bulk_cycles_per_byte)}"
+                       f" c/B is under its floor {num(r.floor)} c/B: a measurement error")
+    for lr in run.lengths:
+        under = lr.under_floor()
+        if under:
+            out.append(f"{lr.op.algo} {lr.op.label} {lr.who.label}: "
+                       f"{', '.join(human(n) for n in under)} under the floor: a measurement "
+                       f"error")
+    out += [f.message() for f in run.findings]
+    check = run.meta.get("clock_check") or {}
+    if check.get("warning"):
+        out.append(str(check["warning"]))
+    if run.meta.get("interrupted"):
+        out.append("interrupted (Ctrl-C): only the operations finished before it are shown")
+    return out
+
+
+def closing_lines(run: Run, verbose: bool = False) -> list[Line]:
+    """The summary, the marks' meaning, warnings and notes on the run."""
+    out = summary_lines(run.slope)
+    marks = _marks_used(run)
+    notes: list[str] = []
+    if any(r.floor for r in run.slope):
+        notes.append("x floor = bulk c/B over the floor the backend's units allow here "
+                     "(1.00x: as fast as the hardware)")
+    if any(r.vs for r in run.slope):
+        notes.append("bulk speed vs = aeskit's speed / the peer's (above 1: aeskit is "
+                     "faster); 64 B = per call")
+    notes += [f"{mark} {MARK_TEXT[mark]}" for mark in marks]
+    missing = run.meta.get("peers_missing") or []
+    if missing:
+        notes.append(f"not installed, so not compared: {', '.join(missing)} "
+                     f"({PEER_EXTRA})")
+    if run.lengths and not run.findings:
+        notes.append("anomaly check: no speed drop above 5% within a cache level (from 4 KiB)")
+    budget = run.meta.get("budget") or {}
+    if budget.get("skipped"):
+        notes.append(f"{len(budget['skipped'])} rows skipped sizes whose single call would "
+                     f"overrun the time budget (--budget)")
+    check = run.meta.get("clock_check") or {}
+    if check.get("text") and verbose:
+        notes.append(str(check["text"]))
+    if not verbose:
+        notes.append("--verbose: the method, the units' probe and the floors")
+    if notes:
+        out.append([("", "")])
+        for text in notes:
+            out += _wrapped(text, indent="   ", first=" ")
+    out += noise_lines(run)
+    warned = warnings(run)
+    if warned:
+        out.append([("", "")])
+        for text in warned:
+            lines = textwrap.wrap(text, WIDTH - 1 - len("warning: "), subsequent_indent="  ")
+            out.append([("warning: ", "warn"), (lines[0], "")])
+            out += [_plain(" " * len("warning: ") + more) for more in lines[1:]]
+        if run.findings:
+            out.append(_plain("  (a drop within one cache level means the code slows on "
+                              "longer data; run again to rule out noise)"))
+    return out
+
+
+def _marks_used(run: Run) -> list[str]:
+    used: set[str] = set()
+    for r in run.slope:
+        bulk, short = _row_marks(r)
+        used.update(bulk)
+        used.update(short)
+        used.update(DIRECT for ratio in r.vs.values() if ratio.direct)
+    used.update(UNDER_FLOOR for lr in run.lengths if lr.under_floor())
+    return [m for m in (DIRECT, SHORT_POOR, UNDER_FLOOR) if m in used]
 
 
 def noise_lines(run: Run) -> list[Line]:
@@ -228,27 +455,14 @@ def noise_lines(run: Run) -> list[Line]:
     share = noise["disturbed"] / noise["timings"]
     if noise["retried"] == 0:
         return []
-    text = (f"note: another program took the CPU during {noise['retried']} of "
+    text = (f"another program took the CPU during {noise['retried']} of "
             f"{noise['timings']} timings (load average {noise['loadavg_after']}); those were "
             f"redone")
     if noise["disturbed"]:
         text += (f", {share:.1%} stayed disturbed (mostly long calls): numbers from a busy "
                  f"machine read slow")
-    return [[("", "")], [("note: ", "warn"), (text[len("note: "):], "")]]
-
-
-def finding_lines(findings: Sequence[Finding], checked: bool) -> list[Line]:
-    if not checked:
-        return []
-    if not findings:
-        return [[("", "")], _plain("anomaly check: no speed drop above 5% within a cache level "
-                                   "(lengths from 4 KiB)")]
-    out: list[Line] = [[("", "")]]
-    for f in findings:
-        out.append([("warning: ", "warn"), (f.message(), "")])
-    out.append(_plain("  (a drop within one cache level means the code slows on longer data; "
-                      "run again to rule out noise)"))
-    return out
+    lines = textwrap.wrap(text, WIDTH - 1 - len(" note: "), subsequent_indent="       ")
+    return [[(" note: ", "warn"), (lines[0], "")]] + [_plain("       " + x) for x in lines[1:]]
 
 
 def render_plain(lines: Sequence[Line]) -> str:

@@ -13,6 +13,14 @@ BLOCK = 16
 
 #: bench-slope's series: 16 B to about 4 KiB in 64-byte steps (64 sizes).
 SLOPE_DEFAULT = (16, 4096, 64)
+#: The bulk regime: a second line over sizes where every kernel path is
+#: active (GCM's fused kernel starts near 1.5 KiB, aesni's 8-block loops at
+#: 128 B) and the data still sits in L2 on common cores. ``x floor`` and the
+#: ratios to the peers come from it.
+BULK_SIZES = tuple(n << 10 for n in range(16, 65, 8))
+#: Timed directly on every row: a small message and the smallest bulk size.
+#: A row whose line fits poorly is compared on these, never on its slope.
+SMALL, LARGE = 64, 16 << 10
 #: The by-length view (--sizes): L1, L2, L3 and memory on common CPUs.
 LENGTHS_DEFAULT = (16, 64, 256, 1024, 8 << 10, 16 << 10, 64 << 10, 1 << 20, 16 << 20)
 #: --quick stops at 1 MiB: 16 MiB of CFB8 alone takes seconds per call.

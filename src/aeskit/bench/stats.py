@@ -72,6 +72,33 @@ def fit_line(xs: Sequence[float], ys: Sequence[float]) -> Fit:
     return Fit(slope=slope, intercept=intercept, r2=r2, n=n)
 
 
+#: A line that explains less than this share of the timings' variance says
+#: little about the cost per byte.
+R2_MIN = 0.98
+
+
+def fit_problem(fit: Fit | None, largest: int) -> str | None:
+    """Why a fitted slope must not be read as the cost per byte, or None if it can.
+
+    Three ways a line fails: it explains the timings poorly (r² below
+    R2_MIN: noise, or a cost that changes across the sizes); its slope is
+    zero or negative (no per-byte cost seen at all); or the fixed cost per
+    call is larger than the per-byte cost even at the largest size timed,
+    so the slope is a small difference of large noisy numbers (a peer whose
+    AEAD call costs 100 µs before its first byte). Such a row is compared on
+    direct timings instead, and marked.
+    """
+    if fit is None:
+        return "not measured"
+    if not fit.slope > 0:
+        return "slope <= 0"
+    if fit.r2 < R2_MIN:
+        return f"r2 {fit.r2:.2f}"
+    if fit.intercept > fit.slope * largest:
+        return "per-call cost dominates"
+    return None
+
+
 def mib_per_s(ns_per_byte: float) -> float:
     """Throughput in MiB/s for a cost in ns per byte (inf for a zero cost)."""
     if ns_per_byte <= 0:

@@ -561,6 +561,15 @@ def peer_available(name: str) -> bool:
     return True
 
 
+#: What installs the peers.
+PEER_EXTRA = "pip install 'aeskit[bench]'"
+
+
+def missing_peers() -> list[str]:
+    """The peers that do not import here."""
+    return [p for p in PEERS if not peer_available(p)]
+
+
 def make_targets(op: Operation, backends: list[str], layers: list[str], peers: list[str],
                  offset: int) -> list[Target]:
     """aeskit per backend and layer, then the peers, in a fixed order."""
