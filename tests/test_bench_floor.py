@@ -8,7 +8,7 @@ and the real probe is checked for its keys and types only.
 import pytest
 
 import aeskit
-from aeskit.bench import floor, report
+from aeskit.bench import floor, report, targets
 from aeskit.bench.floor import UnitProbe
 from aeskit.bench.results import Run, SlopeRow, Who
 from aeskit.bench.stats import Fit
@@ -83,6 +83,147 @@ def test_ghash_is_three_multiplies_per_block_at_the_backends_width():
         assert cpb(op, "vaes_avx2") == pytest.approx(3 * 2.5 / 2 / 16)
         assert cpb(op, "vaes_avx512") == pytest.approx(3 * 3.0 / 4 / 16)
     assert FAKE.floor(Operation("GHASH", True, 128), "vaes_avx2").basis == "ymm CLMUL throughput"
+
+
+#: Each mode and direction the bench has or will have, and its kind: the spec for MODE_KINDS.
+#: The one-way modes (GHASH, CMAC) are timed with encrypt=True.
+SPEC_KINDS = {
+    ("ECB", True): "parallel", ("ECB", False): "parallel",
+    ("CBC", True): "serial", ("CBC", False): "parallel",
+    ("CFB", True): "serial", ("CFB", False): "parallel",
+    ("CFB8", True): "serial", ("CFB8", False): "serial",
+    ("OFB", True): "serial", ("OFB", False): "serial",
+    ("CTR", True): "parallel", ("CTR", False): "parallel",
+    ("GHASH", True): "clmul",
+    ("GCM", True): "aes+clmul", ("GCM", False): "aes+clmul",
+    ("OCB", True): "parallel", ("OCB", False): "parallel",
+    ("XTS", True): "parallel", ("XTS", False): "parallel",
+    ("CMAC", True): "serial",
+    ("CCM", True): "serial", ("CCM", False): "serial",
+    ("EAX", True): "serial", ("EAX", False): "serial",
+    ("SIV", True): "serial+parallel", ("SIV", False): "serial",
+    ("GCMSIV", True): "clmul then aes", ("GCMSIV", False): "aes+clmul",
+    ("KW", True): "serial", ("KW", False): "serial",
+}
+COMING = ("XTS", "CMAC", "CCM", "EAX", "SIV", "GCMSIV", "KW")
+#: AES calls per 16 bytes in a serial mode's chain.
+CHAIN = {"CFB8": 16, "KW": 12}
+BACKEND_OF = {"xmm": "aesni", "ymm": "vaes_avx2", "zmm": "vaes_avx512"}
+#: FAKE's floors in c/B by hand, per kind, key size and width. FAKE: latency 4; AES xmm 0.5,
+#: ymm 0.75, zmm 1.25; CLMUL 2.0, 2.5, 3.0; mixes 40, 72, 124: a multiply takes 0, 0.5 and
+#: 1.0 AES cycles. Rounds 10 (128) and 14 (256); 1, 2 and 4 blocks per instruction.
+HAND = {
+    # 10 x 4 / 16, 14 x 4 / 16 on every width (x CHAIN where not 1)
+    "serial": {128: {"xmm": 2.5, "ymm": 2.5, "zmm": 2.5},
+               256: {"xmm": 3.5, "ymm": 3.5, "zmm": 3.5}},
+    # 10 x 0.5 / 16, 10 x 0.75 / 32, 10 x 1.25 / 64; 14 x the same
+    "parallel": {128: {"xmm": 0.3125, "ymm": 0.234375, "zmm": 0.1953125},
+                 256: {"xmm": 0.4375, "ymm": 0.328125, "zmm": 0.2734375}},
+    # 3 x 2.0 / 16, 3 x 2.5 / 32, 3 x 3.0 / 64; no rounds
+    "clmul": {128: {"xmm": 0.375, "ymm": 0.234375, "zmm": 0.140625},
+              256: {"xmm": 0.375, "ymm": 0.234375, "zmm": 0.140625}},
+    # xmm max(5, 6) / 16 and max(7, 6) / 16; ymm (7.5 + 1.5) / 32, (10.5 + 1.5) / 32;
+    # zmm (12.5 + 3) / 64, (17.5 + 3) / 64
+    "aes+clmul": {128: {"xmm": 0.375, "ymm": 0.28125, "zmm": 0.2421875},
+                  256: {"xmm": 0.4375, "ymm": 0.375, "zmm": 0.3203125}},
+    # clmul + parallel
+    "clmul then aes": {128: {"xmm": 0.6875, "ymm": 0.46875, "zmm": 0.3359375},
+                       256: {"xmm": 0.8125, "ymm": 0.5625, "zmm": 0.4140625}},
+    # serial + parallel
+    "serial+parallel": {128: {"xmm": 2.8125, "ymm": 2.734375, "zmm": 2.6953125},
+                        256: {"xmm": 3.9375, "ymm": 3.828125, "zmm": 3.7734375}},
+}
+HAND_BASIS = {
+    "serial": "AESENC latency", "parallel": "{w} AES throughput",
+    "clmul": "{w} CLMUL throughput", "aes+clmul": "{w} AES + CLMUL mix",
+    "clmul then aes": "{w} CLMUL throughput + {w} AES throughput, two passes",
+    "serial+parallel": "AESENC latency + {w} AES throughput",
+}
+
+
+def test_the_table_holds_every_mode_and_direction_with_its_kind():
+    assert {(m, e): floor.kind_of(m, e) for m, e in SPEC_KINDS} == SPEC_KINDS
+    directions = {"enc": True, "dec": False, None: True}
+    assert {(m, directions[d]) for m, d in floor.MODE_KINDS} == set(SPEC_KINDS)
+    for mode in {m for m, _ in floor.MODE_KINDS}:  # one direction, or both: not both kinds of key
+        assert ((mode, None) in floor.MODE_KINDS) != ((mode, "enc") in floor.MODE_KINDS), mode
+    assert set(floor.KIND_TEXT) == set(floor.MODE_KINDS.values()) == set(HAND)
+    assert all(0 < len(text) <= 90 for text in floor.KIND_TEXT.values())
+
+
+@pytest.mark.parametrize("mode", targets.MODES + COMING)
+def test_every_mode_has_a_kind_in_each_of_its_directions(mode):
+    one_way = mode in targets.ONE_WAY_MODES or mode == "CMAC"
+    for encrypt in (True,) if one_way else (True, False):
+        got = floor.kind_of(mode, encrypt)
+        assert got in floor.KIND_TEXT
+        assert FAKE.floor(Operation(mode, encrypt, 128), "aesni").kind == got
+
+
+def test_a_mode_without_a_kind_raises_whatever_the_backend():
+    for backend in floor.FLOOR_BACKENDS + ("portable",):
+        with pytest.raises(ValueError, match="no floor kind for NOPE enc.*MODE_KINDS"):
+            FAKE.floor(Operation("NOPE", True, 128), backend)
+    with pytest.raises(ValueError, match="GCM-SIV dec"):
+        floor.kind_of("GCM-SIV", False)  # the bench name is GCMSIV
+    with pytest.raises(ValueError):
+        floor.kind_of("ctr", True)
+
+
+@pytest.mark.parametrize("mode, encrypt", sorted(SPEC_KINDS))
+def test_each_mode_gets_its_kinds_floor(mode, encrypt):
+    kind = SPEC_KINDS[mode, encrypt]
+    for bits in (128, 256):
+        for width, backend in BACKEND_OF.items():
+            got = FAKE.floor(Operation(mode, encrypt, bits), backend)
+            chain = CHAIN.get(mode, 1) if kind == "serial" else 1
+            assert got.cycles_per_byte == pytest.approx(HAND[kind][bits][width] * chain), \
+                (bits, backend)
+            assert got.kind == kind
+            if chain == 1:
+                assert got.basis == HAND_BASIS[kind].format(w=width)
+
+
+def test_key_wrap_chains_twelve_aes_per_16_bytes():
+    for backend in floor.FLOOR_BACKENDS:
+        for encrypt in (True, False):
+            got = FAKE.floor(Operation("KW", encrypt, 128), backend)
+            assert got.cycles_per_byte == pytest.approx(30.0)  # 6 x 2 half blocks x 10 x 4 / 16
+            assert got.basis == "AESENC latency, 12 per 16 bytes"
+            assert cpb(Operation("KW", encrypt, 256), backend) == pytest.approx(42.0)
+        cfb8 = FAKE.floor(Operation("CFB8", True, 128), backend)
+        assert cfb8.basis == "AESENC latency, per byte"
+
+
+def test_the_combined_kinds_are_their_parts():
+    for bits in (128, 192, 256):
+        for backend in floor.FLOOR_BACKENDS:
+            serial, parallel = (cpb(Operation("CBC", True, bits), backend),
+                                cpb(Operation("CTR", True, bits), backend))
+            clmul = cpb(Operation("GHASH", True, bits), backend)
+            assert cpb(Operation("SIV", True, bits), backend) == pytest.approx(serial + parallel)
+            two = cpb(Operation("GCMSIV", True, bits), backend)
+            assert two == pytest.approx(clmul + parallel)
+            one = cpb(Operation("GCMSIV", False, bits), backend)
+            assert one == pytest.approx(cpb(Operation("GCM", True, bits), backend))
+            assert two > one, (bits, backend)
+            # decryption hashes as CTR runs: the chain alone, like CCM's and EAX's
+            assert cpb(Operation("SIV", False, bits), backend) == pytest.approx(serial)
+
+
+def test_combined_kinds_need_both_figures():
+    no_clmul = UnitProbe(4.0, {"xmm": 0.5, "ymm": 0.75}, {"xmm": 2.0})
+    assert no_clmul.floor(Operation("GCMSIV", True, 128), "vaes_avx2") is None
+    assert no_clmul.floor(Operation("SIV", True, 128), "vaes_avx2").cycles_per_byte == \
+        pytest.approx(2.5 + 0.234375)
+    narrow = UnitProbe(4.0, {"xmm": 0.5}, {"xmm": 2.0, "ymm": 2.5})
+    assert narrow.floor(Operation("SIV", True, 128), "vaes_avx2") is None
+    assert narrow.floor(Operation("GCMSIV", True, 128), "vaes_avx2") is None
+    assert cpb(Operation("CCM", True, 128), "vaes_avx2", narrow) == pytest.approx(2.5)
+    # GCM-SIV decryption without the mix: the AES part alone, as GCM's
+    got = narrow.floor(Operation("GCMSIV", False, 128), "aesni")
+    assert got.cycles_per_byte == pytest.approx(0.3125) and got.basis == "xmm AES throughput"
+    assert got.kind == "aes+clmul"
 
 
 def test_no_floor_without_a_width_or_its_figure():

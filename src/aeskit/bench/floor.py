@@ -7,58 +7,124 @@ a 3-cycle one.
 
 Each backend's parallel code runs on one register width (``WIDTHS``):
 ``aesni`` on xmm, one block per instruction; ``vaes_avx2`` on ymm, two;
-``vaes_avx512`` on zmm, four. For that width:
+``vaes_avx512`` on zmm, four. Each mode and direction has a kind
+(``MODE_KINDS``, ``kind_of``; ``KIND_TEXT`` gives each formula in a line),
+which says what bounds it, per 16 bytes, at that width:
 
-- a parallel mode (ECB, CBC/CFB decryption, CTR, GCM, OCB3) is bound by AES
-  throughput: rounds x (cycles per AES instruction over independent blocks)
-  / blocks per instruction, per 16 bytes;
-- a serial mode (CBC/CFB encryption, OFB) is bound by latency: each block
-  waits for the previous one's last round, rounds x AESENC latency per 16
-  bytes whatever the width (a wider register does not shorten a chain of one
-  block; the vaes tables run aesni's code for these); CFB8 pays that per
-  byte;
-- GHASH is bound by carry-less multiply throughput: Karatsuba's 3 multiplies
-  per block x cycles per (V)PCLMULQDQ / blocks per instruction, per 16
-  bytes. The reduction, one per many blocks, and the XORs are left out.
+- parallel (ECB, CTR, CBC/CFB decryption, OCB3, XTS): the blocks are
+  independent, so AES throughput: rounds x (cycles per AES instruction over
+  independent blocks) / blocks per instruction;
+- serial (CBC/CFB encryption, OFB, CFB8, CMAC, CCM, EAX, SIV decryption,
+  KW): one chain of AES calls, each waiting for the previous one's last
+  round, so latency: rounds x AESENC latency x the chain's AES calls per 16
+  bytes (``CHAINED_AES``: 1; CFB8 16, one per byte; KW 12, RFC 3394's 6 per
+  64-bit half block), whatever the width (a wider register does not shorten
+  a chain of one block; the vaes tables run aesni's code for these). CCM's
+  CBC-MAC, EAX's OMAC and SIV decryption's S2V are such a chain over data
+  their CTR produces or consumes; the CTR keystream does not wait for the
+  chain, and its rounds issue in the chain's idle cycles (an AES
+  instruction's throughput is a fraction of its latency), so the chain
+  alone bounds. KW's unwrapping chains AESDEC, taken to have AESENC's
+  latency;
+- clmul (GHASH): Karatsuba's 3 multiplies per block x cycles per
+  (V)PCLMULQDQ / blocks per instruction. The reduction, one per many
+  blocks, and the XORs are left out;
+- aes+clmul (GCM, GCM-SIV decryption): AES and the multiplies in one pass,
+  below. POLYVAL's multiplies are GHASH's, and GCM-SIV decryption can hash
+  the plaintext as CTR produces it;
+- clmul then aes (GCM-SIV encryption): POLYVAL over the plaintext gives the
+  tag, which is CTR's first counter, so within a message the two passes
+  cannot overlap: the clmul floor plus the parallel one (none unless both
+  units' figures are there);
+- serial+parallel (SIV encryption): S2V's CMAC chain over the plaintext
+  gives CTR's IV: the serial floor plus the parallel one.
+
+Names are the bench's: "OCB" is OCB3, "GCMSIV" is GCM-SIV (RFC 8452, one
+token like the other mode names), "KW" is RFC 3394's key wrap; GHASH and
+CMAC have one direction (key ``None`` in ``MODE_KINDS``). ``key_bits`` is
+the AES key size: XTS and SIV take two keys of that size. A mode without an
+entry raises ``ValueError`` rather than getting a guessed floor.
 
 A floor is that of the backend's width for every parallel mode, even where
 the table fills a slot with narrower code (OCB3 on the vaes tables is
 aesni's): the gap then shows what a kernel of the full width could gain.
 The ``portable`` backend has no floor.
 
-GCM's floor counts what its multiplies take from AES. On Zen 4 AES and
-carry-less multiplies share execution pipes, so GHASH cannot hide behind the
-rounds for free: the probe times one AES-128 GCM batch's mix on 8 registers
-(80 AES rounds interleaved with Karatsuba's 24 multiplies, ``gcm_mix_*``)
-and takes (mix - 80 x AES cycles) / 24 as the AES cycles each multiply
-costs. Per register, GCM's floor is then rounds x AES cycles + 3 x that
-cost, or 3 x the multiply's own cycles if the multiplier is the tighter
-limit, over blocks per instruction and 16 bytes. Measured here: zmm 103-104
-cycles for the mix against 80 rounds alone (a cycle per multiply: AES-128
-floor 0.202 c/B where the AES part alone is 0.156), ymm 53 against 40, xmm
-54 against 40. Where the mix is not measured, the AES part alone is the
-floor. The byte swaps, sums and reductions a real kernel adds are left out,
-as OCB3's offset and checksum XORs are; and so is the fixed per-message
-cost (key-dependent setup, the tag), which is the intercept, not the slope.
+The aes+clmul floor counts what the multiplies take from AES. On Zen 4 AES
+and carry-less multiplies share execution pipes, so GHASH cannot hide behind
+the rounds for free: the probe times one AES-128 GCM batch's mix on 8
+registers (80 AES rounds interleaved with Karatsuba's 24 multiplies,
+``gcm_mix_*``) and takes (mix - 80 x AES cycles) / 24 as the AES cycles each
+multiply costs. Per register, the floor is then rounds x AES cycles + 3 x
+that cost, or 3 x the multiply's own cycles if the multiplier is the
+tighter limit, over blocks per instruction and 16 bytes. Measured here: zmm
+103-104 cycles for the mix against 80 rounds alone (a cycle per multiply:
+AES-128 GCM floor 0.202 c/B where the AES part alone is 0.156), ymm 53
+against 40, xmm 54 against 40. Where the mix is not measured, the AES part
+alone is the floor. The byte swaps, sums and reductions a real kernel adds
+are left out, as OCB3's offset and checksum XORs and XTS's tweak doublings
+are; and so is the fixed per-message cost (key-dependent setup, the
+associated data, the tag), which is the intercept, not the slope.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from .targets import Operation
 
 ROUNDS = {128: 10, 192: 12, 256: 14}
-#: (mode, encrypt) pairs whose blocks each wait for the previous one.
-SERIAL = {("CBC", True), ("CFB", True), ("OFB", True), ("OFB", False),
-          ("CFB8", True), ("CFB8", False)}
-#: Carry-less multiplies per GHASH block (Karatsuba).
+#: What bounds a mode (module docstring).
+Kind = Literal["serial", "parallel", "clmul", "aes+clmul", "clmul then aes", "serial+parallel"]
+#: (mode, direction: "enc", "dec", or None for a mode with one) -> its kind, for the modes
+#: aeskit has and the coming ones, under their bench names.
+MODE_KINDS: Mapping[tuple[str, str | None], Kind] = {
+    ("ECB", "enc"): "parallel", ("ECB", "dec"): "parallel",
+    ("CBC", "enc"): "serial", ("CBC", "dec"): "parallel",
+    ("CFB", "enc"): "serial", ("CFB", "dec"): "parallel",
+    ("CFB8", "enc"): "serial", ("CFB8", "dec"): "serial",
+    ("OFB", "enc"): "serial", ("OFB", "dec"): "serial",
+    ("CTR", "enc"): "parallel", ("CTR", "dec"): "parallel",
+    ("GHASH", None): "clmul",
+    ("GCM", "enc"): "aes+clmul", ("GCM", "dec"): "aes+clmul",
+    ("OCB", "enc"): "parallel", ("OCB", "dec"): "parallel",
+    # modes aeskit does not have yet
+    ("XTS", "enc"): "parallel", ("XTS", "dec"): "parallel",
+    ("CMAC", None): "serial",
+    ("CCM", "enc"): "serial", ("CCM", "dec"): "serial",
+    ("EAX", "enc"): "serial", ("EAX", "dec"): "serial",
+    ("SIV", "enc"): "serial+parallel", ("SIV", "dec"): "serial",
+    ("GCMSIV", "enc"): "clmul then aes", ("GCMSIV", "dec"): "aes+clmul",
+    ("KW", "enc"): "serial", ("KW", "dec"): "serial",
+}
+#: Each kind's floor in c/B, one line each, for a report's footer.
+KIND_TEXT: Mapping[Kind, str] = {
+    "serial": "rounds x AESENC latency x chained AES per 16 B (1; KW 12, CFB8 16) / 16",
+    "parallel": "rounds x AES cycles / blocks per instruction / 16",
+    "clmul": "3 (Karatsuba) x multiply cycles / blocks per instruction / 16",
+    "aes+clmul": "max(rounds x AES cycles + 3 x a multiply's cost in the mix, 3 x multiply)"
+                 " / blocks / 16",
+    "clmul then aes": "clmul + parallel: POLYVAL's pass, then CTR's with its tag",
+    "serial+parallel": "serial + parallel: S2V's CMAC chain, then CTR with its IV",
+}
+#: AES calls per 16 bytes in a serial mode's chain, where not 1.
+CHAINED_AES: Mapping[str, int] = {"CFB8": 16, "KW": 12}
+#: Carry-less multiplies per GHASH (or POLYVAL) block (Karatsuba).
 CLMUL_PER_BLOCK = 3
 #: What the gcm_mix probe runs: AES-128's rounds and Karatsuba's multiplies, on 8 registers.
 MIX_ROUNDS, MIX_CLMULS = 8 * 10, 8 * CLMUL_PER_BLOCK
 BLOCK = 16
+
+
+def kind_of(mode: str, encrypt: bool) -> Kind:
+    """What bounds mode in that direction (``MODE_KINDS``); ValueError for a mode it lacks."""
+    direction = "enc" if encrypt else "dec"
+    kind = MODE_KINDS.get((mode, direction)) or MODE_KINDS.get((mode, None))
+    if kind is None:
+        raise ValueError(f"no floor kind for {mode} {direction}: add it to floor.MODE_KINDS")
+    return kind
 
 
 @dataclass(frozen=True)
@@ -80,10 +146,15 @@ FLOOR_BACKENDS = tuple(WIDTHS)
 
 @dataclass(frozen=True)
 class Floor:
-    """A floor in cycles per byte, and which limit it is."""
+    """A floor in cycles per byte, which limit it is, and the mode's kind."""
 
     cycles_per_byte: float
     basis: str  # e.g. "zmm AES throughput", "AESENC latency", "ymm CLMUL throughput"
+    kind: Kind
+
+
+#: A floor's cycles per byte and basis, before it is given its kind.
+_Part = tuple[float, str]
 
 
 @dataclass(frozen=True)
@@ -104,33 +175,57 @@ class UnitProbe:
 
     def floor(self, op: Operation, backend: str) -> Floor | None:
         """Cycles per byte no code of backend's width can beat for op here, or
-        None (no floor for this backend, or the CPU lacks the width)."""
+        None (no floor for this backend, or the CPU lacks the width).
+
+        Raises ValueError for a mode ``MODE_KINDS`` lacks, whatever the backend.
+        """
+        kind = kind_of(op.mode, op.encrypt)
         width = WIDTHS.get(backend)
         if width is None:
             return None
-        if op.mode == "GHASH":
-            clmul = self.clmul.get(width.name)
-            if clmul is None:
-                return None
-            return Floor(CLMUL_PER_BLOCK * clmul / width.blocks / BLOCK,
-                         f"{width.name} CLMUL throughput")
-        rounds = ROUNDS[op.key_bits]
-        if op.mode == "CFB8":
-            return Floor(rounds * self.latency, "AESENC latency, per byte")
-        if (op.mode, op.encrypt) in SERIAL:
-            return Floor(rounds * self.latency / BLOCK, "AESENC latency")
+        part: _Part | None
+        if kind == "serial":
+            part = self._serial(op)
+        elif kind == "parallel":
+            part = self._parallel(op, width)
+        elif kind == "clmul":
+            part = self._clmul(width)
+        elif kind == "aes+clmul":
+            part = self._mix(op, width)
+        elif kind == "clmul then aes":
+            part = _sum(self._clmul(width), self._parallel(op, width), ", two passes")
+        else:  # "serial+parallel"
+            part = _sum(self._serial(op), self._parallel(op, width), "")
+        return None if part is None else Floor(part[0], part[1], kind)
+
+    def _serial(self, op: Operation) -> _Part:
+        chained = CHAINED_AES.get(op.mode, 1)
+        basis = ("AESENC latency" if chained == 1 else "AESENC latency, per byte"
+                 if chained == BLOCK else f"AESENC latency, {chained} per 16 bytes")
+        return ROUNDS[op.key_bits] * self.latency * chained / BLOCK, basis
+
+    def _parallel(self, op: Operation, width: Width) -> _Part | None:
         aes = self.aes.get(width.name)
         if aes is None:
             return None
-        if op.mode == "GCM":
-            mix, clmul = self.gcm_mix.get(width.name), self.clmul.get(width.name)
-            if mix is not None and clmul is not None:
-                taken = max(0.0, (mix - MIX_ROUNDS * aes) / MIX_CLMULS)
-                per_register = max(rounds * aes + CLMUL_PER_BLOCK * taken,
-                                   CLMUL_PER_BLOCK * clmul)
-                return Floor(per_register / width.blocks / BLOCK,
-                             f"{width.name} AES + CLMUL mix")
-        return Floor(rounds * aes / width.blocks / BLOCK, f"{width.name} AES throughput")
+        return (ROUNDS[op.key_bits] * aes / width.blocks / BLOCK,
+                f"{width.name} AES throughput")
+
+    def _clmul(self, width: Width) -> _Part | None:
+        clmul = self.clmul.get(width.name)
+        if clmul is None:
+            return None
+        return CLMUL_PER_BLOCK * clmul / width.blocks / BLOCK, f"{width.name} CLMUL throughput"
+
+    def _mix(self, op: Operation, width: Width) -> _Part | None:
+        aes = self.aes.get(width.name)
+        mix, clmul = self.gcm_mix.get(width.name), self.clmul.get(width.name)
+        if aes is None or mix is None or clmul is None:
+            return self._parallel(op, width)
+        taken = max(0.0, (mix - MIX_ROUNDS * aes) / MIX_CLMULS)
+        per_register = max(ROUNDS[op.key_bits] * aes + CLMUL_PER_BLOCK * taken,
+                           CLMUL_PER_BLOCK * clmul)
+        return per_register / width.blocks / BLOCK, f"{width.name} AES + CLMUL mix"
 
     def as_dict(self) -> dict[str, float | None]:
         """The JSON's ``meta.aes_probe``: cycles, null where the width is missing."""
@@ -146,6 +241,13 @@ class UnitProbe:
         for name in ("xmm", "ymm", "zmm"):
             out[f"gcm_mix_{name}_cycles"] = _rounded(self.gcm_mix.get(name))
         return out
+
+
+def _sum(first: _Part | None, then: _Part | None, note: str) -> _Part | None:
+    """Two floors paid one after the other; None unless both are known."""
+    if first is None or then is None:
+        return None
+    return first[0] + then[0], f"{first[1]} + {then[1]}{note}"
 
 
 def _rounded(value: float | None) -> float | None:
