@@ -36,10 +36,14 @@ NUMBER = (int, float)
 OPTIONAL_NUMBER = (int, float, type(None))
 IDENT = {"algo": str, "key_bits": int, "mode": str, "direction": (str, type(None)), "impl": str,
          "backend": str, "layer": str, "in_place": bool}
-SLOPE_ROW = {**IDENT, "ns_per_byte": NUMBER, "mib_per_s": OPTIONAL_NUMBER,
-             "cycles_per_byte": OPTIONAL_NUMBER, "ns_per_call": NUMBER, "r2": NUMBER,
+SLOPE_ROW = {**IDENT, "ns_per_byte": OPTIONAL_NUMBER, "mib_per_s": OPTIONAL_NUMBER,
+             "cycles_per_byte": OPTIONAL_NUMBER, "ns_per_call": OPTIONAL_NUMBER, "r2": NUMBER,
              "mhz": OPTIONAL_NUMBER, "mhz_diff": OPTIONAL_NUMBER, "clock_attempts": int,
-             "vs": dict, "points": list}
+             "vs": dict, "vs_at_64_bytes": dict, "points": list, "bulk": dict,
+             "direct_ns_per_call": dict, "below_floor": bool}
+BULK = {"ns_per_byte": OPTIONAL_NUMBER, "mib_per_s": OPTIONAL_NUMBER,
+        "cycles_per_byte": OPTIONAL_NUMBER, "from_direct_16k": bool,
+        "fit": (dict, type(None)), "problem": (str, type(None))}
 LENGTH_ROW = {**IDENT, "mhz": OPTIONAL_NUMBER, "points": list}
 LENGTH_POINT = {"bytes": int, "ns_per_call": NUMBER, "mib_per_s": OPTIONAL_NUMBER,
                 "cycles_per_byte": OPTIONAL_NUMBER}
@@ -67,6 +71,8 @@ def check_schema(doc):
     check_shape(doc["meta"]["clock"], CLOCK, "meta.clock")
     assert doc["meta"]["clock"]["source"] in ("auto", "user", "none")
     assert doc["meta"]["versions"]["aeskit"] == aeskit.__version__
+    bulk_problem = {(r["impl"], r["backend"], r["layer"], r["mode"], r["direction"],
+                     r["key_bits"]): r["bulk"]["problem"] for r in doc["slope"]}
     for row in doc["slope"]:
         check_shape(row, SLOPE_ROW, "slope[]")
         if row["mode"] == "GHASH":  # one way
@@ -77,8 +83,16 @@ def check_schema(doc):
         assert len(row["points"]) >= 2
         for p in row["points"]:
             check_shape(p, {"bytes": int, "ns_per_call": NUMBER}, "slope[].points[]")
+        check_shape(row["bulk"], BULK, "slope[].bulk")
         for peer, ratio in row["vs"].items():
-            assert peer in ("cryptography", "pycryptodome") and isinstance(ratio, NUMBER)
+            assert peer in ("cryptography", "pycryptodome")
+            check_shape(ratio, {"ratio": NUMBER, "basis": str}, "slope[].vs[]")
+            assert ratio["basis"] in ("bulk", "16K")
+            # a ratio never comes from a poor line, aeskit's or the peer's
+            peer_problem = next(v for k, v in bulk_problem.items() if k[0] == peer
+                                and k[3:] == (row["mode"], row["direction"], row["key_bits"]))
+            good = row["bulk"]["problem"] is None and peer_problem is None
+            assert (ratio["basis"] == "bulk") == good
     for row in doc["by_length"]:
         check_shape(row, LENGTH_ROW, "by_length[]")
         for p in row["points"]:
@@ -92,11 +106,12 @@ def test_text_run():
     out = proc.stdout
     backend = aeskit.backends().default
     for text in (f"AES-128 aeskit {backend} kernel", f"AES-128 aeskit {backend} api",
-                 "CTR enc", "CTR dec", "ECB enc", "ECB dec", "nanosecs/byte", "ns/B", "MiB/s",
-                 "c/B", "ns/call"):
+                 "CTR enc", "CTR dec", "ECB enc", "ECB dec", "bulk, 16-64 KiB",
+                 "short, 16 B-4 KiB", "MiB/s", "c/B", "ns/call", "summary, AES-128"):
         assert text in out, text
     assert "benchmark done" in proc.stderr  # progress goes to stderr, not stdout
-    assert "[1/" not in out
+    assert "left]" not in out and "peer" not in out  # no peers: nothing says so
+    assert max(len(line) for line in out.splitlines()) <= 100
 
 
 def test_json_run_with_views():
@@ -133,14 +148,15 @@ def test_json_run_with_views():
 
 def test_aead_text_run():
     peers = ["--peers", "cryptography"] if HAVE_CRYPTOGRAPHY else ["--peers", "none"]
-    proc = bench(*TINY, "--modes", "GCM,OCB", *peers, "--sizes", "16,4K")
+    proc = bench(*TINY, "--modes", "GCM,OCB", *peers, "--sizes", "16,4K", "--verbose")
     out = proc.stdout
     backend = aeskit.backends().default
     for text in (f"AES-128 aeskit {backend} kernel", f"AES-128 aeskit {backend} api",
                  "GCM enc", "GCM dec", "OCB enc", "OCB dec", "16-byte tag",
-                 "AES-128 GCM enc: speed by data length",
-                 "AES-128 OCB dec: speed by data length"):
-        assert text in out, text
+                 "AES-128 GCM enc: MiB/s by data length",
+                 "AES-128 OCB dec: MiB/s by data length"):
+        assert text in " ".join(out.split()), text  # the method text is wrapped
+    assert max(len(line) for line in out.splitlines()) <= 100
     if HAVE_CRYPTOGRAPHY:
         assert "AES-128 cryptography" in out
 
@@ -202,12 +218,14 @@ def test_floors_per_backend_in_json_and_text():
                 assert r["floor_basis"] == f"{width} {unit} throughput"
         elif r["backend"] not in EMULATED:  # portable; an emulated one has OFB's (aesni's)
             assert r["floor_cycles_per_byte"] is None and r["floor_basis"] is None
-    out = bench(*args).stdout
-    assert "floor c/B by the backend's width:" in out
+    out = bench(*args, "--verbose").stdout
+    flat = " ".join(out.split())  # the method text is wrapped
+    assert "floor c/B by the backend's width:" in flat
     for b in FLOORED:
-        assert f"{b} {widths[b]['width']} ({widths[b]['blocks_per_instruction']} per" in out
-        block = out.split(f"aeskit {b} kernel", 1)[1].split("=", 1)[0]
-        assert "floor c/B" in block and "x floor" in block
+        assert f"{b} {widths[b]['width']} ({widths[b]['blocks_per_instruction']} per" in flat
+        block = out.split(f"aeskit {b} kernel", 1)[1].split("\n\n", 1)[0]
+        assert "floor" in block and "x floor" in block
+    assert "floor c/B by" not in bench(*args).stdout  # the method is for --verbose
 
 
 def test_ghash_runs_once_in_one_direction():
@@ -229,24 +247,29 @@ def test_ghash_runs_once_in_one_direction():
         assert [p["bytes"] for p in r["points"]] == [16, 96]
     assert {r["key_bits"] for r in doc["slope"] if r["mode"] == "CTR"} == {192, 256}
 
-    out = bench(*args).stdout
-    assert "GHASH: one direction" in out and "AES-192 key" in out
-    rows = [line.split("|")[0].strip() for line in out.splitlines() if "ns/B" in line]
+    out = bench(*args, "--verbose").stdout
+    flat = " ".join(out.split())  # the method text is wrapped
+    assert "GHASH: one direction" in flat and "AES-192 key" in flat
+    tables = out.split(" summary, ", 1)[0]
+    rows = [line.split("|")[0].strip() for line in tables.splitlines() if "|" in line]
     assert rows.count("GHASH") == len(ghash)
     assert "GHASH enc" not in out and "GHASH dec" not in out
-    assert "AES-192 GHASH: speed by data length" in out
+    assert "AES-192 GHASH: MiB/s by data length" in out
 
     csv_rows = [line.split(",") for line in bench(*args, "--csv").stdout.splitlines()]
     assert len([r for r in csv_rows if r[2] == "GHASH" and r[3] == ""]) == len(ghash)
+    assert len([r for r in csv_rows if r[2] == "GHASH" and r[3].startswith("bulk")]) == len(ghash)
 
 
 def test_csv_run_has_bench_slope_layout():
     proc = bench(*TINY, "--modes", "OFB", "--peers", "none", "--layer", "kernel",
                  "--sizes", "64,4K", "--csv")
-    rows = [line.split(",") for line in proc.stdout.splitlines()]
+    header, *rows = [line.split(",") for line in proc.stdout.splitlines()]
+    assert header[:4] == ["section", "algo", "mode", "length"] and len(header) == 17
     slope = [r for r in rows if r[3] == ""]
-    length = [r for r in rows if r[3] != ""]
-    assert len(slope) == 2 and len(length) == 4
+    bulk = [r for r in rows if r[3].startswith("bulk")]
+    length = [r for r in rows if r[3].isdigit()]
+    assert len(slope) == 2 and len(bulk) == 2 and len(length) == 4
     for r in rows:
         assert len(r) == 17
         assert r[1] == "AES" and r[2] in ("OFB enc", "OFB dec")

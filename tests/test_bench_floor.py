@@ -308,17 +308,18 @@ def test_report_names_each_backends_width_and_shows_the_floor():
     meta = {"aes_probe": FAKE.as_dict(),
             "floor_widths": {n: {"width": w.name, "blocks_per_instruction": w.blocks}
                              for n, w in floor.WIDTHS.items()}}
-    text = report.render_plain(report._floor_lines(Run(meta, rows, [], [])))
+    text = "\n".join(report._floor_text(Run(meta, rows, [], [])))
     assert "AES xmm 0.50, ymm 0.75, zmm 1.25" in text
     assert "carry-less multiply xmm 2.00, ymm 2.50, zmm 3.00" in text
     assert "vaes_avx512 zmm (4 per instruction)" in text and "aesni xmm (1 per instruction)" in text
     assert "vaes_avx2" not in text  # not in this run
-    assert "GHASH: 3 (Karatsuba)" in text and "GCM: (rounds x AES cycles + 3 x" in text
+    assert f"clmul (GHASH): {floor.KIND_TEXT['clmul']}" in text
+    assert f"aes+clmul (GCM enc): {floor.KIND_TEXT['aes+clmul']}" in text
     assert "24 multiplies interleaved xmm 40.00, ymm 72.00, zmm 124.00" in text
-    table = report.render_plain(report.slope_lines(rows))
+    table = report.render_plain(report.table_lines(rows))
     ghash_512 = next(line for line in table.splitlines() if line.strip().startswith("GHASH"))
     assert f"{3 * 3.0 / 4 / 16:.3f}" in ghash_512  # 0.141, zmm
-    assert table.count("floor c/B") == 2  # not on the portable block
+    assert table.count("x floor") == 2  # not on the portable block
     doc = report.to_json(Run({}, rows, [], []))
     by = {(r["backend"], r["mode"]): r for r in doc["slope"]}
     assert by[("vaes_avx512", "GHASH")]["floor_basis"] == "zmm CLMUL throughput"

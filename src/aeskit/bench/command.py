@@ -19,7 +19,7 @@ from .anomaly import find_anomalies
 from .measure import Budget, GroupResult, Noise, Settings, run_group
 from .progress import Progress
 from .results import Finding, LengthRow, Run, SlopeRow, Who, add_ratios
-from .stats import Fit, fit_line, median, mib_per_s
+from .stats import PER_CALL_DOMINATES, Fit, fit_line, fit_problem, median, mib_per_s
 from .targets import (
     KEY_BITS,
     MODES,
@@ -302,6 +302,34 @@ def _timed_group(op: Operation, targets: list[Target], group_sizes: tuple[int, .
     return group
 
 
+def _retime_noisy_bulk(op: Operation, group: GroupResult, bulk: set[int], settings: Settings,
+                       budget: Budget, clock: system.Clock, noise: Noise,
+                       progress: Progress) -> None:
+    """Time the bulk sizes again, with twice the repetitions, for the targets whose
+    bulk line came out noisy (r2 low, or a slope <= 0), and keep the better line.
+
+    One disturbed timing among seven sizes bends a line; a peer whose per-call
+    cost dominates stays poor however often it is timed, so it is not redone.
+    """
+    def noisy(points: list[tuple[int, float]]) -> bool:
+        problem = fit_problem(_line(points, bulk)[0], max(bulk))
+        return problem is not None and problem != PER_CALL_DOMINATES
+
+    redo = [s for s in group.series if noisy(s.points)]
+    if not redo:
+        return
+    progress.step(f"bulk line noisy for {len(redo)}, timing again")
+    again = _timed_group(op, [s.target for s in redo], tuple(sorted(bulk)),
+                         replace(settings, repetitions=2 * settings.repetitions,
+                                 clock_attempts=1), budget, clock, noise, progress)
+    for old, new in zip(redo, again.series):
+        before = _line(old.points, bulk)[0]
+        merged = sorted({**dict(old.points), **dict(new.points)}.items())
+        after = _line(merged, bulk)[0]
+        if after.r2 >= before.r2 or not before.slope > 0:
+            old.points = merged
+
+
 def execute(opts: Options, progress: Progress) -> Run:
     """Time every selected operation; fit, compare and check the results.
 
@@ -338,6 +366,7 @@ def execute(opts: Options, progress: Progress) -> Run:
             short = set(sizes.for_mode(opts.slope_sizes, op.whole_blocks))
             bulk = set(sizes.for_mode(sizes.BULK_SIZES, op.whole_blocks))
             group = _timed_group(op, targets, main, settings, budget, clock, noise, progress)
+            _retime_noisy_bulk(op, group, bulk, settings, budget, clock, noise, progress)
             for series in group.series:
                 t = series.target
                 bound = (aes.floor(op, t.backend) if aes is not None and t.impl == "aeskit"

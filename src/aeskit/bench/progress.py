@@ -50,7 +50,7 @@ class Progress:
 
     def _status(self) -> str:
         elapsed = time.monotonic() - self.start
-        share = self.done_cells / self.total if self.total else 0.0
+        share = min(1.0, self.done_cells / self.total) if self.total else 0.0
         text = f"{share:4.0%} {clock_text(elapsed)}"
         if self.work is not None and self.done_cells:
             text += f", about {clock_text(self.work.eta_ns(int(elapsed * 1e9)) / 1e9)} left"

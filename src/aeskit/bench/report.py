@@ -16,15 +16,16 @@ import textwrap
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from . import floor
 from .results import LengthRow, Run, SlopeRow, Who, finite
-from .sizes import human
+from .sizes import BULK_SIZES, LARGE, human
 from .stats import cycles_per_byte, mib_per_s, num
 from .targets import PEER_EXTRA, Operation
 
 Segment = tuple[str, str]  # (text, style); style "" for none
 Line = list[Segment]
 
-SCHEMA = "aeskit-bench/1"
+SCHEMA = "aeskit-bench/2"
 
 
 def _plus_minus() -> str:
@@ -166,20 +167,19 @@ def _floor_text(run: Run) -> list[str]:
              if any(r.floor and r.who.backend == name and not r.who.is_peer for r in run.slope)]
     if not shown:
         return out
-    modes = {r.op.mode for r in run.slope}
-    text = ("floor c/B by the backend's width: "
-            + ", ".join(f"{name} {widths[name]['width']} "
-                        f"({widths[name]['blocks_per_instruction']} per instruction)"
-                        for name in shown)
-            + "; parallel modes: rounds x AES cycles / blocks / 16; serial ones (CBC/CFB "
-              "enc, OFB): rounds x latency / 16 on every width (CFB8: per byte)")
-    if "GHASH" in modes:
-        text += "; GHASH: 3 (Karatsuba) x multiply cycles / blocks / 16"
-    if "GCM" in modes:
-        text += ("; GCM: (rounds x AES cycles + 3 x the AES cycles a multiply takes, from "
-                 "the measured mix of 80 rounds and 24 multiplies; or 3 x multiply cycles if "
-                 "more) / blocks / 16")
-    out.append(text + "; x floor = bulk c/B / floor")
+    out.append("floor c/B by the backend's width: "
+               + ", ".join(f"{name} {widths[name]['width']} "
+                           f"({widths[name]['blocks_per_instruction']} per instruction)"
+                           for name in shown)
+               + "; x floor = bulk c/B / floor")
+    kinds: dict[floor.Kind, list[str]] = {}
+    for r in run.slope:
+        if r.floor and not r.who.is_peer:
+            labels = kinds.setdefault(floor.kind_of(r.op.mode, r.op.encrypt), [])
+            if r.op.label not in labels:
+                labels.append(r.op.label)
+    for kind, labels in kinds.items():
+        out.append(f"{kind} ({', '.join(labels)}): {floor.KIND_TEXT[kind]}")
     return out
 
 
@@ -427,7 +427,7 @@ def closing_lines(run: Run, verbose: bool = False) -> list[Line]:
     if warned:
         out.append([("", "")])
         for text in warned:
-            lines = textwrap.wrap(text, WIDTH - 1 - len("warning: "), subsequent_indent="  ")
+            lines = textwrap.wrap(text, WIDTH - 1 - len("warning: "))
             out.append([("warning: ", "warn"), (lines[0], "")])
             out += [_plain(" " * len("warning: ") + more) for more in lines[1:]]
         if run.findings:
@@ -461,7 +461,7 @@ def noise_lines(run: Run) -> list[Line]:
     if noise["disturbed"]:
         text += (f", {share:.1%} stayed disturbed (mostly long calls): numbers from a busy "
                  f"machine read slow")
-    lines = textwrap.wrap(text, WIDTH - 1 - len(" note: "), subsequent_indent="       ")
+    lines = textwrap.wrap(text, WIDTH - 1 - len(" note: "))
     return [[(" note: ", "warn"), (lines[0], "")]] + [_plain("       " + x) for x in lines[1:]]
 
 
@@ -508,20 +508,36 @@ def to_json(run: Run) -> dict[str, Any]:
     """
     slope = []
     for r in run.slope:
+        bulk = r.bulk
         slope.append({
             **_ident(r.op, r.who),
-            "ns_per_byte": r.ns_per_byte,
+            "ns_per_byte": finite(r.ns_per_byte),
             "mib_per_s": finite(r.mib_per_s),
             "cycles_per_byte": finite(r.cycles_per_byte),
-            "ns_per_call": r.fit.intercept,
+            "ns_per_call": finite(r.fit.intercept),
             "r2": r.fit.r2,
+            "short_problem": r.short_problem,
+            "bulk": {
+                "ns_per_byte": finite(r.bulk_ns_per_byte),
+                "mib_per_s": finite(r.bulk_mib_per_s),
+                "cycles_per_byte": finite(r.bulk_cycles_per_byte),
+                "from_direct_16k": r.bulk_direct,
+                "fit": None if bulk is None else {
+                    "slope": finite(bulk.slope), "intercept": finite(bulk.intercept),
+                    "r2": bulk.r2, "n": bulk.n},
+                "problem": r.bulk_problem,
+            },
+            "direct_ns_per_call": {str(n): ns for n, ns in sorted(r.direct.items())},
             "mhz": finite(r.clock.mhz),
             "mhz_diff": finite(r.clock.diff),
             "clock_attempts": r.attempts,
-            "vs": dict(r.vs),
+            "vs": {p: {"ratio": v.value, "basis": v.basis} for p, v in r.vs.items()},
+            "vs_at_64_bytes": dict(r.vs_small),
             "floor_cycles_per_byte": r.floor,
             "floor_basis": r.floor_basis,
+            "floor_kind": (floor.kind_of(r.op.mode, r.op.encrypt) if r.floor else None),
             "over_floor": finite(r.over_floor),
+            "below_floor": r.below_floor,
             "points": [{"bytes": n, "ns_per_call": ns} for n, ns in r.points],
         })
     lengths = []
@@ -529,6 +545,9 @@ def to_json(run: Run) -> dict[str, Any]:
         lengths.append({
             **_ident(lr.op, lr.who),
             "mhz": finite(lr.clock.mhz),
+            "floor_cycles_per_byte": lr.floor,
+            "under_floor_bytes": lr.under_floor(),
+            "skipped_bytes": list(lr.skipped),
             "points": [{"bytes": n, "ns_per_call": ns, "mib_per_s": finite(mib_per_s(ns / n)),
                         "cycles_per_byte": finite(cycles_per_byte(ns / n, lr.clock.mhz))}
                        for n, ns in lr.points],
@@ -538,7 +557,7 @@ def to_json(run: Run) -> dict[str, Any]:
                   "from_mib_per_s": f.anomaly.from_speed, "to_mib_per_s": f.anomaly.to_speed,
                   "drop": f.anomaly.drop} for f in run.findings]
     return {"schema": SCHEMA, "meta": run.meta, "slope": slope, "by_length": lengths,
-            "anomalies": anomalies}
+            "anomalies": anomalies, "warnings": warnings(run)}
 
 
 def json_text(run: Run) -> str:
@@ -550,32 +569,48 @@ def _csv_algo(op: Operation) -> str:
     return "AES" if op.key_bits == 128 else f"AES{op.key_bits}"
 
 
+CSV_HEADER = ["section", "algo", "mode", "length", "length_unit", "ns_per_byte", "unit",
+              "mib_per_s", "unit", "cycles_per_byte", "unit", "mhz", "unit", "mhz_diff",
+              "unit", "ns_per_call", "unit"]
+
+
 def csv_text(run: Run) -> str:
-    """bench-slope's --csv rows, then aeskit's extra pairs.
+    """A header row, then bench-slope's --csv rows and aeskit's extra pairs.
 
     Fields 1-13 are bench-slope's: section, algo, mode, two spare fields,
     ns,ns/B, MiB,MiB/s, c,c/B, MHz,Mhz. aeskit names the implementation in
     the section field and appends MHz-diff and the intercept (ns/call).
-    By-length rows use the two spare fields for the length (n,B) and report
-    that length's own ns/B, so every value keeps its column.
+    The short line's rows leave the spare fields empty; the bulk line's say
+    ``bulk,16K-64K`` (ns/call is its intercept; a poor line's row gives the
+    direct 16 KiB timing's ns/B with ``bulk-direct,16K``); by-length rows put
+    the length there (n,B) and report that length's own ns/B, so every
+    value keeps its column.
     """
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_HEADER)
 
-    def row(who: Who, op: Operation, length: int | None, ns_b: float, mhz: float | None,
-            diff: float | None, ns_call: float) -> None:
-        cpb = cycles_per_byte(ns_b, mhz)
-        w.writerow([who.section, _csv_algo(op), op.label,
-                    "" if length is None else length, "" if length is None else "B",
-                    num(ns_b), "ns/B", num(mib_per_s(ns_b)), "MiB/s",
+    def row(who: Who, op: Operation, field4: str, field5: str, ns_b: float | None,
+            mhz: float | None, diff: float | None, ns_call: float) -> None:
+        cpb = cycles_per_byte(ns_b, mhz) if ns_b is not None else None
+        w.writerow([who.section, _csv_algo(op), op.label, field4, field5,
+                    num(ns_b), "ns/B", num(mib_per_s(ns_b) if ns_b else None), "MiB/s",
                     "" if cpb is None else num(cpb), "c/B",
                     "" if mhz is None else f"{mhz:.0f}", "Mhz",
                     "" if diff is None or mhz is None else f"{diff * mhz:.0f}", "Mhz-diff",
                     num(ns_call), "ns/call"])
 
     for r in run.slope:
-        row(r.who, r.op, None, r.ns_per_byte, r.clock.mhz, r.clock.diff, r.fit.intercept)
+        row(r.who, r.op, "", "", r.ns_per_byte, r.clock.mhz, r.clock.diff, r.fit.intercept)
+    bulk_range = f"{human(BULK_SIZES[0])}-{human(BULK_SIZES[-1])}"
+    for r in run.slope:
+        if r.bulk_direct:
+            row(r.who, r.op, "bulk-direct", human(LARGE), r.bulk_ns_per_byte, r.clock.mhz,
+                r.clock.diff, r.direct.get(LARGE, math.nan))
+        elif r.bulk is not None:
+            row(r.who, r.op, "bulk", bulk_range, r.bulk.slope, r.clock.mhz, r.clock.diff,
+                r.bulk.intercept)
     for lr in run.lengths:
         for n, ns in lr.points:
-            row(lr.who, lr.op, n, ns / n, lr.clock.mhz, lr.clock.diff, ns)
+            row(lr.who, lr.op, str(n), "B", ns / n, lr.clock.mhz, lr.clock.diff, ns)
     return buf.getvalue()

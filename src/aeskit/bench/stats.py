@@ -75,6 +75,7 @@ def fit_line(xs: Sequence[float], ys: Sequence[float]) -> Fit:
 #: A line that explains less than this share of the timings' variance says
 #: little about the cost per byte.
 R2_MIN = 0.98
+PER_CALL_DOMINATES = "per-call cost dominates"
 
 
 def fit_problem(fit: Fit | None, largest: int) -> str | None:
@@ -88,14 +89,14 @@ def fit_problem(fit: Fit | None, largest: int) -> str | None:
     AEAD call costs 100 µs before its first byte). Such a row is compared on
     direct timings instead, and marked.
     """
-    if fit is None:
+    if fit is None or fit.n < 2:
         return "not measured"
     if not fit.slope > 0:
         return "slope <= 0"
+    if fit.intercept > fit.slope * largest:
+        return PER_CALL_DOMINATES
     if fit.r2 < R2_MIN:
         return f"r2 {fit.r2:.2f}"
-    if fit.intercept > fit.slope * largest:
-        return "per-call cost dominates"
     return None
 
 

@@ -1,0 +1,245 @@
+"""The report never prints a number it cannot stand behind, and fits 100 columns.
+
+Synthetic rows only: a bad fit and a row under its floor are injected into
+the report code and must come out marked, with warnings, never as ratios
+from a slope. Also the fit rule, the time budget's arithmetic and skipping,
+and Ctrl-C on a real run (its exit status, not its timings).
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from aeskit.bench import report
+from aeskit.bench.measure import Budget, Noise, Settings, measure_once
+from aeskit.bench.results import LengthRow, Run, SlopeRow, Who, add_ratios
+from aeskit.bench.sizes import BULK_SIZES, LARGE, SMALL
+from aeskit.bench.stats import PER_CALL_DOMINATES, R2_MIN, Fit, fit_line, fit_problem
+from aeskit.bench.system import ClockReading
+from aeskit.bench.targets import Operation
+
+MHZ = 3000.0
+CLOCK = ClockReading(MHZ, 0.001, "auto")
+CTR = Operation("CTR", True, 128)
+META = {"versions": {"aeskit": "0", "python": "CPython"}, "cpu": {"model": "test cpu"},
+        "backends": {"default": "aesni"}, "clock": {"source": "auto", "mhz": MHZ},
+        "settings": {"slope_sizes": [16, 80], "repetitions": 5, "min_time_ns": 100000,
+                     "budget_s": 100.0, "unaligned": 0},
+        "noise": {"off_cpu_checked": True, "timings": 10, "retried": 0, "disturbed": 0}}
+
+
+def line_row(op, who, intercept, slope, floor=None):
+    """A row whose timings lie exactly on intercept + slope * bytes, both regimes."""
+    short = [(n, intercept + slope * n) for n in (16, 1024, 4096)]
+    bulk = [(n, intercept + slope * n) for n in BULK_SIZES]
+    direct = {n: intercept + slope * n for n in (SMALL, LARGE)}
+    return SlopeRow(op, who, fit_line(*zip(*short)), short + bulk, CLOCK, 1, floor=floor,
+                    floor_basis="xmm AES throughput" if floor else None,
+                    bulk=fit_line(*zip(*bulk)), direct=direct)
+
+
+def aeskit_who(backend="aesni", layer="api"):
+    return Who("aeskit", backend, layer, True)
+
+
+def peer_who(name):
+    return Who(name, name, "api", True)
+
+
+def render(run, verbose=False):
+    return report.render_plain(report.text_lines(run, verbose) + report.closing_lines(run,
+                                                                                      verbose))
+
+
+def test_fit_rule():
+    good = Fit(0.1, 50.0, 0.999, 7)
+    assert fit_problem(good, 65536) is None
+    assert fit_problem(None, 65536) == "not measured"
+    assert fit_problem(Fit(0.1, 50.0, 1.0, 1), 65536) == "not measured"
+    assert fit_problem(Fit(-0.988, 50.0, 0.9, 7), 65536) == "slope <= 0"
+    assert fit_problem(Fit(0.0, 50.0, 0.9, 7), 65536) == "slope <= 0"
+    assert fit_problem(Fit(0.1, 50.0, R2_MIN - 0.01, 7), 65536).startswith("r2 ")
+    assert fit_problem(Fit(0.1, 50.0, R2_MIN, 7), 65536) is None
+    # pycryptodome's GCM: 170 us per call, 0.04 ns/B: the intercept outweighs 64 KiB
+    assert fit_problem(Fit(0.038, 170_000.0, 0.99, 7), 65536) == PER_CALL_DOMINATES
+    assert fit_problem(Fit(1.0, 65536.0, 0.99, 7), 65536) is None  # equal: the bytes hold
+
+
+def test_bad_fit_gives_no_slope_ratio_and_is_marked():
+    mine = line_row(CTR, aeskit_who(), 150.0, 0.16)
+    # the issue's pycryptodome GCM: per-call cost dominates, a tiny (or negative) slope
+    slow = line_row(CTR, peer_who("pycryptodome"), 170_000.0, 0.038)
+    noisy = line_row(CTR, peer_who("cryptography"), 400.0, 0.2)
+    noisy.bulk = Fit(-0.929, 9000.0, 0.04, 7)  # what a disturbed run fitted
+    rows = [mine, slow, noisy]
+    add_ratios(rows)
+    assert slow.bulk_problem == PER_CALL_DOMINATES and noisy.bulk_problem == "slope <= 0"
+    for peer in (slow, noisy):
+        got = mine.vs[peer.who.impl]
+        assert got.basis == "16K" and got.direct
+        assert got.value == pytest.approx(peer.direct[LARGE] / mine.direct[LARGE])
+    # the slope ratio would have said 0.24x for pycryptodome: it must not appear
+    assert mine.vs["pycryptodome"].value > 10
+    text = render(Run(META, rows, [], []))
+    table = text.split(" summary, ", 1)[0]
+    mine_line = next(line for line in table.splitlines()
+                     if line.strip().startswith("CTR enc") and "x" in line.split("|")[-1])
+    assert f"{mine.vs['pycryptodome'].value:.2f}x*" in mine_line
+    assert f"{slow.bulk.slope / mine.bulk.slope:.2f}x" not in text
+    assert "0.24x" not in text
+    assert report.MARK_TEXT[report.DIRECT] in text
+    # the peer's own bulk cells are marked too: they are a direct 16 KiB timing
+    slow_block = table.split("AES-128 pycryptodome", 1)[1].split("\n\n", 1)[0]
+    assert "*" in slow_block.splitlines()[-1]
+    doc = report.to_json(Run(META, rows, [], []))
+    row = next(r for r in doc["slope"] if r["impl"] == "aeskit")
+    assert row["vs"]["pycryptodome"]["basis"] == "16K"
+
+
+def test_row_under_its_floor_is_marked_and_warned():
+    # 0.1 ns/B at 3000 MHz is 0.3 c/B, under a floor of 0.5: impossible, so an error
+    fast = line_row(CTR, aeskit_who("aesni", "kernel"), 20.0, 0.1, floor=0.5)
+    fine = line_row(Operation("CTR", False, 128), aeskit_who("aesni", "kernel"), 20.0, 0.2,
+                    floor=0.5)
+    assert fast.below_floor and not fine.below_floor
+    assert fast.over_floor == pytest.approx(0.6)
+    # a whole 64-byte call in 12 ns is 0.56 c/B... per byte under a 1.0 floor
+    length = LengthRow(CTR, aeskit_who("aesni", "kernel"), [(64, 12.0), (4096, 2000.0)],
+                       CLOCK, floor=1.0)
+    assert length.under_floor() == [64]
+    run = Run(META, [fast, fine], [length], [])
+    text = render(run)
+    assert "0.60x!" in text
+    assert report.MARK_TEXT[report.UNDER_FLOOR] in text
+    warned = report.warnings(run)
+    assert any("CTR enc aesni kernel: bulk 0.300 c/B is under its floor" in w for w in warned)
+    assert any("64 under the floor" in w for w in warned)
+    assert "warning: " in text
+    assert not any("CTR dec" in w for w in warned)
+    lengths = report.render_plain(report.length_lines([length]))
+    assert "!" in next(line for line in lengths.splitlines() if line.strip().startswith("64 "))
+    doc = report.to_json(run)
+    assert [r["below_floor"] for r in doc["slope"]] == [True, False]
+    assert doc["by_length"][0]["under_floor_bytes"] == [64]
+    assert doc["warnings"] == warned
+
+
+def test_short_line_that_bends_is_marked_but_bulk_is_not():
+    # GCM: a slower path under 1.5 KiB tilts the short line under the floor
+    op = Operation("GCM", True, 128)
+    row = line_row(op, aeskit_who(), 100.0, 0.2, floor=0.5)
+    row.fit = Fit(0.12, 300.0, 0.999, 64)  # 0.36 c/B: under 0.5
+    assert row.short_problem is not None and not row.below_floor
+    text = render(Run(META, [row], [], []))
+    gcm = next(line for line in text.splitlines() if line.strip().startswith("GCM enc"))
+    assert "~" in gcm.split("|")[2] and "~" not in gcm.split("|")[1]
+
+
+def test_every_line_fits_100_columns_with_ten_targets_and_long_names():
+    rows, lengths = [], []
+    whos = [aeskit_who(b, la) for b in ("aesni", "vaes_avx2", "vaes_avx512", "portable")
+            for la in ("kernel", "api")] + [peer_who("cryptography"), peer_who("pycryptodome")]
+    for op in (Operation("CFB8", True, 256), Operation("GCM", False, 256),
+               Operation("GHASH", True, 256)):
+        for i, who in enumerate(whos):
+            rows.append(line_row(op, who, 123456.0 * (i + 1), 37.19 * (i + 1),
+                                 floor=40.0 if not who.is_peer else None))
+            lengths.append(LengthRow(op, who, [(16, 99999.0), (16 << 20, 9.9e9)], CLOCK,
+                                     skipped=[1 << 30]))
+    add_ratios(rows)
+    meta = dict(META, peers_missing=["pycryptodome"],
+                clock_check={"warning": "clock estimates differ by 4.1% (add chain 2523 MHz, "
+                                        "multiply 2420 MHz): c/B may be off",
+                             "text": "clock: 2521 MHz (add chain)"},
+                noise={"off_cpu_checked": True, "timings": 100000, "retried": 5000,
+                       "disturbed": 400, "loadavg_after": 3.5},
+                interrupted=True,
+                aes_probe={"aesenc_latency_cycles": 4.0},
+                floor_widths={"aesni": {"width": "xmm", "blocks_per_instruction": 1}})
+    meta["cpu"] = {"model": "Intel(R) Xeon(R) Platinum 8480+ with a very long model name " * 2}
+    run = Run(meta, rows, lengths, [])
+    for verbose in (False, True):
+        text = render(run, verbose) + report.render_plain(report.length_lines(lengths))
+        widest = max(text.splitlines(), key=len)
+        assert len(widest) <= 100, widest
+    assert "interrupted" in render(run)
+    assert "pip install 'aeskit[bench]'" in render(run)
+    assert "differ by 4.1%" in render(run)
+
+
+def test_summary_takes_the_best_backend_and_the_best_peer():
+    fast = line_row(CTR, aeskit_who("vaes_avx2"), 100.0, 0.05)
+    slow = line_row(CTR, aeskit_who("aesni"), 100.0, 0.2)
+    openssl = line_row(CTR, peer_who("cryptography"), 300.0, 0.1)
+    dome = line_row(CTR, peer_who("pycryptodome"), 5000.0, 0.5)
+    rows = [fast, slow, openssl, dome]
+    add_ratios(rows)
+    lines = report.render_plain(report.summary_lines(rows)).splitlines()
+    ctr = next(line for line in lines if line.strip().startswith("CTR"))
+    assert "vaes_avx2 api" in ctr and ctr.rstrip().endswith("cryptography")
+    assert "2.00x" in ctr  # 0.1 / 0.05: against the best peer, not pycryptodome's 10x
+
+
+def test_budget_shares_what_is_left():
+    budget = Budget(total_ns=1000, cells=10)
+    assert budget.allowance() == 100
+    budget.charge(100, 5)  # the first half cost little: the rest get more
+    assert budget.allowance() == 180
+    assert budget.eta_ns(100) == 100  # 20 per cell so far, 5 cells left
+    budget.charge(2000, 5)
+    assert budget.allowance() == 0 and budget.eta_ns(2100) == 0
+
+
+class SlowTarget:
+    """Made-up time: 1 ns per byte, so a 1 MiB call takes a millisecond."""
+
+    impl, backend, layer, in_place = "fake", "fake", "api", True
+    name = "fake"
+
+    def __init__(self):
+        self.calls = []
+
+    def time(self, size, loops):
+        self.calls.append(size)
+        return size * loops
+
+    def prepare(self, max_size):
+        pass
+
+    def release(self):
+        pass
+
+
+def test_sizes_over_budget_are_skipped_not_timed():
+    target = SlowTarget()
+    settings = Settings(repetitions=5, min_time_ns=1000, point_budget_ns=100_000)
+    (series,) = measure_once([target], (1024, 16 << 10, 1 << 20, 16 << 20), settings, Noise())
+    # 1 MiB (1 ms a call) is over twice the 100 us budget: skipped, and so is 16 MiB
+    assert [n for n, _ in series.points] == [1024, 16 << 10]
+    assert series.skipped == [1 << 20, 16 << 20]
+    assert max(target.calls) == 16 << 10
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child")
+def test_ctrl_c_prints_what_was_measured_and_exits_130():
+    env = dict(os.environ, NO_COLOR="1")
+    proc = subprocess.Popen([sys.executable, "-m", "aeskit", "bench", "--backend", "auto",
+                             "--peers", "none", "--key-bits", "128", "--repetitions", "3"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    # wait until the first operation is done (its progress line names the second)
+    deadline = time.monotonic() + 120
+    seen = ""
+    while time.monotonic() < deadline and "ECB dec" not in seen:
+        seen += proc.stderr.readline()
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert "interrupted" in err and "interrupted" in out
+    assert "ECB enc" in out  # what was measured is printed
+    assert "OCB dec" not in out
