@@ -36,6 +36,14 @@ uint64_t aeskit_now_ns(void)
 #include <immintrin.h>
 #include <x86intrin.h>   /* __rdtsc */
 
+/* CPU time of the calling thread: what it ran, without the time it waited. */
+static uint64_t thread_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 #define ADD4 "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
 #define ADD32 ADD4 ADD4 ADD4 ADD4 ADD4 ADD4 ADD4 ADD4
 
@@ -226,7 +234,22 @@ double aeskit_probe_clock_mhz(double ms)
     /* grow the loop until it runs for the requested time */
     while ((ns = add_chain(iters)) < (uint64_t)(ms * 1e6) && iters < (UINT64_C(1) << 40))
         iters *= 2;
-    return (double)iters * ADDS_PER_ITER * 1e3 / (double)ns;
+    double best = (double)iters * ADDS_PER_ITER * 1e3 / (double)ns;
+    /* A run the thread spent partly off its core reads a slower clock: on a
+     * shared VM the hypervisor runs another vCPU for milliseconds at a time,
+     * and every sample of a whole group can be hit. The thread's CPU clock
+     * leaves that time out, so run again until the two clocks agree within
+     * 0.5% (at most 8 times), keeping the fastest reading. */
+    for (int tries = 0; tries < 8; tries++) {
+        const uint64_t c0 = thread_ns();
+        ns = add_chain(iters);
+        const uint64_t cpu = thread_ns() - c0;
+        const double mhz = (double)iters * ADDS_PER_ITER * 1e3 / (double)ns;
+        best = mhz > best ? mhz : best;
+        if (cpu + ns / 200 >= ns)
+            break;
+    }
+    return best;
 #else
     (void)ms;
     return 0.0;   /* no portable dependent-latency chain: the caller asks for --cpu-mhz */
