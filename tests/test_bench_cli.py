@@ -7,12 +7,14 @@ asserts a timing: numbers are checked for type and presence, never value.
 import importlib.util
 import json
 import os
+import platform
 import subprocess
 import sys
 
 import pytest
 
 import aeskit
+from aeskit import cli
 from aeskit.bench.plot import text_plot
 from aeskit.bench.report import SCHEMA
 from conftest import EMULATED
@@ -295,3 +297,37 @@ def test_terminal_plot_draws_every_curve():
     assert body.count("o") > 10 and body.count("+") > 10  # joined lines, not just points
     for label in ("16", "4K", "1M"):
         assert label in lines[-3]
+
+
+def test_version():
+    proc = subprocess.run([sys.executable, "-m", "aeskit", "--version"], capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"aeskit {aeskit.__version__}\n"
+
+
+def test_info_json(capsys):
+    assert cli.main(["info", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    info = aeskit.backends()
+    assert doc == {
+        "version": aeskit.__version__,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpu": {"model": doc["cpu"]["model"], "features": aeskit.cpu_features()},
+        "backends": {"all": list(info.all), "available": list(info.available),
+                     "default": info.default},
+    }
+    assert isinstance(doc["cpu"]["model"], str) and doc["cpu"]["model"]
+
+
+def test_info_text_is_unchanged(capsys):
+    assert cli.main(["info"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    info = aeskit.backends()
+    assert lines[0] == (f"aeskit {aeskit.__version__} (Python {platform.python_version()}, "
+                        f"{platform.machine()})")
+    assert lines[1].startswith("cpu: ") and lines[2].startswith("features: ")
+    assert lines[3] == "backends:"
+    assert [line.split()[0] for line in lines[4:]] == list(info.all)
+    assert f"{info.default:<12} available (default)" in lines[4 + info.all.index(info.default)]
