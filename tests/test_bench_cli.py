@@ -4,6 +4,7 @@ Tiny sizes and one repetition keep each run to about a second. Nothing here
 asserts a timing: numbers are checked for type and presence, never value.
 """
 
+import argparse
 import importlib.util
 import json
 import os
@@ -15,6 +16,7 @@ import pytest
 
 import aeskit
 from aeskit import cli
+from aeskit.bench import command, targets
 from aeskit.bench.plot import text_plot
 from aeskit.bench.report import SCHEMA
 from conftest import EMULATED
@@ -331,3 +333,70 @@ def test_info_text_is_unchanged(capsys):
     assert lines[3] == "backends:"
     assert [line.split()[0] for line in lines[4:]] == list(info.all)
     assert f"{info.default:<12} available (default)" in lines[4 + info.all.index(info.default)]
+
+
+def resolve(*argv):
+    """The bench's options from argv, in process (no run)."""
+    parser = argparse.ArgumentParser(prog="aeskit bench")
+    command.add_arguments(parser)
+    return command.resolve(parser.parse_args(list(argv)), parser)
+
+
+def refused(capsys, *argv):
+    """The error message resolve gives for argv."""
+    with pytest.raises(SystemExit) as exc:
+        resolve(*argv)
+    assert exc.value.code == 2
+    return capsys.readouterr().err
+
+
+CLASS_ALIASES = {"AESECB": "ECB", "AESCBC": "CBC", "AESCFB": "CFB", "AESCFB8": "CFB8",
+                 "AESOFB": "OFB", "AESCTR": "CTR", "AESGCM": "GCM", "AESOCB3": "OCB",
+                 "OCB3": "OCB"}
+
+
+@pytest.mark.parametrize("alias, mode", [
+    *CLASS_ALIASES.items(),
+    *((a.lower(), m) for a, m in CLASS_ALIASES.items()),
+    ("AesOcb3", "OCB"), ("ocb3", "OCB"), ("aesCfb8", "CFB8"), ("ghash", "GHASH"),
+])
+def test_modes_take_class_names(alias, mode):
+    assert resolve("--modes", alias).modes == [mode]
+
+
+def test_every_aeskit_class_is_a_mode_name():
+    classes = [n for n in aeskit.__all__ if n.startswith("AES")]
+    assert classes and all(n.upper() in targets.MODE_ALIASES for n in classes)
+
+
+def test_modes_aliases_and_names_collapse_in_order():
+    assert resolve("--modes", "aesgcm,CTR,gcm,AESCTR,ocb3,OCB").modes == ["GCM", "CTR", "OCB"]
+
+
+def test_a_new_mode_gets_its_class_alias(monkeypatch):
+    monkeypatch.setattr(targets, "MODES", (*targets.MODES, "XTS"))
+    aliases = targets._mode_aliases()
+    assert aliases["XTS"] == aliases["AESXTS"] == "XTS"
+    assert "AESGHASH" not in aliases  # a one-way mode has no aeskit class
+
+
+def test_unknown_mode_lists_the_names(capsys):
+    err = refused(capsys, "--modes", "CTR,XTS")
+    assert "unknown mode 'XTS'" in err
+    for name in (*targets.MODES, *CLASS_ALIASES):
+        assert name in err
+
+
+def test_missing_peers(monkeypatch):
+    assert targets.PEER_EXTRA == "pip install 'aeskit[bench]'"
+    assert targets.missing_peers() == [p for p in targets.PEERS
+                                       if not targets.peer_available(p)]
+    monkeypatch.setitem(targets._PEER_MODULES, "pycryptodome", "aeskit_no_such_module")
+    assert "pycryptodome" in targets.missing_peers()
+    assert "pycryptodome" not in resolve().peers  # the default, all, leaves it out
+
+
+def test_a_missing_peer_named_says_what_installs_it(monkeypatch, capsys):
+    monkeypatch.setitem(targets._PEER_MODULES, "pycryptodome", "aeskit_no_such_module")
+    err = refused(capsys, "--peers", "pycryptodome")
+    assert "--peers: pycryptodome is not installed (pip install 'aeskit[bench]')" in err

@@ -21,8 +21,10 @@ from .results import Finding, LengthRow, Run, SlopeRow, Who, add_ratios
 from .stats import fit_line, median, mib_per_s
 from .targets import (
     KEY_BITS,
+    MODE_ALIASES,
     MODES,
     ONE_WAY_MODES,
+    PEER_EXTRA,
     PEERS,
     Operation,
     Target,
@@ -58,7 +60,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     sel.add_argument("--quick", action="store_true",
                      help=QUICK_NOTE + "; explicit flags still win (under 30 s on 2 cores)")
     sel.add_argument("--modes", metavar="LIST",
-                     help=f"comma-separated modes (default all: {','.join(MODES)})")
+                     help=f"comma-separated modes, any case (default all: {','.join(MODES)}); "
+                          "aeskit's class names work too (AESCTR, AESOCB3, OCB3)")
     sel.add_argument("--key-bits", metavar="LIST",
                      help="comma-separated key sizes in bits (default 128,192,256)")
     sel.add_argument("--backend", metavar="all|auto|NAME[,NAME]",
@@ -103,13 +106,15 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Option
     if args.modes is None:
         modes = list(MODES)
     else:
-        by_upper = {m.upper(): m for m in MODES}
         modes = []
         for m in _split(args.modes):
-            if m.upper() not in by_upper:
-                parser.error(f"--modes: unknown mode {m!r} (choose from {', '.join(MODES)})")
-            if by_upper[m.upper()] not in modes:
-                modes.append(by_upper[m.upper()])
+            mode = MODE_ALIASES.get(m.upper())
+            if mode is None:
+                aliases = [a for a in MODE_ALIASES if a not in MODES]
+                parser.error(f"--modes: unknown mode {m!r} (choose from {', '.join(MODES)}; "
+                             f"or the aliases {', '.join(aliases)})")
+            if mode not in modes:
+                modes.append(mode)
     if args.key_bits is None:
         key_bits = [128] if quick else list(KEY_BITS)
     else:
@@ -151,7 +156,7 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Option
             if p not in PEERS:
                 parser.error(f"--peers: unknown peer {p!r} (choose from {', '.join(PEERS)})")
             if not peer_available(p):
-                parser.error(f"--peers: {p} is not installed (pip install 'aeskit[bench]')")
+                parser.error(f"--peers: {p} is not installed ({PEER_EXTRA})")
             if p not in peers:
                 peers.append(p)
 
