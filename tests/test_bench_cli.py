@@ -16,7 +16,7 @@ import pytest
 
 import aeskit
 from aeskit import cli
-from aeskit.bench import command, targets
+from aeskit.bench import command, paths, targets
 from aeskit.bench.plot import text_plot
 from aeskit.bench.report import SCHEMA
 from conftest import EMULATED
@@ -400,3 +400,66 @@ def test_a_missing_peer_named_says_what_installs_it(monkeypatch, capsys):
     monkeypatch.setitem(targets._PEER_MODULES, "pycryptodome", "aeskit_no_such_module")
     err = refused(capsys, "--peers", "pycryptodome")
     assert "--peers: pycryptodome is not installed (pip install 'aeskit[bench]')" in err
+
+
+def test_output_paths_that_work(tmp_path):
+    (tmp_path / "old.csv").write_text("kept until the run writes it")
+    assert paths.output_problem({"--plot": str(tmp_path / "a.png"),
+                                 "--json": str(tmp_path / "a.json"),
+                                 "--csv": str(tmp_path / "old.csv")}) is None
+    assert paths.output_problem({"--plot": None, "--json": "-", "--csv": None}) is None
+
+
+def test_output_paths_refused(tmp_path):
+    (tmp_path / "file").write_text("")
+    cases = {
+        str(tmp_path): "is a directory",
+        str(tmp_path / "nowhere" / "a.json"): "does not exist",
+        str(tmp_path / "file" / "a.json"): "is not a directory",
+        "": "empty",
+    }
+    for path, message in cases.items():
+        problem = paths.output_problem({"--json": path})
+        assert problem is not None and problem.startswith("--json: ") and message in problem
+
+
+def test_output_paths_not_writable(tmp_path, monkeypatch):
+    (tmp_path / "old.json").write_text("")
+    monkeypatch.setattr(paths.os, "access", lambda path, mode: False)
+    assert "is not writable" in paths.output_problem({"--csv": str(tmp_path / "old.json")})
+    problem = paths.output_problem({"--csv": str(tmp_path / "new.csv")})
+    assert problem == f"--csv: the directory {str(tmp_path)!r} is not writable"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
+                    reason="root may write anywhere")
+def test_output_paths_in_a_read_only_directory(tmp_path):
+    tmp_path.chmod(0o500)
+    try:
+        assert "not writable" in paths.output_problem({"--json": str(tmp_path / "a.json")})
+    finally:
+        tmp_path.chmod(0o700)
+
+
+def test_two_outputs_one_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "link.json").symlink_to(tmp_path / "out.json")
+    for other in ("out.json", str(tmp_path / "out.json"), "./sub/../out.json", "link.json"):
+        (tmp_path / "sub").mkdir(exist_ok=True)
+        problem = paths.output_problem({"--json": "out.json", "--csv": other})
+        assert problem == f"--json and --csv both name {other!r}: give each its own file"
+
+
+def test_resolve_checks_outputs_before_the_run(tmp_path, capsys):
+    assert "is a directory" in refused(capsys, "--csv", str(tmp_path))
+    assert "does not exist" in refused(capsys, "--json", str(tmp_path / "no" / "a.json"))
+    same = str(tmp_path / "out")
+    assert "--json and --csv both name" in refused(capsys, "--json", same, "--csv", same)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None,
+                    reason="the plot extra (matplotlib) is not installed")
+def test_resolve_checks_the_plot_path(tmp_path, capsys):
+    assert "does not exist" in refused(capsys, "--plot", str(tmp_path / "no" / "a.png"))
+    same = str(tmp_path / "out.svg")
+    assert "--plot and --json both name" in refused(capsys, "--plot", same, "--json", same)

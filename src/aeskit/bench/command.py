@@ -13,7 +13,7 @@ from typing import Any
 
 import aeskit
 
-from . import floor, plot, report, sizes, system
+from . import floor, paths, plot, report, sizes, system
 from .anomaly import find_anomalies
 from .measure import Noise, Settings, run_group
 from .progress import Progress
@@ -185,6 +185,10 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Option
         problem = plot.check_file_plot(args.plot)
         if problem:
             parser.error(problem)
+    problem = paths.output_problem({"--plot": args.plot, "--json": args.json,
+                                    "--csv": args.csv})
+    if problem:
+        parser.error(problem)
     if args.json == "-" and args.csv == "-":
         parser.error("--json and --csv cannot both go to stdout: give one a FILE")
     return Options(quick=quick, modes=modes, key_bits=key_bits, backends=backends,
