@@ -302,8 +302,8 @@ def test_terminal_plot_draws_every_curve():
 
 
 def test_version():
-    proc = subprocess.run([sys.executable, "-m", "aeskit", "--version"], capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run([sys.executable, "-m", "aeskit", "--version"], check=False,
+                          capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == f"aeskit {aeskit.__version__}\n"
 
@@ -463,3 +463,10 @@ def test_resolve_checks_the_plot_path(tmp_path, capsys):
     assert "does not exist" in refused(capsys, "--plot", str(tmp_path / "no" / "a.png"))
     same = str(tmp_path / "out.svg")
     assert "--plot and --json both name" in refused(capsys, "--plot", same, "--json", same)
+
+
+def test_log_y_option():
+    assert resolve().log_y is False
+    opts = resolve("--log-y")
+    assert opts.log_y is True and opts.lengths  # a log plot needs the by-length view
+    assert resolve("--log-y", "--sizes", "16,1K").lengths == (16, 1024)

@@ -53,6 +53,7 @@ class Options:
     lengths: tuple[int, ...] | None
     min_time_ns: int
     clock_attempts: int
+    log_y: bool = False  # the by-length plots' MiB/s on a log scale
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -90,6 +91,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     view.add_argument("--plot", metavar="FILE",
                       help="write the by-length plot as PNG/SVG/PDF (needs the plot extra, "
                            "matplotlib); implies --sizes")
+    view.add_argument("--log-y", action="store_true",
+                      help="MiB/s on a log scale in the terminal and file plots, so slow "
+                           "peers and portable do not sit flat on zero; implies --sizes")
     view.add_argument("--json", nargs="?", const="-", metavar="FILE",
                       help="write JSON with metadata to FILE, or alone to stdout")
     view.add_argument("--csv", nargs="?", const="-", metavar="FILE",
@@ -177,7 +181,7 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Option
         lengths: tuple[int, ...] | None = None
         if args.sizes:
             lengths = sizes.parse_size_list(args.sizes)
-        elif args.sizes == "" or args.plot:
+        elif args.sizes == "" or args.plot or args.log_y:
             lengths = sizes.LENGTHS_QUICK if quick else sizes.LENGTHS_DEFAULT
     except ValueError as exc:
         parser.error(str(exc))
@@ -194,7 +198,7 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Option
     return Options(quick=quick, modes=modes, key_bits=key_bits, backends=backends,
                    layers=layers, peers=peers, repetitions=reps, unaligned=args.unaligned,
                    cpu_mhz=args.cpu_mhz, slope_sizes=slope_sizes, lengths=lengths,
-                   min_time_ns=100_000, clock_attempts=3)
+                   min_time_ns=100_000, clock_attempts=3, log_y=bool(args.log_y))
 
 
 def _operations(opts: Options) -> list[Operation]:
