@@ -4,15 +4,19 @@ Tiny sizes and one repetition keep each run to about a second. Nothing here
 asserts a timing: numbers are checked for type and presence, never value.
 """
 
+import argparse
 import importlib.util
 import json
 import os
+import platform
 import subprocess
 import sys
 
 import pytest
 
 import aeskit
+from aeskit import cli
+from aeskit.bench import command, paths, targets
 from aeskit.bench.plot import text_plot
 from aeskit.bench.report import SCHEMA
 from conftest import EMULATED
@@ -318,3 +322,174 @@ def test_terminal_plot_draws_every_curve():
     assert body.count("o") > 10 and body.count("+") > 10  # joined lines, not just points
     for label in ("16", "4K", "1M"):
         assert label in lines[-3]
+
+
+def test_version():
+    proc = subprocess.run([sys.executable, "-m", "aeskit", "--version"], check=False,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"aeskit {aeskit.__version__}\n"
+
+
+def test_info_json(capsys):
+    assert cli.main(["info", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    info = aeskit.backends()
+    assert doc == {
+        "version": aeskit.__version__,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpu": {"model": doc["cpu"]["model"], "features": aeskit.cpu_features()},
+        "backends": {"all": list(info.all), "available": list(info.available),
+                     "default": info.default},
+    }
+    assert isinstance(doc["cpu"]["model"], str) and doc["cpu"]["model"]
+
+
+def test_info_text_is_unchanged(capsys):
+    assert cli.main(["info"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    info = aeskit.backends()
+    assert lines[0] == (f"aeskit {aeskit.__version__} (Python {platform.python_version()}, "
+                        f"{platform.machine()})")
+    assert lines[1].startswith("cpu: ") and lines[2].startswith("features: ")
+    assert lines[3] == "backends:"
+    assert [line.split()[0] for line in lines[4:]] == list(info.all)
+    assert f"{info.default:<12} available (default)" in lines[4 + info.all.index(info.default)]
+
+
+def resolve(*argv):
+    """The bench's options from argv, in process (no run)."""
+    parser = argparse.ArgumentParser(prog="aeskit bench")
+    command.add_arguments(parser)
+    return command.resolve(parser.parse_args(list(argv)), parser)
+
+
+def refused(capsys, *argv):
+    """The error message resolve gives for argv."""
+    with pytest.raises(SystemExit) as exc:
+        resolve(*argv)
+    assert exc.value.code == 2
+    return capsys.readouterr().err
+
+
+CLASS_ALIASES = {"AESECB": "ECB", "AESCBC": "CBC", "AESCFB": "CFB", "AESCFB8": "CFB8",
+                 "AESOFB": "OFB", "AESCTR": "CTR", "AESGCM": "GCM", "AESOCB3": "OCB",
+                 "OCB3": "OCB"}
+
+
+@pytest.mark.parametrize("alias, mode", [
+    *CLASS_ALIASES.items(),
+    *((a.lower(), m) for a, m in CLASS_ALIASES.items()),
+    ("AesOcb3", "OCB"), ("ocb3", "OCB"), ("aesCfb8", "CFB8"), ("ghash", "GHASH"),
+])
+def test_modes_take_class_names(alias, mode):
+    assert resolve("--modes", alias).modes == [mode]
+
+
+def test_every_aeskit_class_is_a_mode_name():
+    classes = [n for n in aeskit.__all__ if n.startswith("AES")]
+    assert classes and all(n.upper() in targets.MODE_ALIASES for n in classes)
+
+
+def test_modes_aliases_and_names_collapse_in_order():
+    assert resolve("--modes", "aesgcm,CTR,gcm,AESCTR,ocb3,OCB").modes == ["GCM", "CTR", "OCB"]
+
+
+def test_a_new_mode_gets_its_class_alias(monkeypatch):
+    monkeypatch.setattr(targets, "MODES", (*targets.MODES, "XTS"))
+    aliases = targets._mode_aliases()
+    assert aliases["XTS"] == aliases["AESXTS"] == "XTS"
+    assert "AESGHASH" not in aliases  # a one-way mode has no aeskit class
+
+
+def test_unknown_mode_lists_the_names(capsys):
+    err = refused(capsys, "--modes", "CTR,XTS")
+    assert "unknown mode 'XTS'" in err
+    for name in (*targets.MODES, *CLASS_ALIASES):
+        assert name in err
+
+
+def test_missing_peers(monkeypatch):
+    assert targets.PEER_EXTRA == "pip install 'aeskit[bench]'"
+    assert targets.missing_peers() == [p for p in targets.PEERS
+                                       if not targets.peer_available(p)]
+    monkeypatch.setitem(targets._PEER_MODULES, "pycryptodome", "aeskit_no_such_module")
+    assert "pycryptodome" in targets.missing_peers()
+    assert "pycryptodome" not in resolve().peers  # the default, all, leaves it out
+
+
+def test_a_missing_peer_named_says_what_installs_it(monkeypatch, capsys):
+    monkeypatch.setitem(targets._PEER_MODULES, "pycryptodome", "aeskit_no_such_module")
+    err = refused(capsys, "--peers", "pycryptodome")
+    assert "--peers: pycryptodome is not installed (pip install 'aeskit[bench]')" in err
+
+
+def test_output_paths_that_work(tmp_path):
+    (tmp_path / "old.csv").write_text("kept until the run writes it")
+    assert paths.output_problem({"--plot": str(tmp_path / "a.png"),
+                                 "--json": str(tmp_path / "a.json"),
+                                 "--csv": str(tmp_path / "old.csv")}) is None
+    assert paths.output_problem({"--plot": None, "--json": "-", "--csv": None}) is None
+
+
+def test_output_paths_refused(tmp_path):
+    (tmp_path / "file").write_text("")
+    cases = {
+        str(tmp_path): "is a directory",
+        str(tmp_path / "nowhere" / "a.json"): "does not exist",
+        str(tmp_path / "file" / "a.json"): "is not a directory",
+        "": "empty",
+    }
+    for path, message in cases.items():
+        problem = paths.output_problem({"--json": path})
+        assert problem is not None and problem.startswith("--json: ") and message in problem
+
+
+def test_output_paths_not_writable(tmp_path, monkeypatch):
+    (tmp_path / "old.json").write_text("")
+    monkeypatch.setattr(paths.os, "access", lambda path, mode: False)
+    assert "is not writable" in paths.output_problem({"--csv": str(tmp_path / "old.json")})
+    problem = paths.output_problem({"--csv": str(tmp_path / "new.csv")})
+    assert problem == f"--csv: the directory {str(tmp_path)!r} is not writable"
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0,
+                    reason="root may write anywhere")
+def test_output_paths_in_a_read_only_directory(tmp_path):
+    tmp_path.chmod(0o500)
+    try:
+        assert "not writable" in paths.output_problem({"--json": str(tmp_path / "a.json")})
+    finally:
+        tmp_path.chmod(0o700)
+
+
+def test_two_outputs_one_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "link.json").symlink_to(tmp_path / "out.json")
+    for other in ("out.json", str(tmp_path / "out.json"), "./sub/../out.json", "link.json"):
+        (tmp_path / "sub").mkdir(exist_ok=True)
+        problem = paths.output_problem({"--json": "out.json", "--csv": other})
+        assert problem == f"--json and --csv both name {other!r}: give each its own file"
+
+
+def test_resolve_checks_outputs_before_the_run(tmp_path, capsys):
+    assert "is a directory" in refused(capsys, "--csv", str(tmp_path))
+    assert "does not exist" in refused(capsys, "--json", str(tmp_path / "no" / "a.json"))
+    same = str(tmp_path / "out")
+    assert "--json and --csv both name" in refused(capsys, "--json", same, "--csv", same)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None,
+                    reason="the plot extra (matplotlib) is not installed")
+def test_resolve_checks_the_plot_path(tmp_path, capsys):
+    assert "does not exist" in refused(capsys, "--plot", str(tmp_path / "no" / "a.png"))
+    same = str(tmp_path / "out.svg")
+    assert "--plot and --json both name" in refused(capsys, "--plot", same, "--json", same)
+
+
+def test_log_y_option():
+    assert resolve().log_y is False
+    opts = resolve("--log-y")
+    assert opts.log_y is True and opts.lengths  # a log plot needs the by-length view
+    assert resolve("--log-y", "--sizes", "16,1K").lengths == (16, 1024)

@@ -1,11 +1,18 @@
-"""The ``aeskit`` command."""
+"""The ``aeskit`` command: ``info`` (what this CPU and build offer) and ``bench``.
+
+``info --json`` gives the same facts as data, for scripts and bug reports.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import platform
 import sys
 from collections.abc import Sequence
+from typing import Any
+
+import aeskit
 
 
 def _cpu_model() -> str:
@@ -19,9 +26,23 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def cmd_info(args: argparse.Namespace) -> int:
-    import aeskit
+def info_dict() -> dict[str, Any]:
+    """What ``aeskit info`` prints, as JSON-ready data."""
+    info = aeskit.backends()
+    return {
+        "version": aeskit.__version__,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpu": {"model": _cpu_model(), "features": aeskit.cpu_features()},
+        "backends": {"all": list(info.all), "available": list(info.available),
+                     "default": info.default},
+    }
 
+
+def cmd_info(args: argparse.Namespace) -> int:
+    if args.json:
+        print(json.dumps(info_dict(), indent=2))
+        return 0
     info = aeskit.backends()
     feats = aeskit.cpu_features()
     print(f"aeskit {aeskit.__version__} (Python {platform.python_version()}, {platform.machine()})")
@@ -37,8 +58,11 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="aeskit", description="AES at the speed of the hardware")
+    parser.add_argument("--version", action="version", version=f"aeskit {aeskit.__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p_info = sub.add_parser("info", help="CPU features, backends and the default")
+    p_info.add_argument("--json", action="store_true",
+                        help="print version, Python, machine, CPU and backends as JSON")
     p_info.set_defaults(func=cmd_info)
     p_bench = sub.add_parser(
         "bench",

@@ -14,7 +14,7 @@ from typing import Any
 
 import aeskit
 
-from . import floor, plot, report, sizes, system
+from . import floor, paths, plot, report, sizes, system
 from .anomaly import find_anomalies
 from .measure import Budget, GroupResult, Noise, Settings, run_group
 from .progress import Progress
@@ -22,8 +22,10 @@ from .results import Finding, LengthRow, Run, SlopeRow, Who, add_ratios
 from .stats import PER_CALL_DOMINATES, Fit, fit_line, fit_problem, median, mib_per_s
 from .targets import (
     KEY_BITS,
+    MODE_ALIASES,
     MODES,
     ONE_WAY_MODES,
+    PEER_EXTRA,
     PEERS,
     Operation,
     Target,
@@ -60,6 +62,7 @@ class Options:
     budget_s: float = 120.0
     peers_default: bool = False  # --peers not given: missing peers are worth a hint
     verbose: bool = False
+    log_y: bool = False  # the by-length plots' MiB/s on a log scale
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -67,7 +70,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     sel.add_argument("--quick", action="store_true",
                      help=QUICK_NOTE + "; explicit flags still win (under 30 s on 2 cores)")
     sel.add_argument("--modes", metavar="LIST",
-                     help=f"comma-separated modes (default all: {','.join(MODES)})")
+                     help=f"comma-separated modes, any case (default all: {','.join(MODES)}); "
+                          "aeskit's class names work too (AESCTR, AESOCB3, OCB3)")
     sel.add_argument("--key-bits", metavar="LIST",
                      help="comma-separated key sizes in bits (default 128,192,256)")
     sel.add_argument("--backend", metavar="all|auto|NAME[,NAME]",
@@ -105,6 +109,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     view.add_argument("--verbose", "-v", action="store_true",
                       help="the method in full: every row's clock, the units' probe, how "
                            "each layer and peer is called")
+    view.add_argument("--log-y", action="store_true",
+                      help="MiB/s on a log scale in the terminal and file plots, so slow "
+                           "peers and portable do not sit flat on zero; implies --sizes")
     view.add_argument("--json", nargs="?", const="-", metavar="FILE",
                       help="write JSON with metadata to FILE, or alone to stdout")
     view.add_argument("--csv", nargs="?", const="-", metavar="FILE",
@@ -121,13 +128,15 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Option
     if args.modes is None:
         modes = list(MODES)
     else:
-        by_upper = {m.upper(): m for m in MODES}
         modes = []
         for m in _split(args.modes):
-            if m.upper() not in by_upper:
-                parser.error(f"--modes: unknown mode {m!r} (choose from {', '.join(MODES)})")
-            if by_upper[m.upper()] not in modes:
-                modes.append(by_upper[m.upper()])
+            mode = MODE_ALIASES.get(m.upper())
+            if mode is None:
+                aliases = [a for a in MODE_ALIASES if a not in MODES]
+                parser.error(f"--modes: unknown mode {m!r} (choose from {', '.join(MODES)}; "
+                             f"or the aliases {', '.join(aliases)})")
+            if mode not in modes:
+                modes.append(mode)
     if args.key_bits is None:
         key_bits = [128] if quick else list(KEY_BITS)
     else:
@@ -169,7 +178,7 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Option
             if p not in PEERS:
                 parser.error(f"--peers: unknown peer {p!r} (choose from {', '.join(PEERS)})")
             if not peer_available(p):
-                parser.error(f"--peers: {p} is not installed (pip install 'aeskit[bench]')")
+                parser.error(f"--peers: {p} is not installed ({PEER_EXTRA})")
             if p not in peers:
                 peers.append(p)
 
@@ -190,7 +199,7 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Option
         lengths: tuple[int, ...] | None = None
         if args.sizes:
             lengths = sizes.parse_size_list(args.sizes)
-        elif args.sizes == "" or args.plot:
+        elif args.sizes == "" or args.plot or args.log_y:
             lengths = sizes.LENGTHS_QUICK if quick else sizes.LENGTHS_DEFAULT
     except ValueError as exc:
         parser.error(str(exc))
@@ -198,6 +207,10 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Option
         problem = plot.check_file_plot(args.plot)
         if problem:
             parser.error(problem)
+    problem = paths.output_problem({"--plot": args.plot, "--json": args.json,
+                                    "--csv": args.csv})
+    if problem:
+        parser.error(problem)
     if args.json == "-" and args.csv == "-":
         parser.error("--json and --csv cannot both go to stdout: give one a FILE")
     if args.budget is not None and not args.budget > 0:
@@ -208,7 +221,8 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Option
                    layers=layers, peers=peers, repetitions=reps, unaligned=args.unaligned,
                    cpu_mhz=args.cpu_mhz, slope_sizes=slope_sizes, lengths=lengths,
                    min_time_ns=100_000, clock_attempts=3, budget_s=budget,
-                   peers_default=args.peers is None, verbose=bool(args.verbose))
+                   peers_default=args.peers is None, verbose=bool(args.verbose),
+                   log_y=bool(args.log_y))
 
 
 def _operations(opts: Options) -> list[Operation]:
@@ -494,7 +508,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if args.plot and result.lengths:
         plot.file_plot(result.lengths, args.plot,
                        f"aeskit {aeskit.__version__}: speed by data length, "
-                       f"{result.meta['cpu']['model']}")
+                       f"{result.meta['cpu']['model']}", log_y=opts.log_y)
         print(f"wrote {args.plot}", file=sys.stderr)
     if to_stdout:
         for text in report.warnings(result):  # warnings still reach a person
@@ -502,7 +516,8 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return status
     lines = report.text_lines(result, verbose=opts.verbose)
     if result.lengths:
-        lines += [[("", "")]] + [[(text, "")] for text in plot.text_plots(result.lengths)]
+        drawn = plot.text_plots(result.lengths, log_y=opts.log_y)
+        lines += [[("", "")]] + [[(text, "")] for text in drawn]
     lines += report.closing_lines(result, verbose=opts.verbose)
     report.print_lines(lines, _color())
     return status

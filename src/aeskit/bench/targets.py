@@ -64,7 +64,30 @@ TAG_BYTES = 16
 KEY_BITS = (128, 192, 256)
 LAYERS = ("kernel", "api")
 PEERS = ("cryptography", "pycryptodome")
+#: What installs the peers; the error for a missing one and the report quote it.
+PEER_EXTRA = "pip install 'aeskit[bench]'"
 ALIGN = 64
+#: Names for a mode that "AES" + the mode does not give (aeskit's class for OCB is AESOCB3).
+EXTRA_MODE_ALIASES = {"OCB3": "OCB", "AESOCB3": "OCB"}
+
+
+def _mode_aliases() -> dict[str, str]:
+    """Every accepted ``--modes`` name, upper case, to its mode in MODES.
+
+    A mode is reachable by its own name and by its aeskit class name, "AES"
+    + the mode, so a mode added to MODES gets its alias with it. GHASH is
+    no mode a user encrypts with (no AESGHASH class): its name alone.
+    """
+    aliases = {m: m for m in MODES}
+    aliases.update({"AES" + m: m for m in MODES if m not in ONE_WAY_MODES})
+    for alias, mode in EXTRA_MODE_ALIASES.items():
+        assert mode in MODES and aliases.get(alias, mode) == mode, alias
+        aliases[alias] = mode
+    return aliases
+
+
+#: Upper-case name or alias -> mode; look a name up with ``name.upper()``.
+MODE_ALIASES = _mode_aliases()
 
 
 @dataclass(frozen=True)
@@ -561,12 +584,8 @@ def peer_available(name: str) -> bool:
     return True
 
 
-#: What installs the peers.
-PEER_EXTRA = "pip install 'aeskit[bench]'"
-
-
 def missing_peers() -> list[str]:
-    """The peers that do not import here."""
+    """The peers in PEERS that do not import here (PEER_EXTRA installs them)."""
     return [p for p in PEERS if not peer_available(p)]
 
 
