@@ -185,7 +185,7 @@ def test_summary_takes_the_best_backend_and_the_best_peer():
 
 
 def test_budget_shares_what_is_left():
-    budget = Budget(total_ns=1000, cells=10)
+    budget = Budget(total_ns=1000, units=10)
     assert budget.allowance() == 100
     budget.charge(100, 5)  # the first half cost little: the rest get more
     assert budget.allowance() == 180
@@ -216,12 +216,24 @@ class SlowTarget:
 
 def test_sizes_over_budget_are_skipped_not_timed():
     target = SlowTarget()
-    settings = Settings(repetitions=5, min_time_ns=1000, point_budget_ns=100_000)
+    # 4 cells of 1 ms each: a pool of 4 ms for the group
+    settings = Settings(repetitions=5, min_time_ns=1000, point_budget_ns=1_000_000)
     (series,) = measure_once([target], (1024, 16 << 10, 1 << 20, 16 << 20), settings, Noise())
-    # 1 MiB (1 ms a call) is over twice the 100 us budget: skipped, and so is 16 MiB
-    assert [n for n, _ in series.points] == [1024, 16 << 10]
-    assert series.skipped == [1 << 20, 16 << 20]
-    assert max(target.calls) == 16 << 10
+    # 1 MiB takes 1 ms a call: three (calibrating it) fit in what is left; 16 MiB's
+    # 16 ms a call do not, so it is never called
+    assert [n for n, _ in series.points] == [1024, 16 << 10, 1 << 20]
+    assert series.skipped == [16 << 20]
+    assert max(target.calls) == 1 << 20
+    # the cheap cells got all five repetitions, the expensive one fewer
+    assert target.calls.count(1024) >= 5 + 2
+    assert 1 <= target.calls.count(1 << 20) - 1 < 5
+
+
+def test_a_skipped_size_skips_the_larger_ones_too():
+    target = SlowTarget()
+    settings = Settings(repetitions=3, min_time_ns=1000, point_budget_ns=10_000)
+    (series,) = measure_once([target], (1024, 1 << 20, 2 << 20), settings, Noise())
+    assert series.skipped == [1 << 20, 2 << 20] and max(target.calls) == 1024
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child")

@@ -276,17 +276,22 @@ def _line(points: list[tuple[int, float]], keep: set[int]) -> tuple[Fit, list[tu
     return fit_line([float(n) for n, _ in pts], [ns for _, ns in pts]), pts
 
 
+#: A by-length cell's weight in the budget against a slope or bulk cell's: its
+#: sizes reach 16 MiB, where one call of a slow target takes a second.
+LENGTH_WEIGHT = 8
+
+
 def _plan(opts: Options, ops: list[Operation]) -> tuple[dict[Operation, list[Target]], int]:
-    """Every operation's targets, and how many cells (a target at a size) the run has."""
+    """Every operation's targets, and how many units of work (measure.Budget) the run has."""
     targets = {op: make_targets(op, opts.backends, opts.layers, opts.peers, opts.unaligned)
                for op in ops}
-    cells = 0
+    units = 0
     for op, ts in targets.items():
         per_target = len(_main_sizes(opts, op))
         if opts.lengths:
-            per_target += len(sizes.for_mode(opts.lengths, op.whole_blocks))
-        cells += per_target * len(ts)
-    return targets, cells
+            per_target += LENGTH_WEIGHT * len(sizes.for_mode(opts.lengths, op.whole_blocks))
+        units += per_target * len(ts)
+    return targets, units
 
 
 def _main_sizes(opts: Options, op: Operation) -> tuple[int, ...]:
@@ -297,22 +302,22 @@ def _main_sizes(opts: Options, op: Operation) -> tuple[int, ...]:
 
 def _timed_group(op: Operation, targets: list[Target], group_sizes: tuple[int, ...],
                  settings: Settings, budget: Budget, clock: system.Clock, noise: Noise,
-                 progress: Progress) -> GroupResult:
+                 progress: Progress, weight: int = 1) -> GroupResult:
     """run_group with this group's share of the budget, charged for what it took.
 
     The clock retry, which redoes a whole group, is given up once less than
     a quarter of the budget is left: a late retry would starve the rest.
     """
     sizes_here = sizes.for_mode(group_sizes, op.whole_blocks)
-    cells = len(sizes_here) * len(targets)
+    units = len(sizes_here) * len(targets) * weight
     attempts = settings.clock_attempts if budget.remaining_ns > budget.total_ns // 4 else 1
     t0 = time.monotonic_ns()
     group = run_group(op, targets, sizes_here,
-                      replace(settings, point_budget_ns=budget.allowance(),
+                      replace(settings, point_budget_ns=budget.allowance() * weight,
                               clock_attempts=attempts),
                       clock, noise, progress)
-    budget.charge(time.monotonic_ns() - t0, cells)
-    progress.advance(cells)
+    budget.charge(time.monotonic_ns() - t0, units)
+    progress.advance(units)
     return group
 
 
@@ -405,7 +410,7 @@ def execute(opts: Options, progress: Progress) -> Run:
                 # labels c/B in the JSON and CSV (the spread is recorded with it)
                 group = _timed_group(op, targets, opts.lengths,
                                      replace(settings, clock_attempts=1), budget, clock,
-                                     noise, progress)
+                                     noise, progress, weight=LENGTH_WEIGHT)
                 for series in group.series:
                     t = series.target
                     bound = (aes.floor(op, t.backend) if aes is not None and t.impl == "aeskit"
@@ -429,7 +434,7 @@ def execute(opts: Options, progress: Progress) -> Run:
         "duration_s": round(wall, 3),
         "interrupted": interrupted,
         "budget": {"total_s": opts.budget_s, "spent_s": round(budget.spent_ns / 1e9, 3),
-                   "cells_planned": planned, "cells_done": budget.done,
+                   "units_planned": planned, "units_done": budget.done,
                    "skipped": skipped},
         "noise": {
             "cpu_share": round((time.process_time() - cpu0) / wall, 3) if wall > 0 else None,

@@ -110,11 +110,14 @@ class Settings:
 
     ``min_time_ns``: each timing covers at least this long (enough loops), so
     the timer's resolution and the cost of reading it vanish in the result.
-    ``point_budget_ns``: what one cell (one target at one size) may spend: it
-    stops repeating once it has used this much, after at least
-    ``min(3, repetitions)`` repetitions (one, if a single call takes more
-    than half of it), and a size whose single call would take more than
-    SKIP_FACTOR times this is not timed at all (Budget sets it per group).
+    ``point_budget_ns``: each cell's (one target at one size) share of time;
+    a group of cells pools its shares (module Budget). Sizes go up, and a
+    cell whose calibration (about SKIP_FACTOR single calls) would not fit
+    in what the pool has left, after a minimal reserve for the cells still
+    to come, is skipped; after calibration every cell may spend an equal
+    part of what is left, stopping once it has at least ``min(3,
+    repetitions)`` timings (one, if a single call takes more than half its
+    part).
     """
 
     repetitions: int
@@ -124,24 +127,30 @@ class Settings:
     point_budget_ns: int = 2_000_000_000
 
 
-#: A cell is skipped when one call at its size is estimated (from the same
-#: target's smaller sizes) to take more than this many times its budget.
-SKIP_FACTOR = 2
+#: A cell is skipped when this many calls at its size (what calibrating it
+#: takes), estimated from the same target's smaller sizes, would overrun the
+#: group's pool.
+SKIP_FACTOR = 3
+#: What a cell costs at least, in timings of min_time_ns (calibration and a
+#: few repetitions): reserved in the pool for each cell not yet calibrated.
+CELL_MINIMUM = 4
 
 
 class Budget:
-    """A run's time, shared out over the cells it will time.
+    """A run's time, shared out over the work it has planned.
 
-    Each group's cells may each spend an equal share of what is left
-    (``allowance``), so a run of any number of modes fits the total: cheap
-    cells (short calls, a few 100 µs timings) leave their unused share to
-    the later ones, and slow targets at large sizes are sampled less or
-    skipped instead of taking minutes.
+    Work is counted in units: a cell (one target at one size) of a slope
+    group is one unit, a by-length cell more (its sizes go to 16 MiB). Each
+    group may spend an equal share per unit of what is left (``allowance``),
+    so a run of any number of modes fits the total: cheap cells (short
+    calls, a few 100 µs timings) leave their unused share to the later ones,
+    and slow targets at large sizes are sampled less or skipped instead of
+    taking minutes.
     """
 
-    def __init__(self, total_ns: int, cells: int) -> None:
+    def __init__(self, total_ns: int, units: int) -> None:
         self.total_ns = total_ns
-        self.cells = max(1, cells)
+        self.units = max(1, units)
         self.spent_ns = 0
         self.done = 0
 
@@ -150,19 +159,19 @@ class Budget:
         return max(0, self.total_ns - self.spent_ns)
 
     def allowance(self) -> int:
-        """ns each cell of the next group may spend."""
-        return self.remaining_ns // max(1, self.cells - self.done)
+        """ns each unit of the next group may spend."""
+        return self.remaining_ns // max(1, self.units - self.done)
 
-    def charge(self, ns: int, cells: int) -> None:
+    def charge(self, ns: int, units: int) -> None:
         self.spent_ns += ns
-        self.done += cells
+        self.done += units
 
     def eta_ns(self, elapsed_ns: int) -> int:
-        """Time still to run: the cells left at the rate so far, at most what is left."""
+        """Time still to run: the units left at the rate so far, at most what is left."""
         if not self.done:
             return self.remaining_ns
         rate = elapsed_ns / self.done
-        return int(min(self.remaining_ns, rate * max(0, self.cells - self.done)))
+        return int(min(self.remaining_ns, rate * max(0, self.units - self.done)))
 
 
 @dataclass
@@ -193,24 +202,28 @@ def calibrate(target: Target, size: int, min_time_ns: int) -> tuple[int, int | N
     would leave a count far too small, and the cost of reading the timer
     would then show up as time per call.
     """
-    loops, first, _ = _calibrate(target, size, min_time_ns)
+    loops, first, _, _ = _calibrate(target, size, min_time_ns)
     return loops, first
 
 
-def _calibrate(target: Target, size: int, min_time_ns: int) -> tuple[int, int | None, float]:
-    """calibrate, and an estimate of ns per call (for the budget's skipping)."""
+def _calibrate(target: Target, size: int,
+               min_time_ns: int) -> tuple[int, int | None, float, int]:
+    """calibrate, an estimate of ns per call, and the ns its timings took."""
     first = target.time(size, 1)
+    used = first
     if first >= max(10 * min_time_ns, LONG_CALL_NS):
-        return 1, first, float(first)
+        return 1, first, float(first), used
     loops = 1
     while True:
         ns = target.time(size, loops)
+        used += ns
         if ns >= min_time_ns:
             ns = target.time(size, loops)
+            used += ns
             if ns >= min_time_ns // 2 or loops >= MAX_LOOPS:
-                return loops, None, ns / loops
+                return loops, None, ns / loops, used
         if loops >= MAX_LOOPS:
-            return loops, None, ns / loops
+            return loops, None, ns / loops, used
         want = math.ceil(loops * 1.2 * min_time_ns / max(ns, 1))
         loops = min(MAX_LOOPS, max(loops * 2, want))
 
@@ -219,33 +232,49 @@ def measure_once(targets: list[Target], sizes: tuple[int, ...], settings: Settin
                  noise: Noise, progress: Progress | None = None) -> list[Series]:
     """Median ns per call of every target at every size, targets interleaved.
 
-    Sizes go up; a target's size whose single call would overrun the cell
-    budget (estimated from its last size's time per byte) is skipped, and
-    so are its larger ones.
+    Sizes go up; a target's size that would overrun the group's pool
+    (Settings, estimated from its last size's time per byte) is skipped,
+    and so are its larger ones.
     """
     loops: dict[tuple[int, int], int] = {}
     samples: dict[tuple[int, int], list[float]] = {}
     spent: dict[tuple[int, int], int] = {}
-    least: dict[tuple[int, int], int] = {}
+    least: dict[tuple[int, int], float] = {}
     per_byte: dict[int, float] = {}
     skipped: dict[int, list[int]] = {ti: [] for ti in range(len(targets))}
     reps = settings.repetitions
-    budget = settings.point_budget_ns
+    cells = len(sizes) * len(targets)
+    pool = settings.point_budget_ns * cells
+    used = 0
     was_enabled = gc.isenabled()
     gc.disable()  # a collection in the middle of a Python timing loop is noise
     try:
-        for size in sizes:
+        for si, size in enumerate(sizes):
             for ti, target in enumerate(targets):
                 key = (ti, size)
+                later = cells - (si * len(targets) + ti) - 1
+                room = pool - used - later * CELL_MINIMUM * settings.min_time_ns
                 if skipped[ti] or (ti in per_byte
-                                   and per_byte[ti] * size > SKIP_FACTOR * budget):
+                                   and SKIP_FACTOR * per_byte[ti] * size > room):
                     skipped[ti].append(size)
                     continue
-                loops[key], first, call_ns = _calibrate(target, size, settings.min_time_ns)
+                loops[key], first, call_ns, cost = _calibrate(target, size,
+                                                              settings.min_time_ns)
+                used += cost
                 per_byte[ti] = call_ns / max(size, 1)
                 samples[key] = [] if first is None else [float(first)]
                 spent[key] = 0 if first is None else first
-                least[key] = 1 if 2 * call_ns > budget else min(3, reps)
+                least[key] = call_ns
+        # what is left, filled up from the cheapest cell: each gets what all its
+        # repetitions take, or an equal part of the rest if that is less
+        timing = {key: loops[key] * call_ns for key, call_ns in least.items()}
+        allow: dict[tuple[int, int], float] = {}
+        left = float(max(0, pool - used))
+        for i, key in enumerate(sorted(timing, key=lambda k: timing[k])):
+            allow[key] = min(reps * timing[key], left / (len(timing) - i))
+            left -= allow[key]
+        for key in least:
+            least[key] = 1 if 2 * timing[key] > allow[key] else min(3, reps)
         for rep in range(reps):
             if progress is not None:
                 progress.step(f"repetition {rep + 1}/{reps}")
@@ -255,7 +284,7 @@ def measure_once(targets: list[Target], sizes: tuple[int, ...], settings: Settin
                     if key not in samples:
                         continue
                     if len(samples[key]) >= reps or (len(samples[key]) >= least[key]
-                                                     and spent[key] >= budget):
+                                                     and spent[key] >= allow[key]):
                         continue
                     ns = timed(target, size, loops[key], noise)
                     spent[key] += ns
