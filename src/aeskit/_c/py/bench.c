@@ -20,16 +20,25 @@
 #include "modes/gcm.h"
 #include "probe.h"
 
+/* A probe's duration argument: milliseconds in (0, 10000]. */
+static int bench_duration_ms(PyObject *arg, double *ms)
+{
+    *ms = PyFloat_AsDouble(arg);
+    if (*ms == -1.0 && PyErr_Occurred())
+        return -1;
+    if (!(*ms > 0.0 && *ms <= 10000.0)) {
+        PyErr_SetString(PyExc_ValueError, "duration must be in (0, 10000] ms");
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *bench_clock_mhz(PyObject *m, PyObject *arg)
 {
     (void)m;
-    double ms = PyFloat_AsDouble(arg);
-    if (ms == -1.0 && PyErr_Occurred())
+    double ms;
+    if (bench_duration_ms(arg, &ms) < 0)
         return NULL;
-    if (!(ms > 0.0 && ms <= 10000.0)) {
-        PyErr_SetString(PyExc_ValueError, "duration must be in (0, 10000] ms");
-        return NULL;
-    }
     double mhz;
     Py_BEGIN_ALLOW_THREADS
     mhz = aeskit_probe_clock_mhz(ms);
@@ -42,13 +51,9 @@ static PyObject *bench_clock_mhz(PyObject *m, PyObject *arg)
 static PyObject *bench_clock_check(PyObject *m, PyObject *arg)
 {
     (void)m;
-    double ms = PyFloat_AsDouble(arg);
-    if (ms == -1.0 && PyErr_Occurred())
+    double ms;
+    if (bench_duration_ms(arg, &ms) < 0)
         return NULL;
-    if (!(ms > 0.0 && ms <= 10000.0)) {
-        PyErr_SetString(PyExc_ValueError, "duration must be in (0, 10000] ms");
-        return NULL;
-    }
     double add = 0.0, mul = 0.0, tsc = 0.0;
     int ok;
     Py_BEGIN_ALLOW_THREADS
