@@ -15,10 +15,18 @@ import time
 import pytest
 
 from aeskit.bench import report
-from aeskit.bench.measure import Budget, Noise, Settings, measure_once
+from aeskit.bench.command import _fastest
+from aeskit.bench.measure import Budget, GroupResult, Noise, Series, Settings, measure_once
 from aeskit.bench.results import LengthRow, Run, SlopeRow, Who, add_ratios
 from aeskit.bench.sizes import BULK_SIZES, LARGE, SMALL
-from aeskit.bench.stats import PER_CALL_DOMINATES, R2_MIN, Fit, fit_line, fit_problem
+from aeskit.bench.stats import (
+    PER_CALL_DOMINATES,
+    R2_MIN,
+    Fit,
+    fit_line,
+    fit_problem,
+    fit_robust,
+)
 from aeskit.bench.system import ClockReading
 from aeskit.bench.targets import Operation
 
@@ -255,3 +263,30 @@ def test_ctrl_c_prints_what_was_measured_and_exits_130():
     assert "interrupted" in err and "interrupted" in out
     assert "ECB enc" in out  # what was measured is printed
     assert "OCB dec" not in out
+
+
+def test_robust_bulk_line_ignores_one_slow_size():
+    xs = [float(n) for n in BULK_SIZES]
+    ys = [30.0 + 0.16 * x for x in xs]
+    ys[-1] *= 1.15  # the 64 KiB point came out slow in every repetition
+    robust = fit_robust(xs, ys)
+    assert robust.slope == pytest.approx(0.16) and robust.intercept == pytest.approx(30.0)
+    assert fit_line(xs, ys).slope > 0.17  # least squares tilts by more than 6%
+
+
+def test_second_pass_keeps_the_lower_median_and_reuses_the_loop_counts():
+    target = SlowTarget()
+    settings = Settings(repetitions=3, min_time_ns=1000, point_budget_ns=10**9)
+    quiet = Noise(checked=False)  # made-up times: the off-CPU check would retry them
+    (first,) = measure_once([target], (1024, 4096), settings, quiet)
+    calls = len(target.calls)
+    (again,) = measure_once([target], (1024, 4096), settings, quiet, known=[first])
+    assert len(target.calls) - calls == 2 * 3  # no calibration: the repetitions only
+    assert again.loops == first.loops
+    slow = Series(target, [(n, 2 * ns) for n, ns in first.points], [], first.loops)
+    one = GroupResult(CTR, [slow], ClockReading(3000.0, 0.01, "auto"), 1)
+    two = GroupResult(CTR, [again], ClockReading(3100.0, 0.02, "auto"), 2)
+    merged = _fastest(one, two)
+    assert merged.series[0].points == again.points
+    assert merged.clock.mhz == pytest.approx(3050.0) and merged.clock.diff == 0.02
+    assert merged.attempts == 2

@@ -16,10 +16,19 @@ import aeskit
 
 from . import floor, paths, plot, report, sizes, system
 from .anomaly import find_anomalies
-from .measure import Budget, GroupResult, Noise, Settings, run_group
+from .measure import Budget, GroupResult, Noise, Series, Settings, run_group
 from .progress import Progress
 from .results import Finding, LengthRow, Run, SlopeRow, Who, add_ratios
-from .stats import PER_CALL_DOMINATES, Fit, fit_line, fit_problem, median, mib_per_s
+from .system import ClockReading
+from .stats import (
+    PER_CALL_DOMINATES,
+    Fit,
+    fit_line,
+    fit_problem,
+    fit_robust,
+    median,
+    mib_per_s,
+)
 from .targets import (
     KEY_BITS,
     MODE_ALIASES,
@@ -267,13 +276,15 @@ def _check(row: LengthRow, target: Target, caches: system.Caches, settings: Sett
     return found
 
 
-def _line(points: list[tuple[int, float]], keep: set[int]) -> tuple[Fit, list[tuple[int, float]]]:
-    """The least-squares line through the points at the sizes in keep (a
-    non-line with n < 2 when fewer were timed: stats.fit_problem says so)."""
+def _line(points: list[tuple[int, float]], keep: set[int],
+          robust: bool = False) -> tuple[Fit, list[tuple[int, float]]]:
+    """The line through the points at the sizes in keep: least squares, or Theil-Sen
+    when robust (a non-line with n < 2 when fewer were timed: fit_problem says so)."""
     pts = [(n, ns) for n, ns in points if n in keep]
     if len({n for n, _ in pts}) < 2:
         return Fit(math.nan, math.nan, 0.0, len(pts)), pts
-    return fit_line([float(n) for n, _ in pts], [ns for _, ns in pts]), pts
+    fit = fit_robust if robust else fit_line
+    return fit([float(n) for n, _ in pts], [ns for _, ns in pts]), pts
 
 
 #: A by-length cell's weight in the budget against a slope or bulk cell's: its
@@ -287,7 +298,7 @@ def _plan(opts: Options, ops: list[Operation]) -> tuple[dict[Operation, list[Tar
                for op in ops}
     units = 0
     for op, ts in targets.items():
-        per_target = len(_main_sizes(opts, op))
+        per_target = 2 * len(_main_sizes(opts, op))  # two passes
         if opts.lengths:
             per_target += LENGTH_WEIGHT * len(sizes.for_mode(opts.lengths, op.whole_blocks))
         units += per_target * len(ts)
@@ -302,7 +313,8 @@ def _main_sizes(opts: Options, op: Operation) -> tuple[int, ...]:
 
 def _timed_group(op: Operation, targets: list[Target], group_sizes: tuple[int, ...],
                  settings: Settings, budget: Budget, clock: system.Clock, noise: Noise,
-                 progress: Progress, weight: int = 1) -> GroupResult:
+                 progress: Progress, weight: int = 1,
+                 known: list[Series] | None = None) -> GroupResult:
     """run_group with this group's share of the budget, charged for what it took.
 
     The clock retry, which redoes a whole group, is given up once less than
@@ -315,7 +327,7 @@ def _timed_group(op: Operation, targets: list[Target], group_sizes: tuple[int, .
     group = run_group(op, targets, sizes_here,
                       replace(settings, point_budget_ns=budget.allowance() * weight,
                               clock_attempts=attempts),
-                      clock, noise, progress)
+                      clock, noise, progress, known)
     budget.charge(time.monotonic_ns() - t0, units)
     progress.advance(units)
     return group
@@ -331,7 +343,7 @@ def _retime_noisy_bulk(op: Operation, group: GroupResult, bulk: set[int], settin
     cost dominates stays poor however often it is timed, so it is not redone.
     """
     def noisy(points: list[tuple[int, float]]) -> bool:
-        problem = fit_problem(_line(points, bulk)[0], max(bulk))
+        problem = fit_problem(_line(points, bulk, robust=True)[0], max(bulk))
         return problem is not None and problem != PER_CALL_DOMINATES
 
     redo = [s for s in group.series if noisy(s.points)]
@@ -342,11 +354,26 @@ def _retime_noisy_bulk(op: Operation, group: GroupResult, bulk: set[int], settin
                          replace(settings, repetitions=2 * settings.repetitions,
                                  clock_attempts=1), budget, clock, noise, progress)
     for old, new in zip(redo, again.series):
-        before = _line(old.points, bulk)[0]
+        before = _line(old.points, bulk, robust=True)[0]
         merged = sorted({**dict(old.points), **dict(new.points)}.items())
-        after = _line(merged, bulk)[0]
+        after = _line(merged, bulk, robust=True)[0]
         if after.r2 >= before.r2 or not before.slope > 0:
             old.points = merged
+
+
+def _fastest(one: GroupResult, two: GroupResult) -> GroupResult:
+    """Two passes over the same targets and sizes merged: the lower median at
+    each size (only ever added time makes a timing slow), the clock of both."""
+    series = []
+    for a, b in zip(one.series, two.series):
+        at = dict(b.points)
+        points = [(n, min(ns, at.get(n, ns))) for n, ns in a.points]
+        series.append(Series(a.target, points, a.skipped, a.loops))
+    mhz = [r.mhz for r in (one.clock, two.clock) if r.mhz is not None]
+    diffs = [r.diff for r in (one.clock, two.clock) if r.diff is not None]
+    clock = ClockReading(sum(mhz) / len(mhz) if mhz else None,
+                         max(diffs) if diffs else None, one.clock.source)
+    return GroupResult(one.op, series, clock, max(one.attempts, two.attempts))
 
 
 def execute(opts: Options, progress: Progress) -> Run:
@@ -377,33 +404,41 @@ def execute(opts: Options, progress: Progress) -> Run:
     # a disagreement means cycles/byte cannot be trusted (warned about)
     check = system.check_clock() if clock.measured else None
     interrupted = False
+    first: dict[Operation, GroupResult] = {}
+    done: set[Operation] = set()
+
+    def rows_of(op: Operation, group: GroupResult, retime: bool = True) -> None:
+        """The slope rows of one operation's main group (both passes merged)."""
+        bulk = set(sizes.for_mode(sizes.BULK_SIZES, op.whole_blocks))
+        short = set(sizes.for_mode(opts.slope_sizes, op.whole_blocks))
+        if retime:
+            _retime_noisy_bulk(op, group, bulk, settings, budget, clock, noise, progress)
+        for series in group.series:
+            t = series.target
+            bound = (aes.floor(op, t.backend) if aes is not None and t.impl == "aeskit"
+                     else None)
+            short_fit, short_pts = _line(series.points, short)
+            bulk_fit, bulk_pts = _line(series.points, bulk, robust=True)
+            timed_at = dict(series.points)
+            slope_rows.append(SlopeRow(
+                op, Who(t.impl, t.backend, t.layer, t.in_place), short_fit,
+                series.points, group.clock, group.attempts,
+                floor=bound.cycles_per_byte if bound else None,
+                floor_basis=bound.basis if bound else None,
+                bulk=bulk_fit,
+                direct={n: timed_at[n] for n in (sizes.SMALL, sizes.LARGE) if n in timed_at},
+                short_max=max(n for n, _ in short_pts) if short_pts else max(short),
+                bulk_max=max(n for n, _ in bulk_pts) if bulk_pts else max(bulk)))
+            if series.skipped:
+                skipped.append({**_ident(op, t), "bytes": series.skipped})
+        done.add(op)
+
     try:
         for op in ops:
             targets = all_targets[op]
             progress.begin(f"{op.algo} {op.label}")
-            main = _main_sizes(opts, op)
-            short = set(sizes.for_mode(opts.slope_sizes, op.whole_blocks))
-            bulk = set(sizes.for_mode(sizes.BULK_SIZES, op.whole_blocks))
-            group = _timed_group(op, targets, main, settings, budget, clock, noise, progress)
-            _retime_noisy_bulk(op, group, bulk, settings, budget, clock, noise, progress)
-            for series in group.series:
-                t = series.target
-                bound = (aes.floor(op, t.backend) if aes is not None and t.impl == "aeskit"
-                         else None)
-                short_fit, short_pts = _line(series.points, short)
-                bulk_fit, bulk_pts = _line(series.points, bulk)
-                timed_at = dict(series.points)
-                slope_rows.append(SlopeRow(
-                    op, Who(t.impl, t.backend, t.layer, t.in_place), short_fit,
-                    series.points, group.clock, group.attempts,
-                    floor=bound.cycles_per_byte if bound else None,
-                    floor_basis=bound.basis if bound else None,
-                    bulk=bulk_fit,
-                    direct={n: timed_at[n] for n in (sizes.SMALL, sizes.LARGE) if n in timed_at},
-                    short_max=max(n for n, _ in short_pts) if short_pts else max(short),
-                    bulk_max=max(n for n, _ in bulk_pts) if bulk_pts else max(bulk)))
-                if series.skipped:
-                    skipped.append({**_ident(op, t), "bytes": series.skipped})
+            first[op] = _timed_group(op, targets, _main_sizes(opts, op), settings, budget,
+                                     clock, noise, progress)
             if opts.lengths:
                 progress.begin(f"{op.algo} {op.label} by length")
                 # one pass: a by-length group can hold long calls, and its clock only
@@ -423,8 +458,18 @@ def execute(opts: Options, progress: Progress) -> Run:
                     findings += _check(row, t, caches, replace(settings, point_budget_ns=
                                                                budget.allowance()),
                                        clock, noise, progress)
+        # the second pass, seconds later: a neighbour's burst that slowed an
+        # operation in the first is unlikely to hit it again (min of medians)
+        for op in ops:
+            progress.begin(f"{op.algo} {op.label} (second pass)")
+            again = _timed_group(op, all_targets[op], _main_sizes(opts, op), settings, budget,
+                                 clock, noise, progress, known=first[op].series)
+            rows_of(op, _fastest(first[op], again))
     except KeyboardInterrupt:
         interrupted = True
+    for op in ops:  # what the second pass did not reach, from the first alone
+        if op in first and op not in done:
+            rows_of(op, first[op], retime=False)
     add_ratios(slope_rows)
     mhz_values = [r.clock.mhz for r in slope_rows if r.clock.mhz is not None]
     info = aeskit.backends()

@@ -181,6 +181,7 @@ class Series:
     target: Target
     points: list[tuple[int, float]]
     skipped: list[int] = field(default_factory=list)
+    loops: dict[int, int] = field(default_factory=dict)  # calls per timing, by size
 
 
 @dataclass
@@ -229,12 +230,15 @@ def _calibrate(target: Target, size: int,
 
 
 def measure_once(targets: list[Target], sizes: tuple[int, ...], settings: Settings,
-                 noise: Noise, progress: Progress | None = None) -> list[Series]:
+                 noise: Noise, progress: Progress | None = None,
+                 known: list[Series] | None = None) -> list[Series]:
     """Median ns per call of every target at every size, targets interleaved.
 
     Sizes go up; a target's size that would overrun the group's pool
     (Settings, estimated from its last size's time per byte) is skipped,
-    and so are its larger ones.
+    and so are its larger ones. ``known``: an earlier pass over the same
+    targets and sizes, whose loop counts are used instead of calibrating
+    and whose skipped sizes are skipped again.
     """
     loops: dict[tuple[int, int], int] = {}
     samples: dict[tuple[int, int], list[float]] = {}
@@ -254,12 +258,19 @@ def measure_once(targets: list[Target], sizes: tuple[int, ...], settings: Settin
                 key = (ti, size)
                 later = cells - (si * len(targets) + ti) - 1
                 room = pool - used - later * CELL_MINIMUM * settings.min_time_ns
-                if skipped[ti] or (ti in per_byte
-                                   and SKIP_FACTOR * per_byte[ti] * size > room):
+                if known is not None:
+                    if size not in known[ti].loops:
+                        skipped[ti].append(size)
+                        continue
+                    loops[key], first = known[ti].loops[size], None
+                    call_ns, cost = dict(known[ti].points)[size], 0
+                elif skipped[ti] or (ti in per_byte
+                                     and SKIP_FACTOR * per_byte[ti] * size > room):
                     skipped[ti].append(size)
                     continue
-                loops[key], first, call_ns, cost = _calibrate(target, size,
-                                                              settings.min_time_ns)
+                else:
+                    loops[key], first, call_ns, cost = _calibrate(target, size,
+                                                                  settings.min_time_ns)
                 used += cost
                 per_byte[ti] = call_ns / max(size, 1)
                 samples[key] = [] if first is None else [float(first)]
@@ -293,12 +304,14 @@ def measure_once(targets: list[Target], sizes: tuple[int, ...], settings: Settin
         if was_enabled:
             gc.enable()
     return [Series(target, [(size, median(samples[(ti, size)])) for size in sizes
-                            if (ti, size) in samples], skipped[ti])
+                            if (ti, size) in samples], skipped[ti],
+                   {size: loops[(ti, size)] for size in sizes if (ti, size) in samples})
             for ti, target in enumerate(targets)]
 
 
 def run_group(op: Operation, targets: list[Target], sizes: tuple[int, ...], settings: Settings,
-              clock: Clock, noise: Noise, progress: Progress | None = None) -> GroupResult:
+              clock: Clock, noise: Noise, progress: Progress | None = None,
+              known: list[Series] | None = None) -> GroupResult:
     """measure_once, bracketed by clock samples and repeated until they agree.
 
     If the clock never settles within ``clock_attempts``, the attempt whose
@@ -311,7 +324,7 @@ def run_group(op: Operation, targets: list[Target], sizes: tuple[int, ...], sett
     try:
         for attempt in range(1, settings.clock_attempts + 1):
             before = clock.sample() if clock.measured else None
-            series = measure_once(targets, sizes, settings, noise, progress)
+            series = measure_once(targets, sizes, settings, noise, progress, known)
             after = clock.sample() if clock.measured else None
             reading = clock.reading(before, after)
             result = GroupResult(op, series, reading, attempt)

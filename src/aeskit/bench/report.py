@@ -258,7 +258,7 @@ def length_lines(rows: Sequence[LengthRow]) -> list[Line]:
     tables side by side as WIDTH needs; ! marks a cell under the floor,
     'skip' a length the budget left out."""
     out: list[Line] = []
-    cell = 12
+    cell = 13
     per_table = (WIDTH - 12) // cell
     for op in _ops_in_order(r.op for r in rows):
         block = [r for r in rows if r.op == op]

@@ -39,12 +39,23 @@ AES block and the tag to the slope's intercept.
 
 All buffers are in place where the library accepts it, so the working set is
 the data length, and start at a 64-byte boundary plus ``--unaligned``.
+Where in its page a buffer starts changes with every timing (``Placement``):
+a load of the key schedule that follows a store to an address with the
+same low 12 bits waits for it (4K aliasing), which made one 64-byte CBC
+decryption take 26 ns or 42 ns depending on where the key object happened
+to land, so the same run read 30% apart from one process to the next. With
+the offset moving, the median of the repetitions is the typical call.
+For the same reason aeskit's targets take turns among a few key objects
+(KEY_OBJECTS): where the interpreter puts one decides, against the C stack,
+whether its api calls alias, and one 64-byte CBC decryption through
+``decrypt_into`` took 140 ns or 185-215 ns by the object alone.
 """
 
 from __future__ import annotations
 
 import ctypes
 import importlib
+import random
 import time
 from dataclasses import dataclass
 from itertools import repeat
@@ -134,6 +145,29 @@ IV = bytes(range(0xF0, 0x100))
 NONCE = IV[:12]
 
 
+PAGE = 4096
+#: Key objects each aeskit target takes turns among (module docstring).
+KEY_OBJECTS = 4
+
+
+class Placement:
+    """Where the next timing's buffers start in their page (one of 64 offsets a cache
+    line apart) and which key object it uses, drawn at random from a fixed seed:
+    a cycle would line up with the sizes of a group (72 sizes and 4 objects: each
+    size would meet the same object in every repetition)."""
+
+    def __init__(self) -> None:
+        self._rng = random.Random(0x5EED)
+        self.offset = 0
+        self.index = 0
+
+    def next(self) -> int:
+        """Move on; the new page offset (also in .offset), its key object in .index."""
+        self.offset = self._rng.randrange(PAGE // ALIGN) * ALIGN
+        self.index = self._rng.randrange(KEY_OBJECTS)
+        return self.offset
+
+
 def aligned(size: int, offset: int) -> memoryview:
     """A writable buffer of size bytes at a 64-byte boundary plus offset."""
     raw = bytearray(size + 2 * ALIGN)
@@ -194,9 +228,11 @@ class KernelTarget:
 
     def __init__(self, op: Operation, backend: str, offset: int) -> None:
         self.op = op
-        self.cipher = _aeskit_class(op.mode)(op.key(), backend=backend)
-        self.backend = str(self.cipher.backend)
+        self.ciphers = [_aeskit_class(op.mode)(op.key(), backend=backend)
+                        for _ in range(KEY_OBJECTS)]
+        self.backend = str(self.ciphers[0].backend)
         self.offset = offset
+        self._place = Placement()
         self._kernel_time = native().kernel_time
         self._ghash_time = native().ghash_time
 
@@ -208,9 +244,11 @@ class KernelTarget:
         """Nothing: kernel_time allocates and fills its own buffer per call."""
 
     def time(self, size: int, loops: int) -> int:
+        offset = self.offset + self._place.next()
+        cipher = self.ciphers[self._place.index]
         if self.op.mode == "GHASH":
-            return int(self._ghash_time(self.cipher, size, loops, self.offset))
-        return int(self._kernel_time(self.cipher, self.op.encrypt, size, loops, self.offset))
+            return int(self._ghash_time(cipher, size, loops, offset))
+        return int(self._kernel_time(cipher, self.op.encrypt, size, loops, offset))
 
     def release(self) -> None:
         """Nothing held between calls."""
@@ -225,29 +263,32 @@ class ApiTarget:
 
     def __init__(self, op: Operation, backend: str, offset: int) -> None:
         self.op = op
-        self.cipher = _aeskit_class(op.mode)(op.key(), backend=backend)
-        self.backend = str(self.cipher.backend)
+        ciphers = [_aeskit_class(op.mode)(op.key(), backend=backend)
+                   for _ in range(KEY_OBJECTS)]
+        self.backend = str(ciphers[0].backend)
         self.offset = offset
-        self._fn = self.cipher.encrypt_into if op.encrypt else self.cipher.decrypt_into
+        self._fns = [c.encrypt_into if op.encrypt else c.decrypt_into for c in ciphers]
         self._buf: memoryview | None = None
         # an AEAD decryption reads a kept ciphertext into a separate buffer
         self.in_place = not op.aead or op.encrypt
         self._ciphertext: Callable[[int], memoryview] | None = None
         self._tag = bytearray(TAG_BYTES)
+        self._place = Placement()
 
     @property
     def name(self) -> str:
         return f"{self.backend} api"
 
     def prepare(self, max_size: int) -> None:
-        self._buf = aligned(max_size + (TAG_BYTES if self.op.aead else 0), self.offset)
+        self._buf = aligned(max_size + (TAG_BYTES if self.op.aead else 0) + PAGE, self.offset)
         if self.op.aead and not self.op.encrypt:
             self._ciphertext = _aead_ciphertexts(self.op, self.offset)
 
     def time(self, size: int, loops: int) -> int:
         assert self._buf is not None
-        buf = self._buf[:size]
-        fn = self._fn
+        area = self._buf[self._place.next():]
+        buf = area[:size]
+        fn = self._fns[self._place.index]
         if self.op.mode == "GHASH":  # GMAC: encrypt_into(nonce, b"", aad, tag)
             nonce, tag = NONCE, self._tag
             t0 = time.perf_counter_ns()
@@ -259,7 +300,7 @@ class ApiTarget:
             if self._ciphertext is not None:  # decrypt_into(nonce, ct || tag, None, out)
                 data, out = self._ciphertext(size), buf
             else:  # encrypt_into(nonce, data, None, data + 16 bytes): exact overlap
-                data, out = buf, self._buf[:size + TAG_BYTES]
+                data, out = buf, area[:size + TAG_BYTES]
             t0 = time.perf_counter_ns()
             for _ in repeat(None, loops):
                 fn(nonce, data, None, out)
@@ -305,19 +346,22 @@ class _UpdateTarget:
         self.out_slack = out_slack
         self._buf: memoryview | None = None
         self._out: memoryview | None = None
+        self._place = Placement()
 
     @property
     def name(self) -> str:
         return self.impl
 
     def prepare(self, max_size: int) -> None:
-        self._buf = aligned(max_size, self.offset)
-        self._out = self._buf if self.in_place else aligned(max_size + self.out_slack, self.offset)
+        self._buf = aligned(max_size + PAGE, self.offset)
+        self._out = (self._buf if self.in_place
+                     else aligned(max_size + self.out_slack + PAGE, self.offset))
 
     def time(self, size: int, loops: int) -> int:
         assert self._buf is not None and self._out is not None
-        data = self._buf[:size]
-        out = self._out[:size + (0 if self.in_place else self.out_slack)]
+        at = self._place.next()
+        data = self._buf[at:at + size]
+        out = self._out[at:at + size + (0 if self.in_place else self.out_slack)]
         call = self._call
         if self.output_keyword:  # pycryptodome: encrypt(data, output=out)
             t0 = time.perf_counter_ns()
@@ -359,13 +403,14 @@ class _AeadPeerTarget:
         self.in_place = op.encrypt and (style == "into" or output_keyword)
         self._buf: memoryview | None = None
         self._ciphertext: Callable[[int], memoryview] | None = None
+        self._place = Placement()
 
     @property
     def name(self) -> str:
         return self.impl
 
     def prepare(self, max_size: int) -> None:
-        self._buf = aligned(max_size + TAG_BYTES, self.offset)
+        self._buf = aligned(max_size + TAG_BYTES + PAGE, self.offset)
         if not self.op.encrypt:
             self._ciphertext = _aead_ciphertexts(self.op, self.offset)
         # pycryptodome's first GCM message loads its modules and takes over 10 ms,
@@ -375,13 +420,14 @@ class _AeadPeerTarget:
     def time(self, size: int, loops: int) -> int:
         assert self._buf is not None
         call, nonce = self._call, NONCE
+        area = self._buf[self._place.next():]
         if self.op.encrypt:
-            data, out = self._buf[:size], self._buf[:size + TAG_BYTES]
+            data, out = area[:size], area[:size + TAG_BYTES]
             if self.style == "pycryptodome":
-                data = out = self._buf[:size]
+                data = out = area[:size]
         else:
             assert self._ciphertext is not None
-            data, out = self._ciphertext(size), self._buf[:size]
+            data, out = self._ciphertext(size), area[:size]
         if self.style == "into":
             t0 = time.perf_counter_ns()
             for _ in repeat(None, loops):
@@ -438,18 +484,20 @@ class _GmacPeerTarget:
         self.offset = offset
         self._buf: memoryview | None = None
         self._tag = bytearray(TAG_BYTES)
+        self._place = Placement()
 
     @property
     def name(self) -> str:
         return self.impl
 
     def prepare(self, max_size: int) -> None:
-        self._buf = aligned(max_size, self.offset)
+        self._buf = aligned(max_size + PAGE, self.offset)
         self.time(min(max_size, 16), 1)  # first-call costs (module loads) out of calibration
 
     def time(self, size: int, loops: int) -> int:
         assert self._buf is not None
-        aad, call, nonce, tag = self._buf[:size], self._call, NONCE, self._tag
+        at = self._place.next()
+        aad, call, nonce, tag = self._buf[at:at + size], self._call, NONCE, self._tag
         if self.style == "into":
             t0 = time.perf_counter_ns()
             for _ in repeat(None, loops):

@@ -102,10 +102,14 @@ static PyObject *bench_unit_probe(PyObject *m, PyObject *unused)
 }
 
 /* A buffer of size bytes and 64 more (an AEAD's tag goes there) at a
- * 64-byte boundary + offset, all filled with a fixed pattern; free *mem. */
+ * page boundary + offset, all filled with a fixed pattern; free *mem. The
+ * caller moves the offset between timings, so that where the data sits
+ * against the key schedule (4K aliasing) varies instead of being fixed for
+ * a whole run by where malloc put things. */
+#define BENCH_MAX_OFFSET 8192
 static uint8_t *bench_buffer(size_t size, size_t offset, void **mem)
 {
-    *mem = aligned_alloc(64, (size + offset + 64 + 63) / 64 * 64);
+    *mem = aligned_alloc(4096, (size + offset + 64 + 4095) / 4096 * 4096);
     if (*mem == NULL)
         return NULL;
     uint8_t *buf = (uint8_t *)*mem + offset;
@@ -155,8 +159,8 @@ static PyObject *bench_kernel_time(PyObject *m, PyObject *const *args, Py_ssize_
     Py_ssize_t offset = PyLong_AsSsize_t(args[4]);
     if (enc < 0 || PyErr_Occurred())
         return NULL;
-    if (size < 0 || loops < 1 || offset < 0 || offset > 63) {
-        PyErr_SetString(PyExc_ValueError, "need size >= 0, loops >= 1, 0 <= offset < 64");
+    if (size < 0 || loops < 1 || offset < 0 || offset >= BENCH_MAX_OFFSET) {
+        PyErr_SetString(PyExc_ValueError, "need size >= 0, loops >= 1, 0 <= offset < 8192");
         return NULL;
     }
     if (cd != NULL && cd->whole_blocks && size % 16 != 0) {
@@ -233,9 +237,9 @@ static PyObject *bench_ghash_time(PyObject *m, PyObject *const *args, Py_ssize_t
     Py_ssize_t offset = PyLong_AsSsize_t(args[3]);
     if (PyErr_Occurred())
         return NULL;
-    if (size < 0 || size % 16 != 0 || loops < 1 || offset < 0 || offset > 63) {
+    if (size < 0 || size % 16 != 0 || loops < 1 || offset < 0 || offset >= BENCH_MAX_OFFSET) {
         PyErr_SetString(PyExc_ValueError,
-                        "need size >= 0 a multiple of 16, loops >= 1, 0 <= offset < 64");
+                        "need size >= 0 a multiple of 16, loops >= 1, 0 <= offset < 8192");
         return NULL;
     }
     void *mem;
@@ -280,14 +284,14 @@ static PyMethodDef bench_methods[] = {
     {"kernel_time", (PyCFunction)(void (*)(void))bench_kernel_time, METH_FASTCALL,
      PyDoc_STR("kernel_time(key_object, encrypt, size, loops, offset) -> int\n\n"
                "Nanoseconds for loops one-shot calls on size bytes in place, buffer at "
-               "64-byte alignment + offset, GIL released, each call waiting for the last "
+               "a page boundary + offset (< 8192), GIL released, each call waiting for the last "
                "(its IV or nonce XORs in the last one's final output block or tag). For an "
                "AEAD object one call is a whole message: 12-byte nonce, no associated data, "
                "the tag written after the data (enc) or computed and not compared (dec).")},
     {"ghash_time", (PyCFunction)(void (*)(void))bench_ghash_time, METH_FASTCALL,
      PyDoc_STR("ghash_time(aesgcm_object, size, loops, offset) -> int\n\n"
                "Nanoseconds for loops calls of the object's backend's ghash slot on size "
-               "bytes (whole blocks), buffer at 64-byte alignment + offset, one accumulator "
+               "bytes (whole blocks), buffer at a page boundary + offset (< 8192), one accumulator "
                "carried through, GIL released.")},
     {NULL, NULL, 0, NULL},
 };
