@@ -122,3 +122,51 @@ def test_real_probe_shape_and_rough_agreement():
 def test_real_probe_off_x86_measures_nothing():
     assert native().clock_check(1.0) is None
     assert check_clock(1.0) is None
+
+
+class FakeCpus:
+    """CPUs whose AES speed the test sets: a probe that answers for the pinned one."""
+
+    def __init__(self, ns):
+        self.ns = dict(ns)
+        self.pinned = set(ns)
+        self.history = []
+
+    def set(self, cpus):
+        self.pinned = set(cpus)
+        self.history.append(set(cpus))
+
+    def probe(self, rounds):
+        (cpu,) = self.pinned if len(self.pinned) == 1 else (min(self.pinned),)
+        return self.ns[cpu]
+
+
+def test_cores_pin_to_the_cpu_whose_aes_is_least_shared():
+    from aeskit.bench.system import Cores
+
+    fake = FakeCpus({0: 0.2, 1: 0.3})  # cpu 1's sibling runs a neighbour's AES
+    cores = Cores(probe=fake.probe, cpus={0, 1}, setter=fake.set)
+    assert cores.enabled and cores.pick() == 0 and fake.pinned == {0}
+    fake.ns = {0: 0.25, 1: 0.2}  # the neighbour moved
+    assert cores.pick() == 1 and fake.pinned == {1}
+    fake.ns = {0: 0.2, 1: 0.202}  # within 3%: not counted as shared
+    assert cores.pick() == 0
+    assert cores.still_unshared()
+    fake.ns = {0: 0.3, 1: 0.2}  # a neighbour starts on cpu 0 during the group
+    assert not cores.still_unshared()
+    assert cores.as_dict() == {"candidates": [0, 1], "enabled": True,
+                               "picks": {"0": 2, "1": 1}, "shared": 2, "turned": 1}
+    cores.restore()
+    assert fake.pinned == {0, 1}
+
+
+def test_cores_do_nothing_on_one_cpu_or_without_aes():
+    from aeskit.bench.system import Cores
+
+    fake = FakeCpus({3: 0.2})
+    one = Cores(probe=fake.probe, cpus={3}, setter=fake.set)
+    assert not one.enabled and one.pick() is None
+    none = Cores(probe=lambda rounds: None, cpus={0, 1}, setter=fake.set)
+    assert not none.enabled and none.pick() is None
+    none.restore()
+    assert fake.history == []

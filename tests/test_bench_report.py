@@ -290,3 +290,28 @@ def test_second_pass_keeps_the_lower_median_and_reuses_the_loop_counts():
     assert merged.series[0].points == again.points
     assert merged.clock.mhz == pytest.approx(3050.0) and merged.clock.diff == 0.02
     assert merged.attempts == 2
+
+
+class FakeCores:
+    """The pinned CPU turns shared during the first attempt only."""
+
+    def __init__(self):
+        self.answers = [False, True]
+        self.picked = 0
+
+    def pick(self):
+        self.picked += 1
+
+    def still_unshared(self):
+        return self.answers.pop(0)
+
+
+def test_a_group_whose_cpu_became_shared_is_timed_again():
+    from aeskit.bench.measure import run_group
+    from aeskit.bench.system import Clock
+
+    cores = FakeCores()
+    settings = Settings(repetitions=1, min_time_ns=1000, clock_attempts=3)
+    got = run_group(CTR, [SlowTarget()], (1024,), settings, Clock(3000.0),
+                    Noise(checked=False), cores=cores)
+    assert got.attempts == 2 and cores.picked == 2 and cores.answers == []

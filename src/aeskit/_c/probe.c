@@ -12,6 +12,11 @@
  * aes, units: what the AES and carry-less multiply units allow, in core
  * cycles per instruction (chains timed against the add chain), from which
  * the benchmark derives each mode's floor per backend (bench/floor.py).
+ *
+ * aes_share: the AES throughput part of aes, quickly (a few ms), for the
+ * benchmark to tell which of its CPUs shares its AES units with another
+ * thread (an SMT sibling running a neighbour's AES code): a parallel mode
+ * runs up to 1.9x slower there while a serial one does not notice.
  */
 #define _POSIX_C_SOURCE 200809L   /* clock_gettime */
 
@@ -102,6 +107,7 @@ __attribute__((target("aes,sse2"))) static uint64_t aesenc_chain(uint64_t iters)
 #define ON8(OP, k)                                                                      \
     x0 = OP(x0, k); x1 = OP(x1, k); x2 = OP(x2, k); x3 = OP(x3, k);                     \
     x4 = OP(x4, k); x5 = OP(x5, k); x6 = OP(x6, k); x7 = OP(x7, k);
+#define THROUGHPUT_OPS_PER_ITER 128   /* 16 x ON8 in THROUGHPUT_PROBE's loop */
 #define THROUGHPUT_PROBE(fn, tgt, vec, set1, OP, low32)                                 \
     __attribute__((target(tgt))) static uint64_t fn(uint64_t iters)                     \
     {                                                                                   \
@@ -294,6 +300,24 @@ int aeskit_probe_clock_check(double ms, double *add_mhz, double *mul_mhz, double
     (void)ms; (void)add_mhz; (void)mul_mhz; (void)tsc_mhz;
     return 0;   /* no portable dependent-latency chain, as in clock_mhz */
 #endif
+}
+
+double aeskit_probe_aes_share(int rounds)
+{
+#if defined(AESKIT_HAVE_X86)
+    if (aeskit_cpu_features() & AESKIT_CPU_AES) {
+        /* wall time, not cycles: a CPU whose core runs slower is as much
+         * worse for the benchmark as one whose AES units are shared */
+        uint64_t wide = UINT64_MAX;
+        for (int r = 0; r < rounds; r++) {
+            const uint64_t c = aesenc_wide(2000);
+            wide = c < wide ? c : wide;
+        }
+        return (double)wide / (2000.0 * THROUGHPUT_OPS_PER_ITER);
+    }
+#endif
+    (void)rounds;
+    return 0.0;
 }
 
 int aeskit_probe_aes(double *latency, double *xmm)

@@ -25,6 +25,9 @@ int aeskit_probe_clock_check(double ms, double *add_mhz, double *mul_mhz, double
 /* Core cycles per 128-bit AESENC in one dependent chain (latency) and over
  * 8 independent chains (reciprocal throughput); 0 without AES-NI. */
 int aeskit_probe_aes(double *latency, double *xmm);
+/* Nanoseconds per AESENC over independent blocks, the fastest of rounds short
+ * runs; 0 without AES-NI. */
+double aeskit_probe_aes_share(int rounds);
 
 /* The unit probes: core cycles per instruction over 8 independent chains
  * for VAES on ymm and zmm and carry-less multiply on xmm, ymm and zmm, and

@@ -314,7 +314,8 @@ def _main_sizes(opts: Options, op: Operation) -> tuple[int, ...]:
 def _timed_group(op: Operation, targets: list[Target], group_sizes: tuple[int, ...],
                  settings: Settings, budget: Budget, clock: system.Clock, noise: Noise,
                  progress: Progress, weight: int = 1,
-                 known: list[Series] | None = None) -> GroupResult:
+                 known: list[Series] | None = None,
+                 cores: system.Cores | None = None) -> GroupResult:
     """run_group with this group's share of the budget, charged for what it took.
 
     The clock retry, which redoes a whole group, is given up once less than
@@ -327,7 +328,7 @@ def _timed_group(op: Operation, targets: list[Target], group_sizes: tuple[int, .
     group = run_group(op, targets, sizes_here,
                       replace(settings, point_budget_ns=budget.allowance() * weight,
                               clock_attempts=attempts),
-                      clock, noise, progress, known)
+                      clock, noise, progress, known, cores)
     budget.charge(time.monotonic_ns() - t0, units)
     progress.advance(units)
     return group
@@ -399,6 +400,10 @@ def execute(opts: Options, progress: Progress) -> Run:
     findings: list[Finding] = []
     skipped: list[dict[str, Any]] = []
     caches = system.caches()
+    # every group runs on the CPU whose AES units are least shared, and so
+    # does the probe the floors come from
+    cores = system.Cores()
+    cores.pick()
     aes = floor.probe(system.native())
     # a second estimate of the clock, from a chain of another known latency:
     # a disagreement means cycles/byte cannot be trusted (warned about)
@@ -438,14 +443,14 @@ def execute(opts: Options, progress: Progress) -> Run:
             targets = all_targets[op]
             progress.begin(f"{op.algo} {op.label}")
             first[op] = _timed_group(op, targets, _main_sizes(opts, op), settings, budget,
-                                     clock, noise, progress)
+                                     clock, noise, progress, cores=cores)
             if opts.lengths:
                 progress.begin(f"{op.algo} {op.label} by length")
                 # one pass: a by-length group can hold long calls, and its clock only
                 # labels c/B in the JSON and CSV (the spread is recorded with it)
                 group = _timed_group(op, targets, opts.lengths,
                                      replace(settings, clock_attempts=1), budget, clock,
-                                     noise, progress, weight=LENGTH_WEIGHT)
+                                     noise, progress, weight=LENGTH_WEIGHT, cores=cores)
                 for series in group.series:
                     t = series.target
                     bound = (aes.floor(op, t.backend) if aes is not None and t.impl == "aeskit"
@@ -463,10 +468,12 @@ def execute(opts: Options, progress: Progress) -> Run:
         for op in ops:
             progress.begin(f"{op.algo} {op.label} (second pass)")
             again = _timed_group(op, all_targets[op], _main_sizes(opts, op), settings, budget,
-                                 clock, noise, progress, known=first[op].series)
+                                 clock, noise, progress, known=first[op].series, cores=cores)
             rows_of(op, _fastest(first[op], again))
     except KeyboardInterrupt:
         interrupted = True
+    finally:
+        cores.restore()
     for op in ops:  # what the second pass did not reach, from the first alone
         if op in first and op not in done:
             rows_of(op, first[op], retime=False)
@@ -499,6 +506,7 @@ def execute(opts: Options, progress: Progress) -> Run:
         "backends": info._asdict(),
         "peers_missing": missing_peers() if opts.peers_default else [],
         "aes_probe": aes.as_dict() if aes is not None else None,
+        "cores": cores.as_dict(),
         "floor_widths": {name: {"width": w.name, "blocks_per_instruction": w.blocks}
                          for name, w in floor.WIDTHS.items()},
         "clock": {"source": clock.source,

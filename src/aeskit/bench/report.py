@@ -413,6 +413,13 @@ def closing_lines(run: Run, verbose: bool = False) -> list[Line]:
     if budget.get("skipped"):
         notes.append(f"{len(budget['skipped'])} rows skipped sizes whose single call would "
                      f"overrun the time budget (--budget)")
+    cores = run.meta.get("cores") or {}
+    if cores.get("enabled"):
+        picks = sum(cores["picks"].values())
+        notes.append(f"each group ran on the CPU (of {', '.join(map(str, cores['candidates']))})"
+                     f" whose AES units were least shared at the time; another one was over "
+                     f"3% slower at AES before {cores['shared']} of {picks} groups, and "
+                     f"{cores['turned']} were timed again when theirs became shared")
     check = run.meta.get("clock_check") or {}
     if check.get("text") and verbose:
         notes.append(str(check["text"]))

@@ -245,3 +245,85 @@ def check_clock(ms: float = 50.0,
     if add is None or mul is None or not (add > 0 and mul > 0):
         return None
     return ClockCheck(float(add), float(mul), None if tsc is None else float(tsc), cpuinfo_mhz())
+
+
+#: CPUs tried per pick: enough for the 2-vCPU VMs this is measured on, few
+#: enough that a 64-core machine does not spend its run probing.
+MAX_CANDIDATES = 4
+#: A CPU this much slower at AES than the best one has its units shared.
+SHARED_BY = 0.03
+
+
+class Cores:
+    """Runs each group of timings on the CPU whose AES units are least shared.
+
+    On a shared VM a vCPU's SMT sibling may belong to another guest, and
+    when that guest runs AES code the two share the AES units: a parallel
+    mode (CTR, GCM, OCB3) then ran 1.3-1.9x slower on that vCPU while a
+    serial one (CBC encryption) did not notice, and which vCPU it was moved
+    over minutes, so whole operations came out that much apart from one run
+    to the next. Before each group, every candidate CPU times a burst of
+    independent AESENCs (``_aeskit.aes_share``, about 0.5 ms) and the thread
+    is pinned to the fastest. Off Linux, on one CPU or without AES-NI it does
+    nothing. ``restore`` gives back the CPUs the process had.
+    """
+
+    def __init__(self, probe: Callable[[int], float | None] | None = None,
+                 cpus: set[int] | None = None,
+                 setter: Callable[[set[int]], None] | None = None) -> None:
+        getter = getattr(os, "sched_getaffinity", None)
+        if setter is None and hasattr(os, "sched_setaffinity"):
+            def setter(cpus: set[int]) -> None:
+                os.sched_setaffinity(0, cpus)
+        self._pin = setter
+        self.original = set(cpus) if cpus is not None else (set(getter(0)) if getter else set())
+        self.candidates = sorted(self.original)[:MAX_CANDIDATES]
+        self._probe = probe if probe is not None else native().aes_share
+        self.enabled = (self._pin is not None and len(self.candidates) > 1
+                        and self._probe(1) is not None)
+        self.picks: dict[int, int] = {}
+        self.shared = 0  # picks where another candidate was SHARED_BY slower
+        self.turned = 0  # groups after which the pinned CPU had become shared
+        self._at_pick: float | None = None
+
+    def pick(self) -> int | None:
+        """Pin to the candidate that runs AES fastest now; the CPU, or None if disabled."""
+        if not self.enabled:
+            return None
+        assert self._pin is not None
+        times: dict[int, float] = {}
+        for cpu in self.candidates:
+            self._pin({cpu})
+            got = self._probe(8)
+            if got is not None:
+                times[cpu] = got
+        if not times:
+            return None
+        best = min(times, key=lambda c: times[c])
+        self._pin({best})
+        self._at_pick = times[best]
+        self.picks[best] = self.picks.get(best, 0) + 1
+        if max(times.values()) > times[best] * (1.0 + SHARED_BY):
+            self.shared += 1
+        return best
+
+    def still_unshared(self) -> bool:
+        """After a group: True unless the pinned CPU's AES got SHARED_BY slower than at
+        the pick (a neighbour started in the middle; the group is worth redoing)."""
+        if not self.enabled or self._at_pick is None:
+            return True
+        now = self._probe(8)
+        if now is None or now <= self._at_pick * (1.0 + SHARED_BY):
+            return True
+        self.turned += 1
+        return False
+
+    def restore(self) -> None:
+        if self.enabled and self._pin is not None and self.original:
+            self._pin(self.original)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"candidates": self.candidates, "enabled": self.enabled,
+                "picks": {str(c): n for c, n in sorted(self.picks.items())},
+                "shared": self.shared, "turned": self.turned}
+
