@@ -364,7 +364,8 @@ def _retime_noisy_bulk(op: Operation, group: GroupResult, bulk: set[int], settin
 
 def _fastest(one: GroupResult, two: GroupResult) -> GroupResult:
     """Two passes over the same targets and sizes merged: the lower median at
-    each size (only ever added time makes a timing slow), the clock of both."""
+    each size (only ever added time makes a timing slow), and the higher clock
+    (a disturbed sample reads low), with the larger spread."""
     series = []
     for a, b in zip(one.series, two.series):
         at = dict(b.points)
@@ -372,7 +373,7 @@ def _fastest(one: GroupResult, two: GroupResult) -> GroupResult:
         series.append(Series(a.target, points, a.skipped, a.loops))
     mhz = [r.mhz for r in (one.clock, two.clock) if r.mhz is not None]
     diffs = [r.diff for r in (one.clock, two.clock) if r.diff is not None]
-    clock = ClockReading(sum(mhz) / len(mhz) if mhz else None,
+    clock = ClockReading(max(mhz) if mhz else None,
                          max(diffs) if diffs else None, one.clock.source)
     return GroupResult(one.op, series, clock, max(one.attempts, two.attempts))
 

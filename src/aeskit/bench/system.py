@@ -175,7 +175,10 @@ class Clock:
             return ClockReading(self.user_mhz, None, "user")
         if before is None or after is None:
             return ClockReading(None, None, "none")
-        return ClockReading((before + after) / 2.0, abs(1.0 - before / after), "auto")
+        # the higher of the two: a sample the core was taken from in the middle
+        # (by the hypervisor, which the thread's CPU clock does not always see)
+        # reads low, never high; a clock that really moved shows in the spread
+        return ClockReading(max(before, after), abs(1.0 - before / after), "auto")
 
 
 @dataclass(frozen=True)
