@@ -170,3 +170,14 @@ def test_cores_do_nothing_on_one_cpu_or_without_aes():
     assert not none.enabled and none.pick() is None
     none.restore()
     assert fake.history == []
+
+
+def test_cores_give_up_where_affinity_is_refused():
+    from aeskit.bench.system import Cores
+
+    def refuse(cpus):
+        raise PermissionError("no affinity here")
+
+    cores = Cores(probe=lambda rounds: 0.2, cpus={0, 1}, setter=refuse)
+    assert cores.enabled and cores.pick() is None and not cores.enabled
+    cores.restore()  # nothing to give back, and no error

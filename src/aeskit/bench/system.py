@@ -295,15 +295,19 @@ class Cores:
             return None
         assert self._pin is not None
         times: dict[int, float] = {}
-        for cpu in self.candidates:
-            self._pin({cpu})
-            got = self._probe(8)
-            if got is not None:
-                times[cpu] = got
-        if not times:
+        try:
+            for cpu in self.candidates:
+                self._pin({cpu})
+                got = self._probe(8)
+                if got is not None:
+                    times[cpu] = got
+            if not times:
+                return None
+            best = min(times, key=lambda c: times[c])
+            self._pin({best})
+        except OSError:  # a sandbox that refuses affinity: run where the OS puts us
+            self.enabled = False
             return None
-        best = min(times, key=lambda c: times[c])
-        self._pin({best})
         self._at_pick = times[best]
         self.picks[best] = self.picks.get(best, 0) + 1
         if max(times.values()) > times[best] * (1.0 + SHARED_BY):
