@@ -326,3 +326,8 @@ def test_report_names_each_backends_width_and_shows_the_floor():
     assert by[("aesni", "GCM")]["floor_cycles_per_byte"] == pytest.approx(0.375)  # 3 x 2.0
     assert by[("vaes_avx512", "GCM")]["floor_basis"] == "zmm AES + CLMUL mix"
     assert by[("portable", "GCM")]["floor_basis"] is None
+
+
+def test_every_kind_is_one_of_the_kinds_and_has_its_text():
+    assert set(floor.MODE_KINDS.values()) == set(floor.KINDS)
+    assert set(floor.KIND_TEXT) == set(floor.KINDS)
