@@ -1,6 +1,6 @@
 """The AEAD Python surface (AESGCM, AESOCB3): construction, generate_key, nonce and tag
 lengths, argument types and keywords, `_into` buffers and overlap, accepted buffer types,
-and the length limits of those that have them, GCM's (OverflowError before any work,
+and the length limits of those that have them, GCM's (LimitExceeded before any work,
 one-shot and cumulative)."""
 
 import array
@@ -654,7 +654,11 @@ LIMIT_SCRIPT = textwrap.dedent(r'''
             fn()
             result = "returned without an error"
         except BaseException as e:  # noqa: BLE001 - report everything to the parent
-            result = type(e).__name__ + ": " + str(e)[:300]
+            kind = type(e).__name__
+            if isinstance(e, aeskit.LimitExceeded):  # the library's limit class, and both bases
+                kind += "(OverflowError, ValueError)" if isinstance(e, OverflowError) and \
+                    isinstance(e, ValueError) else "(wrong bases)"
+            result = kind + ": " + str(e)[:300]
         print("RESULT " + json.dumps([name, result]), flush=True)
 ''')
 
@@ -748,7 +752,7 @@ def test_limits_are_exact(backend, spec, case):
 @pytest.mark.parametrize("spec", spec_params(LIMITED))
 def test_limits(backend, spec, case):
     """An AEAD refuses more than max_data bytes of plaintext or max_aad of AAD (GCM: 2^36-32
-    and 2^61-1) with OverflowError, before touching the data, one-shot and cumulatively in
+    and 2^61-1) with LimitExceeded, before touching the data, one-shot and cumulatively in
     streaming."""
     results, died_in, rc, err = _limit_results(backend, spec)
     if case not in results:
@@ -756,7 +760,7 @@ def test_limits(backend, spec, case):
             pytest.fail(f"the child process died in this case (rc={rc}): the data was "
                         f"touched before the limit check\n{err}")
         pytest.fail(f"not reached: the child died in {died_in!r} (rc={rc})\n{err}")
-    assert results[case].startswith("OverflowError"), results[case]
+    assert results[case].startswith("LimitExceeded(OverflowError, ValueError)"), results[case]
 
 
 def test_limit_cases_listed():

@@ -472,3 +472,12 @@ def test_output_is_fresh_bytes(backend, spec):
     out = encrypt(obj, spec, IV, src)
     assert type(out) is bytes
     assert src == DATA  # the input is never modified by the bytes-returning call
+
+
+def test_library_wide_error_classes():
+    """LimitExceeded is caught as OverflowError and as ValueError (pyca raises ValueError
+    at its limits); InvalidUnwrap is an InvalidTag, as pyca's InvalidUnwrap is."""
+    assert issubclass(aeskit.LimitExceeded, OverflowError)
+    assert issubclass(aeskit.LimitExceeded, ValueError)
+    assert issubclass(aeskit.InvalidUnwrap, aeskit.InvalidTag)
+    assert {"LimitExceeded", "InvalidUnwrap"} <= set(aeskit.__all__)

@@ -25,6 +25,8 @@ from ._aeskit import (
     AlreadyFinalized,
     CipherContext,
     InvalidTag,
+    InvalidUnwrap,
+    LimitExceeded,
     NotYetFinalized,
 )
 
@@ -44,6 +46,8 @@ __all__ = [
     "BackendInfo",
     "CipherContext",
     "InvalidTag",
+    "InvalidUnwrap",
+    "LimitExceeded",
     "NotYetFinalized",
     "backends",
     "cpu_features",

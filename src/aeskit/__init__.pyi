@@ -19,6 +19,8 @@ __all__ = [
     "BackendInfo",
     "CipherContext",
     "InvalidTag",
+    "InvalidUnwrap",
+    "LimitExceeded",
     "NotYetFinalized",
     "backends",
     "cpu_features",
@@ -30,6 +32,13 @@ class AlreadyFinalized(Exception):
 
 class InvalidTag(ValueError):
     """Authentication failed: the tag does not match."""
+
+class InvalidUnwrap(InvalidTag):
+    """A wrapped key failed its integrity check, or has the wrong length: nothing was
+    unwrapped."""
+
+class LimitExceeded(OverflowError, ValueError):
+    """Data, associated data or a counter passed a mode's limit."""
 
 class NotYetFinalized(Exception):
     """The tag was asked for before finalize()."""

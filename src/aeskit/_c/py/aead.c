@@ -152,29 +152,30 @@ static inline int check_nonce(const struct aeskit_aead *d, const Py_buffer *nonc
     return n >= d->nonce_min && n <= d->nonce_max ? 0 : nonce_error(d, n);
 }
 
-COLD static int limit_error(const struct aeskit_aead *d, uint64_t aad_total, uint64_t max_data,
-                            uint64_t data_total)
+COLD static int limit_error(PyTypeObject *tp, const struct aeskit_aead *d, uint64_t aad_total,
+                            uint64_t max_data, uint64_t data_total)
 {
+    PyObject *limit = aeskit_state_of(tp)->LimitExceeded;
     char text[48];
     (void)aad_total;
     if (data_total > max_data) {
         limit_text(max_data, text, sizeof text);
-        PyErr_Format(PyExc_OverflowError, "%s data is limited to %s bytes", d->name, text);
+        PyErr_Format(limit, "%s data is limited to %s bytes", d->name, text);
     } else {
         assert(aad_total > d->max_aad);
         limit_text(d->max_aad, text, sizeof text);
-        PyErr_Format(PyExc_OverflowError, "%s associated data is limited to %s bytes", d->name,
-                     text);
+        PyErr_Format(limit, "%s associated data is limited to %s bytes", d->name, text);
     }
     return -1;
 }
 
-static inline int check_limits(const struct aeskit_aead *d, uint64_t aad_total,
-                               uint64_t max_data, uint64_t data_total)
+/* 0, or -1 with aeskit.LimitExceeded; tp: any type of this module (its state) */
+static inline int check_limits(PyTypeObject *tp, const struct aeskit_aead *d,
+                               uint64_t aad_total, uint64_t max_data, uint64_t data_total)
 {
     if (data_total <= max_data && aad_total <= d->max_aad)
         return 0;
-    return limit_error(d, aad_total, max_data, data_total);
+    return limit_error(tp, d, aad_total, max_data, data_total);
 }
 
 /* ---- key objects ------------------------------------------------------ */
@@ -416,7 +417,8 @@ AESKIT_INLINE PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssi
         goto done;
     }
     const size_t body = enc ? len : len - t, out_len = enc ? len + t : len - t;
-    if (check_limits(d, aad_len, aeskit_aead_max_data(d, (size_t)nonce.len), body) < 0)
+    if (check_limits(Py_TYPE(op), d, aad_len, aeskit_aead_max_data(d, (size_t)nonce.len),
+                     body) < 0)
         goto done;
     uint8_t *dst;
     if (aeskit_output(into ? arg[2] : NULL, &data, out_len, &out, &result, &dst) < 0)
@@ -597,7 +599,7 @@ static PyObject *actx_aad(PyObject *op, PyObject *arg)
         goto done;
     }
     if (aeskit_get_buffer(arg, &aad, 0, "data") < 0 ||
-        check_limits(d, ctx->aad_total + (uint64_t)aad.len, ctx->max_data, 0) < 0)
+        check_limits(Py_TYPE(op), d, ctx->aad_total + (uint64_t)aad.len, ctx->max_data, 0) < 0)
         goto done;
     ctx->aad_total += (uint64_t)aad.len;
     if ((size_t)aad.len >= AESKIT_GIL_THRESHOLD) {
@@ -631,7 +633,7 @@ static PyObject *actx_update_impl(AeadCtx *ctx, PyObject *const *args, Py_ssize_
         goto done;
     const size_t len = (size_t)data.len;
     const size_t out_len = d->update_len != NULL ? d->update_len(ctx->st, len) : len;
-    if (check_limits(d, 0, ctx->max_data, ctx->data_total + (uint64_t)len) < 0)
+    if (check_limits(Py_TYPE(ctx), d, 0, ctx->max_data, ctx->data_total + (uint64_t)len) < 0)
         goto done;
     uint8_t *dst;
     if (aeskit_output(into ? args[1] : NULL, &data, out_len, &out, &result, &dst) < 0)
@@ -839,7 +841,11 @@ int aeskit_add_aead_types(PyObject *module, aeskit_state *st)
         PyExc_ValueError, NULL);
     st->NotYetFinalized = PyErr_NewExceptionWithDoc(
         "aeskit.NotYetFinalized", "The tag was asked for before finalize().", NULL, NULL);
-    if (st->InvalidTag == NULL || st->NotYetFinalized == NULL ||
+    st->InvalidUnwrap = st->InvalidTag == NULL ? NULL : PyErr_NewExceptionWithDoc(
+        "aeskit.InvalidUnwrap", "A wrapped key failed its integrity check, or has the wrong "
+        "length: nothing was unwrapped.", st->InvalidTag, NULL);
+    if (st->InvalidTag == NULL || st->NotYetFinalized == NULL || st->InvalidUnwrap == NULL ||
+        PyModule_AddObjectRef(module, "InvalidUnwrap", st->InvalidUnwrap) < 0 ||
         PyModule_AddObjectRef(module, "InvalidTag", st->InvalidTag) < 0 ||
         PyModule_AddObjectRef(module, "NotYetFinalized", st->NotYetFinalized) < 0)
         return -1;

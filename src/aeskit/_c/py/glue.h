@@ -21,7 +21,7 @@
  */
 typedef struct aeskit_state {
     const struct aeskit_impl *default_impl;
-    PyObject *AlreadyFinalized, *InvalidTag, *NotYetFinalized;
+    PyObject *AlreadyFinalized, *InvalidTag, *NotYetFinalized, *LimitExceeded, *InvalidUnwrap;
     PyTypeObject *cipher_ctx_type, *aead_ctx_type;   /* also in types[] */
     size_t ntypes;
     struct {

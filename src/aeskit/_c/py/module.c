@@ -201,8 +201,18 @@ static int module_exec(PyObject *m)
     st->AlreadyFinalized = PyErr_NewExceptionWithDoc(
         "aeskit.AlreadyFinalized",
         "Raised when a streaming context is used after finalize().", NULL, NULL);
-    if (st->AlreadyFinalized == NULL ||
+    /* one class for every length limit of the library: OverflowError for
+     * what it is, ValueError for code written against pyca, which raises
+     * that at its limits */
+    PyObject *limit_bases = PyTuple_Pack(2, PyExc_OverflowError, PyExc_ValueError);
+    st->LimitExceeded = limit_bases == NULL ? NULL : PyErr_NewExceptionWithDoc(
+        "aeskit.LimitExceeded",
+        "Raised when data, associated data or a counter passes a mode's limit.",
+        limit_bases, NULL);
+    Py_XDECREF(limit_bases);
+    if (st->AlreadyFinalized == NULL || st->LimitExceeded == NULL ||
         PyModule_AddObjectRef(m, "AlreadyFinalized", st->AlreadyFinalized) < 0 ||
+        PyModule_AddObjectRef(m, "LimitExceeded", st->LimitExceeded) < 0 ||
         PyModule_AddIntConstant(m, "GIL_THRESHOLD", AESKIT_GIL_THRESHOLD) < 0 ||
         aeskit_add_cipher_types(m, st) < 0 || aeskit_add_aead_types(m, st) < 0 ||
         aeskit_add_bench(m) < 0 || aeskit_add_slots(m) < 0 || add_mode_names(m) < 0)
@@ -216,6 +226,8 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg)
     Py_VISIT(st->AlreadyFinalized);
     Py_VISIT(st->InvalidTag);
     Py_VISIT(st->NotYetFinalized);
+    Py_VISIT(st->LimitExceeded);
+    Py_VISIT(st->InvalidUnwrap);
     for (size_t i = 0; i < st->ntypes; i++)
         Py_VISIT(st->types[i].type);
     return 0;
@@ -227,6 +239,8 @@ static int module_clear(PyObject *m)
     Py_CLEAR(st->AlreadyFinalized);
     Py_CLEAR(st->InvalidTag);
     Py_CLEAR(st->NotYetFinalized);
+    Py_CLEAR(st->LimitExceeded);
+    Py_CLEAR(st->InvalidUnwrap);
     st->cipher_ctx_type = st->aead_ctx_type = NULL;
     for (size_t i = 0; i < st->ntypes; i++)
         Py_CLEAR(st->types[i].type);
