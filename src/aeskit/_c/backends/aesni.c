@@ -11,13 +11,12 @@
  * Equivalent Inverse Cipher's keys (aesimc of the middle ones, reversed) for
  * aesdec.
  *
- * Parallel modes (ECB, CBC and CFB decryption, CTR) run AESNI_W = 8 independent
+ * Parallel modes (ECB, CBC and CFB decryption, CTR, XTS) run AESNI_W = 8 independent
  * blocks per loop iteration: AESENC has latency 3-4 and 2 units on current
  * cores (4 on Zen 4), so 8 blocks in flight keep both units busy. A 1..7
  * block tail runs as 4 + 2 + 1.
  * Round keys are loaded once per round per batch: 15 keys and 8 blocks do not
- * fit in 16 registers, and one L1 load per 8 AESENCs costs nothing. XTS is
- * the generic helper over this ECB for now.
+ * fit in 16 registers, and one L1 load per 8 AESENCs costs nothing.
  *
  * Serial modes (CBC and CFB encryption, OFB, CBC-MAC) are bound by rounds x
  * AESENC latency per block (2.5 c/B for AES-128 on Zen 4). They fold the data XOR
@@ -448,6 +447,94 @@ void aeskit_aesni_ctr(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[16]
     aeskit_store128(ctr, _mm_shuffle_epi8(c, swap));
 }
 
+/* ---- XTS --------------------------------------------------------------
+ * Block j is E(P[j] ^ T[j]) ^ T[j], with T[j+1] = T[j] * alpha in IEEE
+ * 1619's little-endian GF(2^128). The doubling runs on the two 64-bit
+ * halves in general registers, whose units the AES rounds leave idle, and
+ * the tweaks go to a stack buffer from which the XORs load them. Done with
+ * vector shifts and shuffles, 8 tweaks a batch took the AES rounds' vector
+ * pipes: 0.59 c/B for AES-128, against 0.38 without them. A batch's tweaks
+ * are written one batch ahead, so that its loads never wait on a store to
+ * forward (a 16-byte load of two 8-byte stores cannot). The tweak is a
+ * secret (the encrypted sector number): nothing branches on it, and the
+ * buffer is wiped. */
+
+/* w tweaks from (lo, hi) into tw, which moves on past them. */
+AESKIT_INLINE void aesni_xts_tweaks(uint64_t *lo, uint64_t *hi, uint8_t *tw, size_t w)
+{
+    AESNI_UNROLL
+    for (size_t j = 0; j < w; j++) {
+        memcpy(tw + AESKIT_BLOCK * j, lo, 8);
+        memcpy(tw + AESKIT_BLOCK * j + 8, hi, 8);
+        const uint64_t fold = (uint64_t)((int64_t)*hi >> 63) & 0x87;
+        *hi = (*hi << 1) | (*lo >> 63);
+        *lo = (*lo << 1) ^ fold;
+    }
+}
+
+/* w blocks with the tweaks in tw. */
+AESKIT_INLINE void aesni_xts_w(const uint8_t *rk, unsigned rounds, int enc, const uint8_t *tw,
+                              uint8_t **dst, const uint8_t **src, size_t w)
+{
+    __m128i x[AESNI_W];
+    AESNI_UNROLL
+    for (size_t j = 0; j < w; j++)
+        x[j] = _mm_xor_si128(aeskit_load128(*src + AESKIT_BLOCK * j),
+                             aeskit_load128(tw + AESKIT_BLOCK * j));
+    aesni_xor_key(x, w, aeskit_load128(rk));
+    aesni_rounds(x, w, rk, rounds, enc);
+    AESNI_UNROLL
+    for (size_t j = 0; j < w; j++)
+        aeskit_store128(*dst + AESKIT_BLOCK * j,
+                        _mm_xor_si128(x[j], aeskit_load128(tw + AESKIT_BLOCK * j)));
+    *src += AESKIT_BLOCK * w;
+    *dst += AESKIT_BLOCK * w;
+}
+
+AESKIT_INLINE void aesni_xts(const uint8_t *rk, unsigned rounds, int enc, uint8_t tweak[16],
+                            uint8_t *dst, const uint8_t *src, size_t n)
+{
+    uint8_t tw[2][AESNI_W * AESKIT_BLOCK];
+    uint64_t lo, hi;
+    memcpy(&lo, tweak, 8);
+    memcpy(&hi, tweak + 8, 8);
+    size_t cur = 0;
+    if (n >= AESNI_W) {
+        aesni_xts_tweaks(&lo, &hi, tw[0], AESNI_W);
+        for (; n >= AESNI_W; n -= AESNI_W) {
+            if (n >= 2 * AESNI_W)
+                aesni_xts_tweaks(&lo, &hi, tw[cur ^ 1], AESNI_W);
+            aesni_xts_w(rk, rounds, enc, tw[cur], &dst, &src, AESNI_W);
+            cur ^= 1;
+        }
+    }
+    if (n & 4) {
+        aesni_xts_tweaks(&lo, &hi, tw[cur], 4);
+        aesni_xts_w(rk, rounds, enc, tw[cur], &dst, &src, 4);
+    }
+    if (n & 2) {
+        aesni_xts_tweaks(&lo, &hi, tw[cur], 2);
+        aesni_xts_w(rk, rounds, enc, tw[cur], &dst, &src, 2);
+    }
+    if (n & 1) {
+        aesni_xts_tweaks(&lo, &hi, tw[cur], 1);
+        aesni_xts_w(rk, rounds, enc, tw[cur], &dst, &src, 1);
+    }
+    memcpy(tweak, &lo, 8);
+    memcpy(tweak + 8, &hi, 8);
+    aeskit_secure_zero(tw, sizeof tw);
+    lo = hi = 0;
+}
+
+void aeskit_aesni_xts(const aeskit_key *k, int enc, uint8_t tweak[16], uint8_t *dst,
+                      const uint8_t *src, size_t n)
+{
+    if (enc)
+        aesni_xts(aeskit_aesni_enc_keys(k), k->rounds, 1, tweak, dst, src, n);
+    else
+        aesni_xts(aeskit_aesni_dec_keys(k), k->rounds, 0, tweak, dst, src, n);
+}
+
 const struct aeskit_impl aeskit_aesni_impl = {
     .name = "aesni",
     .cpu_needs = AESKIT_CPU_AES | AESKIT_CPU_PCLMUL | AESKIT_CPU_SSSE3 | AESKIT_CPU_SSE41,
@@ -461,7 +548,7 @@ const struct aeskit_impl aeskit_aesni_impl = {
     .ofb = aeskit_aesni_ofb,
     .ctr = aeskit_aesni_ctr,
     .cbc_mac = aeskit_aesni_cbc_mac,
-    .xts = aeskit_generic_xts,
+    .xts = aeskit_aesni_xts,
     .ghash_key = aeskit_clmul_ghash_key,
     .ghash = aeskit_clmul_ghash,
     .ocb = aeskit_aesni_ocb,

@@ -43,6 +43,7 @@ aeskit_chain_fn aeskit_aesni_cfb_enc;
 aeskit_chain_fn aeskit_aesni_ofb;
 aeskit_ctr_fn aeskit_aesni_ctr;
 aeskit_cbc_mac_fn aeskit_aesni_cbc_mac;
+aeskit_xts_fn aeskit_aesni_xts;
 aeskit_ocb_fn aeskit_aesni_ocb;
 aeskit_gcm_fn aeskit_aesni_gcm;
 aeskit_ghash_key_fn aeskit_clmul_ghash_key;
