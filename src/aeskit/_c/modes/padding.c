@@ -35,7 +35,7 @@ uint32_t aeskit_pkcs7_check(const uint8_t block[16], unsigned *pad)
     for (uint32_t i = 0; i < 16; i++)
         bad |= lt_mask(15 - i, p) & (block[i] ^ p);
     *pad = p;
-    /* bad < 2^9: bad | -bad has bit 31 set iff bad != 0 */
+    /* bad < 256: bad | -bad has bit 31 set iff bad != 0 */
     return ((bad | (0 - bad)) >> 31) - 1;
 }
 
