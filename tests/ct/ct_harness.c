@@ -13,6 +13,12 @@
  * them into a printed checksum, so the work cannot be optimised away.
  * Outside valgrind the client requests are no-ops and this is a plain test.
  *
+ * PKCS#7 (modes/padding.c) runs the same way: the padding check on every
+ * last byte, valid and invalid, and padded ECB/CBC streams whose decrypted
+ * last block, good or bad, stays secret until finish has returned; the
+ * status and count it returns are the one thing made public, as the Python
+ * glue branches on them.
+ *
  * --negative-control adds a deliberate secret-indexed table lookup that
  * memcheck must flag; it proves the check can fail.
  *
@@ -36,6 +42,7 @@
 #include "modes/block.h"
 #include "modes/gcm.h"
 #include "modes/ocb.h"
+#include "modes/padding.h"
 
 #define SECRET(p, n) VALGRIND_MAKE_MEM_UNDEFINED((p), (n))
 #define PUBLIC(p, n) VALGRIND_MAKE_MEM_DEFINED((p), (n))
@@ -135,19 +142,23 @@ static const struct shape shapes[] = {
     { "bytewise", 40, { 1, 0 } },
 };
 
-/* Feeds len bytes of src to a fresh stream in the calls shape names and
- * returns the bytes written to out. In place, each call's own buffer is
- * both source and destination, as the Python layer does it. */
-static size_t run_stream(const aeskit_key *k, enum aeskit_mode mode, int enc,
+/* Feeds len bytes of src to a fresh stream (with PKCS#7 if pkcs7) in the
+ * calls shape names, finishes it, and returns the bytes written to out
+ * and in *end how it ended. In place, each call's own buffer is both
+ * source and destination, as the Python layer does it. */
+static size_t run_stream(const aeskit_key *k, enum aeskit_mode mode, int enc, int pkcs7,
                          const uint8_t iv[16], const uint8_t *src, size_t len,
-                         const size_t *calls, int in_place, uint8_t *out)
+                         const size_t *calls, int in_place, uint8_t *out,
+                         enum aeskit_finish *end)
 {
     aeskit_stream st;
-    uint8_t chunk[MAXLEN];
-    size_t done = 0, written = 0;
+    uint8_t chunk[MAXLEN + 16];
+    size_t done = 0, written = 0, tail;
     unsigned c = 0;
 
     aeskit_stream_init(&st, k, mode, enc, mode == AESKIT_ECB ? NULL : iv);
+    if (pkcs7)
+        aeskit_stream_pkcs7(&st);
     while (done < len) {
         size_t n = calls[c] == 0 ? len - done : calls[c];
         if (n > len - done)
@@ -166,6 +177,11 @@ static size_t run_stream(const aeskit_key *k, enum aeskit_mode mode, int enc,
         done += n;
         written += got;
     }
+    *end = aeskit_stream_finish(&st, out + written, &tail);
+    /* what the glue branches on: the verdict and the length it gives */
+    PUBLIC(end, sizeof *end);
+    PUBLIC(&tail, sizeof tail);
+    written += *end == AESKIT_FINISH_OK ? tail : 0;
     aeskit_secure_zero(&st, sizeof st);
     aeskit_secure_zero(chunk, sizeof chunk);
     return written;
@@ -187,9 +203,11 @@ static void check_mode(size_t keylen, enum aeskit_mode mode, const struct shape 
     SECRET(msg, len);
 
     impl->set_key(&k, key, keylen);
-    const size_t nct = run_stream(&k, mode, 1, iv, msg, len, sh->calls, in_place, ct);
+    enum aeskit_finish end;
+    const size_t nct = run_stream(&k, mode, 1, 0, iv, msg, len, sh->calls, in_place, ct, &end);
     /* decrypt what came out, ciphertext still undefined, in the same calls */
-    const size_t nback = run_stream(&k, mode, 0, iv, ct, nct, sh->calls, in_place, back);
+    const size_t nback = run_stream(&k, mode, 0, 0, iv, ct, nct, sh->calls, in_place, back,
+                                    &end);
 
     PUBLIC(ct, nct);
     PUBLIC(back, nback);
@@ -202,6 +220,122 @@ static void check_mode(size_t keylen, enum aeskit_mode mode, const struct shape 
         fail("round trip", detail);
     }
     absorb(ct, nct);
+    aeskit_secure_zero(&k, sizeof k);
+}
+
+/* ---- PKCS#7: the check alone, then padded ECB/CBC streams --------------- */
+
+/* What the check must say, by the definition, on public bytes. */
+static int pkcs7_valid(const uint8_t b[16])
+{
+    const unsigned p = b[15];
+    if (p == 0 || p > 16)
+        return 0;
+    for (unsigned i = 16 - p; i < 16; i++)
+        if (b[i] != p)
+            return 0;
+    return 1;
+}
+
+/* Every last byte 0..255 over a block padded for it, as is and with each
+ * byte in turn made wrong, marked secret; and the secret-length copy. */
+static void check_pkcs7_check(void)
+{
+    for (unsigned p = 0; p < 256; p++) {
+        for (int wrong = -1; wrong < 15; wrong++) {
+            uint8_t b[16], pub[16], dst[16], was[16];
+            fill(b, sizeof b);
+            for (unsigned i = 0; i < 16; i++)
+                if (i + p >= 16)
+                    b[i] = (uint8_t)p;
+            b[15] = (uint8_t)p;
+            if (wrong >= 0)
+                b[wrong] ^= (uint8_t)(1 + wrong);
+            memcpy(pub, b, 16);
+            fill(dst, sizeof dst);
+            memcpy(was, dst, 16);
+            SECRET(b, sizeof b);
+            unsigned pad;
+            const uint32_t ok = aeskit_pkcs7_check(b, &pad);
+            aeskit_ct_copy_prefix(dst, b, (16 - pad) & ok);
+            PUBLIC(&ok, sizeof ok);
+            PUBLIC(&pad, sizeof pad);
+            PUBLIC(dst, sizeof dst);
+            cases++;
+            const int want = pkcs7_valid(pub);
+            const unsigned n = want ? 16 - p : 0;
+            if (ok != (want ? 0xffffffffu : 0) || pad != p ||
+                memcmp(dst, pub, n) != 0 || memcmp(dst + n, was + n, 16 - n) != 0) {
+                char detail[48];
+                snprintf(detail, sizeof detail, "last byte %u, wrong byte %d", p, wrong);
+                fail("pkcs7 check", detail);
+            }
+            absorb(dst, sizeof dst);
+        }
+    }
+}
+
+/* A padded round trip, then the same data with its last block's padding
+ * spoilt (last byte 0, 17 + v, or a wrong padding byte) sent through the
+ * unpadding decryptor, which must refuse it. Key, iv and data secret. */
+static void check_padded(size_t keylen, enum aeskit_mode mode, const struct shape *sh,
+                         int in_place, unsigned variant)
+{
+    uint8_t key[32], iv[16], pt[MAXLEN], msg[MAXLEN], ct[MAXLEN + 16], back[MAXLEN + 16];
+    aeskit_key k;
+    const size_t len = sh->len, padded = len / 16 * 16 + 16;
+    enum aeskit_finish end_ct, end_back, end_bad;
+    char detail[96];
+    snprintf(detail, sizeof detail, "%s AES-%zu %s%s", mode_names[mode], 8 * keylen, sh->name,
+             in_place ? " in place" : "");
+
+    fill(key, keylen);
+    fill(iv, sizeof iv);
+    fill(pt, len);
+    memcpy(msg, pt, len);
+    SECRET(key, keylen);
+    SECRET(iv, sizeof iv);
+    SECRET(msg, len);
+    impl->set_key(&k, key, keylen);
+
+    const size_t nct = run_stream(&k, mode, 1, 1, iv, msg, len, sh->calls, in_place, ct,
+                                  &end_ct);
+    const size_t nback = run_stream(&k, mode, 0, 1, iv, ct, nct, sh->calls, in_place, back,
+                                    &end_back);
+    PUBLIC(ct, nct);
+    PUBLIC(back, nback);
+    cases++;
+    if (end_ct != AESKIT_FINISH_OK || end_back != AESKIT_FINISH_OK || nct != padded ||
+        nback != len || memcmp(back, pt, len) != 0)
+        fail("padded round trip", detail);
+    absorb(ct, nct);
+
+    /* the whole padded plaintext, then its padding spoilt, encrypted
+     * without padding and secret throughout */
+    uint8_t bad[MAXLEN + 16], badct[MAXLEN + 16];
+    const unsigned p = (unsigned)(padded - len);
+    memcpy(bad, pt, len);
+    memset(bad + len, (int)p, p);
+    switch (variant % 3) {
+    case 0: bad[padded - 1] = 0; break;
+    case 1: bad[padded - 1] = (uint8_t)(17 + 37 * variant); break;
+    default:   /* a wrong byte among the padding's others; a lone 1 claims 2 */
+        if (p == 1) {
+            bad[padded - 1] = 2;
+            bad[padded - 2] |= 0x80;
+        } else {
+            bad[padded - 2 - variant % (p - 1)] ^= 0x40;
+        }
+        break;
+    }
+    SECRET(bad, padded);
+    const size_t nbadct = run_stream(&k, mode, 1, 0, iv, bad, padded, sh->calls, in_place,
+                                     badct, &end_ct);
+    const size_t nbad = run_stream(&k, mode, 0, 1, iv, badct, nbadct, sh->calls, in_place,
+                                   back, &end_bad);
+    cases++;
+    if (end_ct != AESKIT_FINISH_OK || end_bad != AESKIT_FINISH_PADDING || nbad != padded - 16)
+        fail("bad padding accepted", detail);
     aeskit_secure_zero(&k, sizeof k);
 }
 
@@ -436,11 +570,21 @@ int main(int argc, char **argv)
     }
 
     check_fips197();
+    check_pkcs7_check();
+    static const struct shape empty = { "empty", 0, { 0 } };
     for (size_t keylen = 16; keylen <= 32; keylen += 8) {
         for (int mode = AESKIT_ECB; mode <= AESKIT_CTR; mode++)
             for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
                 for (int in_place = 0; in_place <= 1; in_place++)
                     check_mode(keylen, (enum aeskit_mode)mode, &shapes[s], in_place);
+        for (int mode = AESKIT_ECB; mode <= AESKIT_CBC; mode++) {
+            for (int in_place = 0; in_place <= 1; in_place++) {
+                check_padded(keylen, (enum aeskit_mode)mode, &empty, in_place, keylen / 8);
+                for (unsigned s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+                    check_padded(keylen, (enum aeskit_mode)mode, &shapes[s], in_place,
+                                 s + 3 * (unsigned)in_place + (unsigned)keylen);
+            }
+        }
         check_aeads(keylen);
         for (int kind = AESKIT_CTR_BE128; kind <= AESKIT_CTR_LE32; kind++) {
             check_ctr_slot(keylen, (enum aeskit_ctr)kind, 3);

@@ -7,6 +7,7 @@
 #include "block.h"
 #include "common.h"
 #include "generic.h"
+#include "padding.h"
 
 /* Blocks per bounce chunk when a blockwise stream runs in place with input
  * pending. */
@@ -35,11 +36,27 @@ unsigned aeskit_stream_pending(const aeskit_stream *st)
     return is_blockwise(st->mode) ? st->pos : 0;
 }
 
+void aeskit_stream_pkcs7(aeskit_stream *st)
+{
+    assert(is_blockwise(st->mode) && st->pos == 0);
+    st->pkcs7 = 1;
+}
+
+/* A PKCS#7 decryptor holds back the last block, 1 to 16 bytes once any
+ * data came: every whole block before it goes out. */
+static int holds_last_block(const aeskit_stream *st)
+{
+    return st->pkcs7 && !st->enc;
+}
+
 size_t aeskit_stream_out_len(const aeskit_stream *st, size_t len)
 {
     if (!is_blockwise(st->mode))
         return len;
-    return (st->pos + len) / 16 * 16;
+    const size_t total = st->pos + len;
+    if (holds_last_block(st))
+        return total == 0 ? 0 : (total - 1) / 16 * 16;
+    return total / 16 * 16;
 }
 
 /* n whole blocks of an ECB/CBC stream. */
@@ -103,6 +120,32 @@ size_t aeskit_blockwise_update(uint8_t part[16], unsigned *pos, aeskit_blocks_fn
     out += 16 * n;
     memcpy(part, src + 16 * n, len % 16);
     *pos = (unsigned)(len % 16);
+    return out;
+}
+
+/* The update of a PKCS#7 decryptor: the whole blocks before the last go
+ * through the blockwise update, the last 1 to 16 bytes wait in st->buf. */
+static size_t update_unpad(aeskit_stream *st, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    const size_t total = st->pos + len;
+    if (total <= 16) {
+        memcpy(st->buf + st->pos, src, len);
+        st->pos = (unsigned)total;
+        return 0;
+    }
+    /* The output, total - keep >= 16 bytes, covers what was pending
+     * (<= 16), so the kept bytes all come from src; in place the output
+     * may run over them, so they are saved first. */
+    const size_t keep = (total - 1) % 16 + 1;
+    uint8_t last[16];
+    assert(keep <= len);
+    memcpy(last, src + len - keep, keep);
+    const size_t out = aeskit_blockwise_update(st->buf, &st->pos, blocks, st, dst, src,
+                                               len - keep);
+    assert(st->pos == 0 && out == total - keep);
+    memcpy(st->buf, last, keep);
+    st->pos = (unsigned)keep;
+    aeskit_secure_zero(last, sizeof last);
     return out;
 }
 
@@ -188,6 +231,8 @@ size_t aeskit_stream_update(aeskit_stream *st, uint8_t *dst, const uint8_t *src,
     switch (st->mode) {
     case AESKIT_ECB:
     case AESKIT_CBC:
+        if (holds_last_block(st))
+            return update_unpad(st, dst, src, len);
         return aeskit_blockwise_update(st->buf, &st->pos, blocks, st, dst, src, len);
     case AESKIT_CFB8:
         update_cfb8(st, dst, src, len);
@@ -197,23 +242,59 @@ size_t aeskit_stream_update(aeskit_stream *st, uint8_t *dst, const uint8_t *src,
     }
 }
 
+/* The held-back block of a PKCS#7 decryptor: decrypted in st->buf,
+ * checked, and its data copied out, without a branch on any of it; even
+ * the status is the verdict masked, which works as OK is 0. */
+static_assert(AESKIT_FINISH_OK == 0, "finish_unpad masks its status");
+static enum aeskit_finish finish_unpad(aeskit_stream *st, uint8_t *dst, size_t *out)
+{
+    *out = 0;
+    if (st->pos != 16)      /* a length, public */
+        return AESKIT_FINISH_PADDING;
+    unsigned pad;
+    blocks(st, st->buf, st->buf, 1);
+    const uint32_t ok = aeskit_pkcs7_check(st->buf, &pad);
+    const unsigned n = (16 - pad) & ok;
+    aeskit_ct_copy_prefix(dst, st->buf, n);
+    *out = n;
+    return (enum aeskit_finish)(AESKIT_FINISH_PADDING & ~ok);
+}
+
 enum aeskit_finish aeskit_stream_finish(aeskit_stream *st, uint8_t *dst, size_t *out)
 {
-    (void)dst;
+    if (holds_last_block(st))
+        return finish_unpad(st, dst, out);
+    if (st->pkcs7) {
+        aeskit_pkcs7_pad(st->buf, st->pos);
+        blocks(st, dst, st->buf, 1);
+        *out = 16;
+        return AESKIT_FINISH_OK;
+    }
     *out = aeskit_stream_pending(st);
     return *out == 0 ? AESKIT_FINISH_OK : AESKIT_FINISH_PARTIAL;
 }
 
 /* ---- the six modes as Python types (py/cipher.c) ---------------------- */
 
-#define BLOCK_CIPHER(id, ID, iv, whole, summary)                                           \
+/* PKCS#7 on ECB and CBC: the padding= argument, its docs, the engine. */
+#define PKCS7_ARG "padding=None, "
+#define PKCS7_DOC                                                                          \
+    " padding: None (whole blocks only) or 'pkcs7' (any length to encrypt; removed and "   \
+    "checked on decryption, where a wrong padding raises ValueError: unauthenticated, "    \
+    "that is a padding oracle wherever the failure shows; prefer AESGCM or AESOCB3)."
+#define PKCS7_ENGINE aeskit_stream_pkcs7
+#define NO_ARG ""
+#define NO_DOC ""
+#define NO_ENGINE NULL
+
+#define BLOCK_CIPHER(id, ID, iv, whole, pad, summary)                                      \
     const struct aeskit_cipher aeskit_##id##_cipher = {                                    \
         .name = #ID,                                                                       \
         .type_name = "aeskit.AES" #ID,                                                     \
-        .doc = "AES" #ID "(key, *, backend='auto')\n\n" summary                            \
+        .doc = "AES" #ID "(key, *, " pad##_ARG "backend='auto')\n\n" summary               \
                "\n\nkey: 16, 24 or 32 bytes, expanded once; the object is immutable "      \
                "and safe to share between threads. backend: 'auto' or a name from "        \
-               "aeskit.backends().available.",                                             \
+               "aeskit.backends().available." pad##_DOC,                                   \
         .key_sizes = AESKIT_KEY_ANY,                                                       \
         .n_keys = 1,                                                                       \
         .iv_name = iv,                                                                     \
@@ -223,13 +304,16 @@ enum aeskit_finish aeskit_stream_finish(aeskit_stream *st, uint8_t *dst, size_t 
         .out_len = aeskit_stream_out_len,                                                  \
         .update = aeskit_stream_update,                                                    \
         .finish = aeskit_stream_finish,                                                    \
+        .pkcs7 = pad##_ENGINE,                                                             \
     }
 
-BLOCK_CIPHER(ecb, ECB, NULL, 1, "AES in ECB mode: whole blocks, each on its own.");
-BLOCK_CIPHER(cbc, CBC, "iv", 1, "AES in CBC mode (SP 800-38A): whole blocks, no padding.");
-BLOCK_CIPHER(cfb, CFB, "iv", 0, "AES in CFB mode with 128-bit segments (SP 800-38A).");
-BLOCK_CIPHER(cfb8, CFB8, "iv", 0, "AES in CFB mode with 8-bit segments (SP 800-38A).");
-BLOCK_CIPHER(ofb, OFB, "iv", 0, "AES in OFB mode (SP 800-38A).");
-BLOCK_CIPHER(ctr, CTR, "iv", 0,
+BLOCK_CIPHER(ecb, ECB, NULL, 1, PKCS7,
+             "AES in ECB mode: whole blocks, each on its own, or PKCS#7 padding.");
+BLOCK_CIPHER(cbc, CBC, "iv", 1, PKCS7,
+             "AES in CBC mode (SP 800-38A): whole blocks, or PKCS#7 padding.");
+BLOCK_CIPHER(cfb, CFB, "iv", 0, NO, "AES in CFB mode with 128-bit segments (SP 800-38A).");
+BLOCK_CIPHER(cfb8, CFB8, "iv", 0, NO, "AES in CFB mode with 8-bit segments (SP 800-38A).");
+BLOCK_CIPHER(ofb, OFB, "iv", 0, NO, "AES in OFB mode (SP 800-38A).");
+BLOCK_CIPHER(ctr, CTR, "iv", 0, NO,
              "AES in CTR mode (SP 800-38A): the iv is the first counter block, counted "
              "as one 128-bit big-endian integer.");

@@ -22,9 +22,11 @@ typedef struct aeskit_stream {
     uint8_t buf[16];    /* ECB/CBC: pending input bytes; CFB/OFB/CTR: the
                            current keystream block */
     unsigned pos;       /* ECB/CBC: bytes pending; CFB/OFB/CTR: bytes of buf
-                           used (0 = none left); always < 16 */
+                           used (0 = none left); always < 16, except that a
+                           PKCS#7 decryptor holds its last block: 1 to 16 */
     uint8_t mode;       /* enum aeskit_mode */
     uint8_t enc;        /* 1 encrypt, 0 decrypt */
+    uint8_t pkcs7;      /* PKCS#7 padding (ECB, CBC): aeskit_stream_pkcs7 */
 } aeskit_stream;
 
 /* iv is ignored (may be NULL) for ECB, otherwise 16 bytes. */
@@ -38,10 +40,16 @@ size_t aeskit_stream_update(aeskit_stream *st, uint8_t *dst, const uint8_t *src,
                             size_t len);
 /* Bytes left pending (ECB/CBC: input that is not a whole block). */
 unsigned aeskit_stream_pending(const aeskit_stream *st);
+/* Turns PKCS#7 padding on in a fresh ECB or CBC stream: the encryptor pads
+ * at finish; the decryptor's updates hold back the last block (1 to 16
+ * bytes, so its output lags the input by up to 16 bytes), which finish
+ * checks and strips (modes/padding.h). */
+void aeskit_stream_pkcs7(aeskit_stream *st);
 
 /*
  * Whole blocks out, a partial block kept: the streaming update shared by
- * ECB, CBC and OCB3. part/pos hold the pending bytes (pos < 16); each run
+ * ECB, CBC and OCB3. part/pos hold the pending bytes (pos <= 16: 16 is a
+ * block held back, which goes out first; pos < 16 after); each run
  * of whole blocks goes to fn(ctx, dst, src, n). Writes and returns
  * 16 * floor((pos + len) / 16) bytes; dst == src works (the output then
  * lags the input by pos bytes, so the blocks go through a bounce buffer).
@@ -62,12 +70,21 @@ enum {
 enum aeskit_finish {
     AESKIT_FINISH_OK,
     AESKIT_FINISH_PARTIAL,      /* an incomplete block is left (ECB, CBC) */
+    AESKIT_FINISH_PADDING,      /* PKCS#7 decryption: the padding is wrong, or
+                                   the data was not a positive number of
+                                   blocks; one status for all, on purpose */
 };
 
 /* The end of a stream: writes what st held back to dst (at most
- * AESKIT_FINISH_MAX bytes; none for these modes) and sets *out to the
- * count; or, when the stream cannot end as it stands, returns why, with
- * *out the bytes left pending. The caller wipes st after. */
+ * AESKIT_FINISH_MAX bytes; none for these modes without padding) and sets
+ * *out to the count; or, when the stream cannot end as it stands, returns
+ * why, with *out the bytes left pending (0 for AESKIT_FINISH_PADDING). The
+ * caller wipes st after.
+ * With PKCS#7 the encryptor writes the padded last block (16 bytes). The
+ * decryptor writes the last block's data (0 to 15 bytes) without a branch
+ * on it: it reads and rewrites 16 bytes at dst, changing only the first
+ * *out (none on failure), and computes the status it returns; the caller's
+ * branch on that status is the one place the verdict becomes public. */
 #define AESKIT_FINISH_MAX 32
 enum aeskit_finish aeskit_stream_finish(aeskit_stream *st, uint8_t *dst, size_t *out);
 
@@ -95,6 +112,9 @@ struct aeskit_cipher {
     size_t (*out_len)(const aeskit_stream *st, size_t len);
     size_t (*update)(aeskit_stream *st, uint8_t *dst, const uint8_t *src, size_t len);
     enum aeskit_finish (*finish)(aeskit_stream *st, uint8_t *dst, size_t *out);
+    /* Turns PKCS#7 padding on in a fresh stream; NULL: the mode cannot pad
+     * (its type takes no padding= argument). */
+    void (*pkcs7)(aeskit_stream *st);
 };
 
 /* Every block-cipher mode, ending NULL (modes/registry.c). */

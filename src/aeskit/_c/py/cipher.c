@@ -24,6 +24,7 @@ typedef struct {
     PyObject_HEAD
     const struct aeskit_cipher *d;
     unsigned key_bits;              /* of the whole key argument */
+    uint8_t pkcs7;                  /* padding='pkcs7' (a mode with d->pkcs7) */
     aeskit_key keys[MAX_KEYS];      /* d->n_keys of them (the type's size) */
 } KeyObject;
 
@@ -34,17 +35,65 @@ typedef struct {
     aeskit_guard guard;
 } CtxObject;
 
+/* ---- PKCS#7 padding (a mode whose descriptor has pkcs7) ---------------- */
+
+/* Every failure to remove padding, whatever went wrong, says only this. */
+#define BAD_PADDING "invalid padding"
+
+/* padding=: 1 for 'pkcs7', 0 for None, -1 with ValueError for the rest. */
+static int padding_argument(PyObject *obj)
+{
+    if (obj == Py_None)
+        return 0;
+    if (PyUnicode_Check(obj) && PyUnicode_CompareWithASCIIString(obj, "pkcs7") == 0)
+        return 1;
+    PyErr_Format(PyExc_ValueError, "padding must be None or 'pkcs7', got %.200R", obj);
+    return -1;
+}
+
+static PyObject *key_get_padding(PyObject *op, void *closure)
+{
+    (void)closure;
+    if (((KeyObject *)op)->pkcs7)
+        return PyUnicode_FromString("pkcs7");
+    Py_RETURN_NONE;
+}
+
+/* One-shot output size with padding: encryption adds 1 to 16 bytes;
+ * decryption takes a positive number of blocks and writes at most len - 1
+ * bytes in their place, so it is given len. 0 with ValueError when the
+ * data cannot be padded data. */
+static size_t padded_out_len(int enc, size_t len)
+{
+    if (enc)
+        return len / 16 * 16 + 16;
+    if (len == 0 || len % 16 != 0) {
+        PyErr_SetString(PyExc_ValueError, BAD_PADDING);
+        return 0;
+    }
+    return len;
+}
+
 /* ---- key objects ------------------------------------------------------ */
 
 static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"key", "backend", NULL};
+    static char *pad_kwlist[] = {"key", "padding", "backend", NULL};
     aeskit_state *st = aeskit_state_of(type);
     const struct aeskit_cipher *d = aeskit_desc_of(st, type);
-    PyObject *keyobj;
+    PyObject *keyobj, *padding = Py_None;
     const char *backend = "auto";
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$s:AES", kwlist, &keyobj, &backend))
+    int pkcs7 = 0;
+    if (d->pkcs7 != NULL) {
+        if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$Os:AES", pad_kwlist, &keyobj,
+                                         &padding, &backend) ||
+            (pkcs7 = padding_argument(padding)) < 0)
+            return NULL;
+    } else if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$s:AES", kwlist, &keyobj,
+                                            &backend)) {
         return NULL;
+    }
     Py_buffer kb;
     const struct aeskit_impl *impl = aeskit_key_argument(st, keyobj, backend, d->key_sizes,
                                                          d->n_keys, &kb);
@@ -55,6 +104,7 @@ static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         const size_t each = (size_t)kb.len / d->n_keys;
         self->d = d;
         self->key_bits = 8 * (unsigned)kb.len;
+        self->pkcs7 = (uint8_t)pkcs7;
         for (unsigned i = 0; i < d->n_keys; i++)
             impl->set_key(&self->keys[i], (const uint8_t *)kb.buf + each * i, each);
         assert(self->keys[0].impl == impl);
@@ -87,8 +137,9 @@ static PyObject *key_get_key_size(PyObject *op, void *closure)
 static PyObject *key_repr(PyObject *op)
 {
     KeyObject *self = (KeyObject *)op;
-    return PyUnicode_FromFormat("<%s key_size=%u backend=%s>", Py_TYPE(op)->tp_name,
-                                self->key_bits, self->keys[0].impl->name);
+    return PyUnicode_FromFormat("<%s key_size=%u backend=%s%s>", Py_TYPE(op)->tp_name,
+                                self->key_bits, self->keys[0].impl->name,
+                                self->pkcs7 ? " padding=pkcs7" : "");
 }
 
 static int check_iv(const struct aeskit_cipher *d, PyObject *obj, Py_buffer *iv)
@@ -122,8 +173,11 @@ static size_t run(const struct aeskit_cipher *d, aeskit_stream *st, uint8_t *dst
  * reported with it. */
 static void finish_error(const struct aeskit_cipher *d, enum aeskit_finish end, size_t n)
 {
+    if (end == AESKIT_FINISH_PADDING) {
+        PyErr_SetString(PyExc_ValueError, BAD_PADDING);
+        return;
+    }
     assert(end == AESKIT_FINISH_PARTIAL);
-    (void)end;
     PyErr_Format(PyExc_ValueError,
                  "%zu bytes of an incomplete block are left at finalize: %s data must be a "
                  "multiple of 16 bytes",
@@ -150,29 +204,40 @@ AESKIT_INLINE PyObject *oneshot(PyObject *op, PyObject *const *args, Py_ssize_t 
     if (aeskit_get_buffer(args[has_iv], &data, 0, "data") < 0)
         goto done;
     const size_t len = (size_t)data.len;
-    if (d->whole_blocks && len % 16 != 0) {
+    size_t out_len = len;
+    if (self->pkcs7) {
+        if ((out_len = padded_out_len(enc, len)) == 0)
+            goto done;
+    } else if (d->whole_blocks && len % 16 != 0) {
         PyErr_Format(PyExc_ValueError,
                      "data length must be a multiple of 16 bytes in %s mode, got %zu", d->name,
                      len);
         goto done;
     }
     uint8_t *dst;
-    if (aeskit_output(into ? args[has_iv + 1] : NULL, &data, len, &out, &result, &dst) < 0)
+    if (aeskit_output(into ? args[has_iv + 1] : NULL, &data, out_len, &out, &result, &dst) < 0)
         goto done;
     aeskit_stream st;
     size_t tail;
     d->init(&st, self->keys, (enum aeskit_mode)d->mode, enc, has_iv ? iv.buf : NULL);
+    if (self->pkcs7)
+        d->pkcs7(&st);
     const size_t done = run(d, &st, dst, data.buf, len);
     const enum aeskit_finish end = d->finish(&st, dst + done, &tail);
     aeskit_secure_zero(&st, sizeof st);
     if (end != AESKIT_FINISH_OK) {
+        /* A failed decryption releases nothing: it wrote plaintext. */
+        aeskit_secure_zero(dst, out_len);
         finish_error(d, end, tail);
         Py_CLEAR(result);
         goto done;
     }
-    assert(done + tail == len);
+    const size_t n = done + tail;
+    assert(n == out_len || (self->pkcs7 && !enc && n < out_len));
     if (into)
-        result = PyLong_FromSize_t(len);
+        result = PyLong_FromSize_t(n);
+    else if (n < out_len)
+        _PyBytes_Resize(&result, (Py_ssize_t)n);   /* NULL and MemoryError on failure */
 done:
     aeskit_release(&iv);
     aeskit_release(&data);
@@ -216,6 +281,8 @@ static PyObject *make_context(PyObject *op, PyObject *const *args, Py_ssize_t na
         Py_INCREF(op);
         ctx->owner = self;
         d->init(&ctx->st, self->keys, (enum aeskit_mode)d->mode, enc, has_iv ? iv.buf : NULL);
+        if (self->pkcs7)
+            d->pkcs7(&ctx->st);
         aeskit_guard_init(&ctx->guard);
     }
     aeskit_release(&iv);
@@ -236,9 +303,11 @@ static PyObject *key_decryptor(PyObject *op, PyObject *const *a, Py_ssize_t n)
 
 static PyMethodDef plain_methods[] = {
     KEY_METHOD("encrypt", key_encrypt,
-               "encrypt(data, /) -> bytes\n\nEncrypt data (a multiple of 16 bytes)."),
+               "encrypt(data, /) -> bytes\n\nEncrypt data (a multiple of 16 bytes; any length "
+               "with padding='pkcs7')."),
     KEY_METHOD("decrypt", key_decrypt,
-               "decrypt(data, /) -> bytes\n\nDecrypt data (a multiple of 16 bytes)."),
+               "decrypt(data, /) -> bytes\n\nDecrypt data (a multiple of 16 bytes; with "
+               "padding='pkcs7' at least one block, and the padding removed)."),
     KEY_METHOD("encrypt_into", key_encrypt_into,
                "encrypt_into(data, buf, /) -> int\n\nEncrypt into buf (data itself allowed)."),
     KEY_METHOD("decrypt_into", key_decrypt_into,
@@ -263,6 +332,14 @@ static PyMethodDef iv_methods[] = {
 static PyGetSetDef key_getset[] = {
     {"backend", key_get_backend, NULL, PyDoc_STR("name of the backend this key uses"), NULL},
     {"key_size", key_get_key_size, NULL, PyDoc_STR("key size in bits"), NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+/* The same for a mode that can pad, with its padding. */
+static PyGetSetDef pad_getset[] = {
+    {"backend", key_get_backend, NULL, PyDoc_STR("name of the backend this key uses"), NULL},
+    {"key_size", key_get_key_size, NULL, PyDoc_STR("key size in bits"), NULL},
+    {"padding", key_get_padding, NULL, PyDoc_STR("'pkcs7' or None (whole blocks only)"), NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -323,7 +400,7 @@ static PyObject *ctx_finalize(PyObject *op, PyObject *unused)
     const struct aeskit_cipher *d = ctx->owner->d;
     if (aeskit_guard_enter(&ctx->guard, aeskit_state_of(Py_TYPE(op))) < 0)
         return NULL;
-    uint8_t tail[AESKIT_FINISH_MAX];
+    uint8_t tail[AESKIT_FINISH_MAX] = {0};   /* a PKCS#7 decryptor reads it */
     size_t n;
     const enum aeskit_finish end = d->finish(&ctx->st, tail, &n);
     ctx->guard.finalized = 1;
@@ -351,13 +428,16 @@ static void ctx_dealloc(PyObject *op)
 static PyMethodDef ctx_methods[] = {
     {"update", (PyCFunction)(void (*)(void))ctx_update, METH_FASTCALL,
      PyDoc_STR("update(data, /) -> bytes\n\nProcess data; returns what is ready "
-               "(ECB/CBC: whole blocks only, the rest waits for the next call).")},
+               "(ECB/CBC: whole blocks only, the rest waits for the next call; a decryptor "
+               "with padding='pkcs7' also holds back the last whole block).")},
     {"update_into", (PyCFunction)(void (*)(void))ctx_update_into, METH_FASTCALL,
      PyDoc_STR("update_into(data, buf, /) -> int\n\nLike update, writing into buf (at least "
                "the bytes this call produces; data itself allowed). Returns the count.")},
     {"finalize", ctx_finalize, METH_NOARGS,
      PyDoc_STR("finalize() -> bytes\n\nEnd the stream. ECB/CBC: raises ValueError if an "
-               "incomplete block is left. Any later call raises AlreadyFinalized.")},
+               "incomplete block is left; with padding='pkcs7', returns the padded last block "
+               "(encryptor) or the last block's data (decryptor; ValueError('invalid padding') "
+               "if the padding is wrong). Any later call raises AlreadyFinalized.")},
     {NULL, NULL, 0, NULL},
 };
 
@@ -392,7 +472,7 @@ int aeskit_add_cipher_types(PyObject *module, aeskit_state *st)
             {Py_tp_dealloc, key_dealloc},
             {Py_tp_repr, key_repr},
             {Py_tp_methods, d->iv_name != NULL ? iv_methods : plain_methods},
-            {Py_tp_getset, key_getset},
+            {Py_tp_getset, d->pkcs7 != NULL ? pad_getset : key_getset},
             {Py_tp_doc, (void *)d->doc},
             {0, NULL},
         };
