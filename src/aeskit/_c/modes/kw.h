@@ -43,6 +43,9 @@ struct aeskit_keywrap {
     size_t (*unwrap)(const aeskit_key *k, uint8_t *dst, const uint8_t *src, size_t len);
 };
 
+/* The two descriptors (modes/kw.c). */
+extern const struct aeskit_keywrap aeskit_kw_keywrap, aeskit_kwp_keywrap;
+
 /* The entry points, for the constant-time harness (tests/ct). */
 size_t aeskit_kw_wrapped_len(size_t len);
 void aeskit_kw_wrap(const aeskit_key *k, uint8_t *dst, const uint8_t *src, size_t len);

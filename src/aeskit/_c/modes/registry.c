@@ -39,8 +39,6 @@ const struct aeskit_aead *const aeskit_aeads[] = {
     NULL,
 };
 
-extern const struct aeskit_keywrap aeskit_kw_keywrap, aeskit_kwp_keywrap;
-
 const struct aeskit_keywrap *const aeskit_keywraps[] = {
     &aeskit_kw_keywrap,
     &aeskit_kwp_keywrap,
