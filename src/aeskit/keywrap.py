@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._aeskit import AESKW, AESKWP
+# from the package, whose __init__ binds them before it imports this module: its stubs
+# type them (the C module has none of its own)
+from . import AESKW, AESKWP
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer
