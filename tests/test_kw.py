@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kw_helpers import KEYWRAP, KEYWRAPS, keywrap_vectors
+from test_guard_pages import GuardedBuffer
 
 try:
     from Crypto.Cipher import AES as PYCRYPTODOME_AES
@@ -436,6 +437,28 @@ def test_pyca_functions_errors():
         aeskit.aes_key_unwrap(KEYS[16], bytes(16))
     with pytest.raises(aeskit.InvalidUnwrap):
         aeskit.aes_key_unwrap_with_padding(KEYS[16], bytes(8))
+
+
+# ---------------------------------------------------------------- guard pages
+
+@spec_param
+@pytest.mark.parametrize("before", [False, True], ids=["guard-after", "guard-before"])
+def test_no_access_outside_the_input(backend, spec, before):
+    """The data to wrap and the wrapped data end right before (or start right after) an
+    inaccessible page: no read strays outside them, on success or failure."""
+    obj = spec.cls(KEYS[24], backend=backend)
+    lengths = (16, 24, 32, 520) if spec.name == "KW" else (1, 7, 8, 9, 16, 17, 515)
+    for n in lengths:
+        src = GuardedBuffer(n, before)
+        src.view[:] = DATA[:n]
+        wrapped = obj.wrap(src.view)
+        assert wrapped == pyca_wrap(spec.name, KEYS[24], DATA[:n]), n
+        box = GuardedBuffer(len(wrapped), before)
+        box.view[:] = wrapped
+        assert obj.unwrap(box.view) == DATA[:n], n
+        box.view[-1] ^= 1
+        with pytest.raises(aeskit.InvalidUnwrap):
+            obj.unwrap(box.view)
 
 
 # ---------------------------------------------------------------- threads
