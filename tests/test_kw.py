@@ -401,6 +401,19 @@ def test_kwp_wrap_limit():
             aeskit.aes_key_wrap_with_padding(KEYS[16], big)
 
 
+def test_kwp_unwrap_longer_than_any_wrap():
+    """Past 2**32 + 8 bytes no length indicator fits: InvalidUnwrap before any work or
+    allocation (a read-only reservation, no memory used)."""
+    try:
+        big = mmap.mmap(-1, 2**32 + 16, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS
+                        | getattr(mmap, "MAP_NORESERVE", 0), prot=mmap.PROT_READ)
+    except (OSError, OverflowError, ValueError) as e:
+        pytest.skip(f"cannot map 4 GiB here: {e}")
+    with big:
+        with pytest.raises(aeskit.InvalidUnwrap, match="4294967304"):
+            aeskit.AESKWP(KEYS[16]).unwrap(big)
+
+
 def test_invalid_unwrap_is_invalid_tag():
     assert issubclass(aeskit.InvalidUnwrap, aeskit.InvalidTag)
     assert issubclass(aeskit.InvalidUnwrap, ValueError)

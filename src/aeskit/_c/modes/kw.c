@@ -131,13 +131,8 @@ void aeskit_kwp_wrap(const aeskit_key *k, uint8_t *dst, const uint8_t *src, size
 
 size_t aeskit_kwp_unwrap(const aeskit_key *k, uint8_t *dst, const uint8_t *src, size_t len)
 {
-    assert(len >= 16 && len % 8 == 0);
+    assert(len >= 16 && len % 8 == 0 && (uint64_t)len <= AESKIT_KWP_WRAPPED_MAX);
     const size_t n = len / 8 - 1;
-    /* Past 2^32 + 8 bytes no length indicator can fit (n is public). */
-    if (n > ((uint64_t)AESKIT_KWP_MAX + 7) / 8) {
-        memset(dst, 0, len - 8);
-        return 0;
-    }
     uint64_t a;
     if (n == 1) {
         uint8_t b[16];
@@ -152,6 +147,7 @@ size_t aeskit_kwp_unwrap(const aeskit_key *k, uint8_t *dst, const uint8_t *src, 
     }
     const uint64_t mli = a & 0xffffffffu;
     uint64_t ok = ct_eq64(a >> 32, KWP_AIV);
+    /* 8n <= 2^32 + 8 (the length assert), so ct_lt63's operands fit */
     ok &= ct_lt63(8 * (uint64_t)(n - 1), mli) & ~ct_lt63(8 * (uint64_t)n, mli);
     /* In range the pad length is 0..7; out of range ok is already 0. */
     const uint64_t pad = (8 * (uint64_t)n - mli) & 7;
@@ -174,6 +170,7 @@ const struct aeskit_keywrap aeskit_kw_keywrap = {
     .wrap_multiple = 8,
     .wrap_max = UINT64_MAX,
     .unwrap_min = 24,
+    .unwrap_max = UINT64_MAX,
     .wrapped_len = aeskit_kw_wrapped_len,
     .wrap = aeskit_kw_wrap,
     .unwrap = aeskit_kw_unwrap,
@@ -189,6 +186,7 @@ const struct aeskit_keywrap aeskit_kwp_keywrap = {
     .wrap_multiple = 1,
     .wrap_max = AESKIT_KWP_MAX,
     .unwrap_min = 16,
+    .unwrap_max = AESKIT_KWP_WRAPPED_MAX,
     .wrapped_len = aeskit_kwp_wrapped_len,
     .wrap = aeskit_kwp_wrap,
     .unwrap = aeskit_kwp_unwrap,

@@ -7,8 +7,8 @@
  * is aeskit_keywraps[] (modes/registry.c).
  *
  * The glue checks the wrap lengths (ValueError, or LimitExceeded above
- * wrap_max) and the public unwrap lengths (a multiple of 8, at least
- * unwrap_min) before any work; the entry points assert them. Everything an
+ * wrap_max) and the public unwrap lengths (a multiple of 8, from
+ * unwrap_min to unwrap_max) before any work; the entry points assert them. Everything an
  * unwrap finds inside the data (the integrity value, KWP's length and
  * padding) is checked here, in constant time, into one verdict.
  */
@@ -20,8 +20,10 @@
 /* A semiblock: the unit key wrap works in. */
 #define AESKIT_SEMIBLOCK 8
 
-/* KWP's 32-bit length indicator bounds what it wraps (RFC 5649 §3). */
+/* KWP's 32-bit length indicator bounds what it wraps (RFC 5649 §3), and
+ * so what it unwraps: that padded, plus the semiblock of the AIV. */
 #define AESKIT_KWP_MAX 0xffffffffu
+#define AESKIT_KWP_WRAPPED_MAX ((uint64_t)AESKIT_KWP_MAX + 1 + AESKIT_SEMIBLOCK)
 
 struct aeskit_keywrap {
     const char *name;           /* "KW", for messages */
@@ -31,6 +33,7 @@ struct aeskit_keywrap {
     size_t wrap_multiple;       /* ... a multiple of this (8 for KW, 1 for KWP) */
     uint64_t wrap_max;          /* ... at most this (LimitExceeded above it) */
     size_t unwrap_min;          /* bytes unwrap takes, at least (a multiple of 8) */
+    uint64_t unwrap_max;        /* ... at most this (what wrap_max wraps to) */
     /* The wrapped length of len bytes. */
     size_t (*wrapped_len)(size_t len);
     /* Wraps len bytes of src into wrapped_len(len) bytes of dst; dst may

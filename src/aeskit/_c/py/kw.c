@@ -34,7 +34,7 @@ static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     aeskit_state *st = aeskit_state_of(type);
     PyObject *keyobj;
     const char *backend = "auto";
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$s:AESKW", kwlist, &keyobj, &backend))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$s:AES", kwlist, &keyobj, &backend))
         return NULL;
     Py_buffer kb;
     const struct aeskit_impl *impl = aeskit_key_argument(st, keyobj, backend, AESKIT_KEY_ANY,
@@ -141,6 +141,11 @@ static PyObject *key_unwrap(PyObject *op, PyObject *const *args, Py_ssize_t narg
         PyErr_Format(st->InvalidUnwrap,
                      "%s wrapped data is a multiple of 8 bytes, at least %zu, got %zu",
                      d->name, d->unwrap_min, len);
+        goto done;
+    }
+    if ((uint64_t)len > d->unwrap_max) {
+        PyErr_Format(st->InvalidUnwrap, "%s wrapped data is at most %llu bytes, got %zu",
+                     d->name, (unsigned long long)d->unwrap_max, len);
         goto done;
     }
     PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(len - 8));
