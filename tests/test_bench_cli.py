@@ -387,9 +387,15 @@ def test_modes_take_class_names(alias, mode):
     assert resolve("--modes", alias).modes == [mode]
 
 
+#: aeskit classes the benchmark has no rows for: key wrap is a few dozen bytes
+#: at a time (the mode issue says it needs none)
+NOT_BENCHED = {"AESKW", "AESKWP"}
+
+
 def test_every_aeskit_class_is_a_mode_name():
-    classes = [n for n in aeskit.__all__ if n.startswith("AES")]
+    classes = [n for n in aeskit.__all__ if n.startswith("AES") and n not in NOT_BENCHED]
     assert classes and all(n.upper() in targets.MODE_ALIASES for n in classes)
+    assert NOT_BENCHED <= set(aeskit.__all__)
 
 
 def test_modes_aliases_and_names_collapse_in_order():

@@ -1,13 +1,14 @@
 """Constant time: the portable backend under valgrind memcheck with secrets undefined.
 
-tests/ct/ct_harness.c marks key, iv, counter, tweak and data undefined before every call, so
-memcheck reports any branch, memory address or syscall that depends on them. That includes
-PKCS#7's unpadding (modes/padding.c): the decrypted last block, valid or not, stays
-undefined until the status finish returns, the one thing the glue branches on. The harness
+tests/ct/ct_harness.c marks key, iv, counter, tweak and data (key wrap: the wrapped data, so
+the unwrap's verdict too) undefined before every call, so memcheck reports any branch,
+memory address or syscall that depends on them. That includes PKCS#7's unpadding
+(modes/padding.c): the decrypted last block, valid or not, stays undefined until the
+status finish returns, the one thing the glue branches on. The harness
 is a plain C program (through the interpreter memcheck is noisy). A negative control, a
 secret-indexed table lookup, must be flagged, or the check proves nothing.
 
-On x86 with AES-NI a second build runs the AEADs on the aesni table the same way (GCM's
+On x86 with AES-NI a second build runs the AEADs and key wrap on the aesni table the same way (GCM's
 12-byte nonce public, as its counters are; every other nonce secret, so a counter derived
 from the hash key must steer nothing). valgrind has no VAES or AVX-512, so the vaes
 backends cannot be checked here; they share modes/gcm.c's choice of path with aesni.
@@ -36,6 +37,7 @@ SOURCES = [
     CSRC / "modes" / "padding.c",
     CSRC / "modes" / "gcm.c",
     CSRC / "modes" / "ocb.c",
+    CSRC / "modes" / "kw.c",
 ]
 VALGRIND_ARGS = ["--error-exitcode=42", "--track-origins=yes", "-q"]
 FLAGGED = ("Conditional jump or move depends on uninitialised value",

@@ -47,3 +47,14 @@ def test_every_aead_has_known_answers():
     """tests/vectors/aead/<name lowercased>.txt exists and holds vectors."""
     for spec in AEADS:
         assert aead_vectors(spec.name.lower() + ".txt"), spec.name
+
+
+def test_keywrap_specs_are_the_registry():
+    from kw_helpers import KEYWRAP, KEYWRAPS, keywrap_vectors
+
+    names = [spec.name for spec in KEYWRAPS]
+    assert sorted(names) == sorted(_aeskit.MODES["keywraps"])
+    assert set(KEYWRAP) == set(names)
+    for spec in KEYWRAPS:
+        assert isinstance(spec.cls, type), spec.name
+        assert any(v["mode"] == spec.name for v in keywrap_vectors()), spec.name

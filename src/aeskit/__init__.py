@@ -20,6 +20,8 @@ from ._aeskit import (
     AESCTR,
     AESECB,
     AESGCM,
+    AESKW,
+    AESKWP,
     AESOCB3,
     AESOFB,
     AlreadyFinalized,
@@ -28,6 +30,12 @@ from ._aeskit import (
     InvalidUnwrap,
     LimitExceeded,
     NotYetFinalized,
+)
+from .keywrap import (
+    aes_key_unwrap,
+    aes_key_unwrap_with_padding,
+    aes_key_wrap,
+    aes_key_wrap_with_padding,
 )
 
 __version__ = "0.1.0"
@@ -40,6 +48,8 @@ __all__ = [
     "AESCTR",
     "AESECB",
     "AESGCM",
+    "AESKW",
+    "AESKWP",
     "AESOCB3",
     "AESOFB",
     "AlreadyFinalized",
@@ -49,6 +59,10 @@ __all__ = [
     "InvalidUnwrap",
     "LimitExceeded",
     "NotYetFinalized",
+    "aes_key_unwrap",
+    "aes_key_unwrap_with_padding",
+    "aes_key_wrap",
+    "aes_key_wrap_with_padding",
     "backends",
     "cpu_features",
     "__version__",

@@ -4,6 +4,13 @@ from typing import Final, Literal, NamedTuple, final
 
 from typing_extensions import Buffer
 
+from .keywrap import (
+    aes_key_unwrap as aes_key_unwrap,
+    aes_key_unwrap_with_padding as aes_key_unwrap_with_padding,
+    aes_key_wrap as aes_key_wrap,
+    aes_key_wrap_with_padding as aes_key_wrap_with_padding,
+)
+
 __version__: str
 __all__ = [
     "AEADContext",
@@ -13,6 +20,8 @@ __all__ = [
     "AESCTR",
     "AESECB",
     "AESGCM",
+    "AESKW",
+    "AESKWP",
     "AESOCB3",
     "AESOFB",
     "AlreadyFinalized",
@@ -22,6 +31,10 @@ __all__ = [
     "InvalidUnwrap",
     "LimitExceeded",
     "NotYetFinalized",
+    "aes_key_unwrap",
+    "aes_key_unwrap_with_padding",
+    "aes_key_wrap",
+    "aes_key_wrap_with_padding",
     "backends",
     "cpu_features",
     "__version__",
@@ -218,3 +231,32 @@ class AESOCB3:
     ) -> int: ...
     def encryptor(self, nonce: Buffer, /) -> AEADContext: ...
     def decryptor(self, nonce: Buffer, /) -> AEADContext: ...
+
+@final
+class AESKW:
+    """AES key wrap (SP 800-38F KW, RFC 3394). wrap() takes a multiple of 8 bytes, at
+    least 16 (ValueError otherwise); unwrap() a multiple of 8, at least 24, and raises
+    InvalidUnwrap for any wrong length or failed check."""
+
+    def __new__(cls, key: Buffer, *, backend: str = "auto") -> AESKW: ...
+    @property
+    def backend(self) -> str: ...
+    @property
+    def key_size(self) -> int: ...
+    def wrap(self, data: Buffer, /) -> bytes: ...
+    def unwrap(self, data: Buffer, /) -> bytes: ...
+
+@final
+class AESKWP:
+    """AES key wrap with padding (SP 800-38F KWP, RFC 5649). wrap() takes 1 to 2**32 - 1
+    bytes (ValueError for none, LimitExceeded past the limit); unwrap() a multiple of 8,
+    at least 16, and raises InvalidUnwrap for any wrong length or failed check (the
+    integrity value, the length indicator and the zero padding are one verdict)."""
+
+    def __new__(cls, key: Buffer, *, backend: str = "auto") -> AESKWP: ...
+    @property
+    def backend(self) -> str: ...
+    @property
+    def key_size(self) -> int: ...
+    def wrap(self, data: Buffer, /) -> bytes: ...
+    def unwrap(self, data: Buffer, /) -> bytes: ...

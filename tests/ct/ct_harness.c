@@ -22,8 +22,13 @@
  * --negative-control adds a deliberate secret-indexed table lookup that
  * memcheck must flag; it proves the check can fail.
  *
+ * Key wrap (KW, KWP) runs with key and data secret, the wrapped data too
+ * when it is unwrapped: a good unwrap, and a tampered one whose verdict
+ * (integrity value, KWP's length indicator and padding) must steer
+ * nothing until the caller reads it, and must leave the output zeroed.
+ *
  * --aesni (a build with -DAESKIT_HAVE_X86 and the aesni sources) runs the
- * AEADs and the cbc_mac and xts slots on the aesni table instead: key, AAD and data secret, and the
+ * AEADs, key wrap and the cbc_mac and xts slots on the aesni table instead: key, AAD and data secret, and the
  * nonce too except GCM's 12-byte one, whose counters are public by design
  * (modes/gcm.c); a nonce of any other length makes J0, and so every
  * counter, a function of the hash key. The block modes and the bare ctr
@@ -41,6 +46,7 @@
 #include "dispatch.h"
 #include "modes/block.h"
 #include "modes/gcm.h"
+#include "modes/kw.h"
 #include "modes/ocb.h"
 #include "modes/padding.h"
 
@@ -498,6 +504,66 @@ static void check_aead(size_t keylen, int ocb, size_t nonce_len, size_t aad_len,
     aeskit_secure_zero(&k, sizeof k);
 }
 
+/* ---- key wrap: the unwrap's verdict constant time ------------------------ */
+
+static int all_zero(const uint8_t *p, size_t n)
+{
+    uint8_t acc = 0;
+    for (size_t i = 0; i < n; i++)
+        acc |= p[i];
+    return acc == 0;
+}
+
+static void check_keywrap(size_t keylen, int padded, size_t len)
+{
+    uint8_t key[32], pt[MAXLEN], msg[MAXLEN], wrapped[MAXLEN + 16], back[MAXLEN + 8];
+    uint8_t bad[MAXLEN + 16];
+    aeskit_key k;
+    const struct aeskit_keywrap *d = padded ? &aeskit_kwp_keywrap : &aeskit_kw_keywrap;
+    const size_t wlen = d->wrapped_len(len);
+
+    fill(key, keylen);
+    fill(pt, len);
+    memcpy(msg, pt, len);
+    SECRET(key, keylen);
+    SECRET(msg, len);
+
+    impl->set_key(&k, key, keylen);
+    d->wrap(&k, wrapped, msg, len);
+    /* unwrap what came out, still secret, out of place and in place */
+    size_t got = d->unwrap(&k, back, wrapped, wlen);
+    memcpy(bad, wrapped, wlen);
+    bad[(len * 7) % wlen] ^= 0x20;   /* secret: the tampered data stays undefined */
+    size_t got_bad = d->unwrap(&k, bad, bad, wlen);
+
+    PUBLIC(&got, sizeof got);
+    PUBLIC(&got_bad, sizeof got_bad);
+    PUBLIC(wrapped, wlen);
+    PUBLIC(back, wlen - 8);
+    PUBLIC(bad, wlen - 8);
+    cases++;
+    if (got != len || memcmp(back, pt, len) != 0 || !all_zero(back + len, wlen - 8 - len) ||
+        got_bad != 0 || !all_zero(bad, wlen - 8)) {
+        char detail[64];
+        snprintf(detail, sizeof detail, "%s AES-%zu len %zu", d->name, 8 * keylen, len);
+        fail("key wrap", detail);
+    }
+    absorb(wrapped, wlen);
+    aeskit_secure_zero(&k, sizeof k);
+}
+
+/* KW at 2 and more semiblocks; KWP across the single-block form and every
+ * pad length. */
+static void check_keywraps(size_t keylen)
+{
+    static const size_t kw_lens[] = {16, 24, 40, 8 * 33};
+    for (size_t i = 0; i < sizeof kw_lens / sizeof kw_lens[0]; i++)
+        check_keywrap(keylen, 0, kw_lens[i]);
+    for (size_t len = 1; len <= 17; len++)
+        check_keywrap(keylen, 1, len);
+    check_keywrap(keylen, 1, 8 * 33 + 3);
+}
+
 /* ---- negative control ----------------------------------------------------- */
 
 static uint8_t table[256];
@@ -556,6 +622,7 @@ int main(int argc, char **argv)
         impl = &aeskit_aesni_impl;
         for (size_t keylen = 16; keylen <= 32; keylen += 8) {
             check_aeads(keylen);
+            check_keywraps(keylen);
             check_mac_xts_slots(keylen, 3);
             check_mac_xts_slots(keylen, 37);
         }
@@ -586,6 +653,7 @@ int main(int argc, char **argv)
             }
         }
         check_aeads(keylen);
+        check_keywraps(keylen);
         for (int kind = AESKIT_CTR_BE128; kind <= AESKIT_CTR_LE32; kind++) {
             check_ctr_slot(keylen, (enum aeskit_ctr)kind, 3);
             check_ctr_slot(keylen, (enum aeskit_ctr)kind, 37);

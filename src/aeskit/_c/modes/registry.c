@@ -15,10 +15,13 @@
  * struct aeskit_impl (aeskit.h), a generic fallback in modes/generic.c
  * that every table points at until it has its own kernel, and its test
  * entry point in py/slots.c; an optional fused slot is NULL in every table
- * until its first kernel, which brings its test entry point.
+ * until its first kernel, which brings its test entry point. Key wrap
+ * (KW, KWP) is its own kind of object (wrap/unwrap): a struct
+ * aeskit_keywrap (modes/kw.h) in aeskit_keywraps, served by py/kw.c.
  */
 #include "aead.h"
 #include "block.h"
+#include "kw.h"
 
 extern const struct aeskit_cipher aeskit_ecb_cipher, aeskit_cbc_cipher, aeskit_cfb_cipher,
     aeskit_cfb8_cipher, aeskit_ofb_cipher, aeskit_ctr_cipher;
@@ -33,5 +36,11 @@ const struct aeskit_cipher *const aeskit_ciphers[] = {
 const struct aeskit_aead *const aeskit_aeads[] = {
     &aeskit_gcm_aead,
     &aeskit_ocb3_aead,
+    NULL,
+};
+
+const struct aeskit_keywrap *const aeskit_keywraps[] = {
+    &aeskit_kw_keywrap,
+    &aeskit_kwp_keywrap,
     NULL,
 };

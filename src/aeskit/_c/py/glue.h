@@ -53,6 +53,7 @@ const struct aeskit_impl *aeskit_resolve_backend(aeskit_state *st, const char *n
  * an exception on failure. */
 int aeskit_add_cipher_types(PyObject *module, aeskit_state *st);   /* py/cipher.c */
 int aeskit_add_aead_types(PyObject *module, aeskit_state *st);     /* py/aead.c */
+int aeskit_add_keywrap_types(PyObject *module, aeskit_state *st);  /* py/kw.c */
 int aeskit_add_bench(PyObject *module);                            /* py/bench.c */
 int aeskit_add_slots(PyObject *module);                            /* py/slots.c */
 

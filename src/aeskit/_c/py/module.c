@@ -12,6 +12,7 @@
 #include "glue.h"
 #include "modes/aead.h"
 #include "modes/block.h"
+#include "modes/kw.h"
 
 static PyObject *known_names(void)
 {
@@ -176,18 +177,21 @@ static int choose_default(aeskit_state *st)
         }                                                                               \
     } while (0)
 
-/* MODES: {"ciphers": (...), "aeads": (...)}, the names of the modes the
+/* MODES: {"ciphers": (...), "aeads": (...), "keywraps": (...)}, the names of the modes the
  * types were made from, for the tests to check that they cover them all. */
 static int add_mode_names(PyObject *m)
 {
-    PyObject *ciphers, *aeads, *d = NULL;
+    PyObject *ciphers, *aeads, *keywraps, *d = NULL;
     NAMES_OF(aeskit_ciphers, ciphers);
     NAMES_OF(aeskit_aeads, aeads);
-    if (ciphers != NULL && aeads != NULL)
-        d = Py_BuildValue("{sOsO}", "ciphers", ciphers, "aeads", aeads);
+    NAMES_OF(aeskit_keywraps, keywraps);
+    if (ciphers != NULL && aeads != NULL && keywraps != NULL)
+        d = Py_BuildValue("{sOsOsO}", "ciphers", ciphers, "aeads", aeads, "keywraps",
+                          keywraps);
     const int rc = d != NULL ? PyModule_AddObjectRef(m, "MODES", d) : -1;
     Py_XDECREF(ciphers);
     Py_XDECREF(aeads);
+    Py_XDECREF(keywraps);
     Py_XDECREF(d);
     return rc;
 }
@@ -215,6 +219,7 @@ static int module_exec(PyObject *m)
         PyModule_AddObjectRef(m, "LimitExceeded", st->LimitExceeded) < 0 ||
         PyModule_AddIntConstant(m, "GIL_THRESHOLD", AESKIT_GIL_THRESHOLD) < 0 ||
         aeskit_add_cipher_types(m, st) < 0 || aeskit_add_aead_types(m, st) < 0 ||
+        aeskit_add_keywrap_types(m, st) < 0 ||
         aeskit_add_bench(m) < 0 || aeskit_add_slots(m) < 0 || add_mode_names(m) < 0)
         return -1;
     return 0;
