@@ -54,6 +54,10 @@ class CipherSpec:
     def cls(self):
         return getattr(aeskit, "AES" + self.name)
 
+    def takes(self, n):
+        """Whether a one-shot call takes n bytes."""
+        return n >= self.min_len and not (self.whole_blocks and n % 16)
+
 
 CIPHERS = (
     CipherSpec("ECB", has_iv=False, whole_blocks=True, keystream=False,
@@ -128,18 +132,20 @@ def ref(spec, key, iv, data, direction="encrypt"):
 
 
 def fit(spec, n):
-    """The longest length <= n that a one-shot call of the mode takes."""
-    return n - n % 16 if spec.whole_blocks else n
+    """The longest length <= n that a one-shot call of the mode takes (its shortest if
+    none is)."""
+    return max(n - n % 16 if spec.whole_blocks else n, spec.min_len)
 
 
 def key_for(spec, key):
     """key as the mode takes it: unchanged if it can, else stretched to the nearest size
     it takes, for a two-key mode (XTS) with a second half that differs from the first."""
     n = memoryview(key).nbytes
-    if n in spec.key_sizes and not spec.steals:
+    raw = bytes(memoryview(key).cast("B"))
+    if n in spec.key_sizes and not (spec.steals and raw[:n // 2] == raw[n // 2:]):
         return key
     size = min(spec.key_sizes, key=lambda s: (abs(s - n), s))
-    k = (bytes(key) * (size // n + 1))[:size]
+    k = (raw * (size // n + 1))[:size]
     return k[:size // 2] + bytes(b ^ 0x5A for b in k[size // 2:])
 
 
