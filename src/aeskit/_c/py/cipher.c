@@ -250,21 +250,25 @@ static int sector_number(PyTypeObject *tp, const struct aeskit_cipher *d, PyObje
                      Py_TYPE(first)->tp_name);
         return -1;
     }
-    PyObject *span = PyLong_FromSize_t(n - 1);
-    PyObject *last = span != NULL ? PyNumber_Add(first, span) : NULL;
-    PyObject *bits = last != NULL ? PyObject_CallMethod(last, "bit_length", NULL) : NULL;
-    Py_XDECREF(span);
-    Py_XDECREF(last);
-    if (bits == NULL)
-        return -1;
-    const long nbits = PyLong_AsLong(bits);
-    Py_DECREF(bits);
-    if (nbits == -1 && PyErr_Occurred())
-        return -1;
-    const int negative = PyObject_RichCompareBool(first, span = PyLong_FromLong(0), Py_LT);
-    Py_XDECREF(span);
+    PyObject *zero = PyLong_FromLong(0);
+    const int negative = zero != NULL ? PyObject_RichCompareBool(first, zero, Py_LT) : -1;
+    Py_XDECREF(zero);
     if (negative < 0)
         return -1;
+    long nbits = 0;
+    if (!negative) {
+        PyObject *span = PyLong_FromSize_t(n - 1);
+        PyObject *last = span != NULL ? PyNumber_Add(first, span) : NULL;
+        PyObject *bits = last != NULL ? PyObject_CallMethod(last, "bit_length", NULL) : NULL;
+        Py_XDECREF(span);
+        Py_XDECREF(last);
+        if (bits == NULL)
+            return -1;
+        nbits = PyLong_AsLong(bits);
+        Py_DECREF(bits);
+        if (nbits == -1 && PyErr_Occurred())
+            return -1;
+    }
     if (negative || nbits > 128) {
         PyErr_Format(aeskit_state_of(tp)->LimitExceeded,
                      "%s sector numbers run from 0 to 2**128 - 1: first_sector %S with %zu "
@@ -543,13 +547,16 @@ static void ctx_dealloc(PyObject *op)
 static PyMethodDef ctx_methods[] = {
     {"update", (PyCFunction)(void (*)(void))ctx_update, METH_FASTCALL,
      PyDoc_STR("update(data, /) -> bytes\n\nProcess data; returns what is ready "
-               "(ECB/CBC: whole blocks only, the rest waits for the next call).")},
+               "(ECB/CBC: whole blocks only, the rest waits for the next call; XTS: "
+               "also holds back the last whole block, for ciphertext stealing).")},
     {"update_into", (PyCFunction)(void (*)(void))ctx_update_into, METH_FASTCALL,
      PyDoc_STR("update_into(data, buf, /) -> int\n\nLike update, writing into buf (at least "
                "the bytes this call produces; data itself allowed). Returns the count.")},
     {"finalize", ctx_finalize, METH_NOARGS,
      PyDoc_STR("finalize() -> bytes\n\nEnd the stream. ECB/CBC: raises ValueError if an "
-               "incomplete block is left. Any later call raises AlreadyFinalized.")},
+               "incomplete block is left; XTS: returns the bytes held back, or raises "
+               "ValueError for a data unit under 16 bytes. Any later call raises "
+               "AlreadyFinalized.")},
     {NULL, NULL, 0, NULL},
 };
 
