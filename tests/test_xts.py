@@ -3,6 +3,7 @@ every backend against portable around the kernels' batches, ciphertext stealing 
 partial length in both directions, streaming hold-back and limits, sectors, bad input."""
 
 import os
+import random
 
 import aeskit
 import pytest
@@ -47,7 +48,6 @@ def by_hand(key, tweak, data):
 
 
 def rand(seed, n):
-    import random
     return random.Random(seed).randbytes(n)
 
 
