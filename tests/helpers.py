@@ -42,10 +42,21 @@ class CipherSpec:
     ref_mode: Callable[[bytes | None], object]
     # Bytes per AES call: 1 for CFB8, whose large-message tests are sized down to match.
     segment: int = 16
+    # Key argument lengths (XTS: two AES keys, 32 or 64 bytes).
+    key_sizes: tuple[int, ...] = KEY_SIZES
+    # The shortest data a call or a whole stream takes (XTS: a block), else ValueError.
+    min_len: int = 0
+    # The last whole block may change with what follows (XTS's ciphertext stealing): a
+    # stream holds it back with the partial block after it until 16 more bytes come.
+    steals: bool = False
 
     @property
     def cls(self):
         return getattr(aeskit, "AES" + self.name)
+
+    def takes(self, n):
+        """Whether a one-shot call takes n bytes."""
+        return n >= self.min_len and not (self.whole_blocks and n % 16)
 
 
 CIPHERS = (
@@ -57,6 +68,8 @@ CIPHERS = (
                segment=1),
     CipherSpec("OFB", has_iv=True, whole_blocks=False, keystream=True, ref_mode=_legacy.OFB),
     CipherSpec("CTR", has_iv=True, whole_blocks=False, keystream=True, ref_mode=_modes.CTR),
+    CipherSpec("XTS", has_iv=True, whole_blocks=False, keystream=False, ref_mode=_modes.XTS,
+               key_sizes=(32, 64), min_len=16, steals=True),
 )
 CIPHER = {spec.name: spec for spec in CIPHERS}
 
@@ -73,7 +86,7 @@ def cls(spec):
 
 
 def new(spec, key, backend="auto"):
-    return spec.cls(key, backend=backend)
+    return spec.cls(key_for(spec, key), backend=backend)
 
 
 def ivargs(spec, iv):
@@ -113,21 +126,36 @@ def op(obj, spec, iv, direction):
 def ref(spec, key, iv, data, direction="encrypt"):
     """pyca/cryptography's answer (OpenSSL)."""
     mode = spec.ref_mode(bytes(iv) if iv is not None else None)
-    c = Cipher(algorithms.AES(bytes(key)), mode)
+    c = Cipher(algorithms.AES(bytes(key_for(spec, key))), mode)
     ctx = c.encryptor() if direction == "encrypt" else c.decryptor()
     return ctx.update(bytes(data)) + ctx.finalize()
 
 
 def fit(spec, n):
-    """The longest length <= n that a one-shot call of the mode takes."""
-    return n - n % 16 if spec.whole_blocks else n
+    """The longest length <= n that a one-shot call of the mode takes (its shortest if
+    none is)."""
+    return max(n - n % 16 if spec.whole_blocks else n, spec.min_len)
+
+
+def key_for(spec, key):
+    """key as the mode takes it: unchanged if it can, else stretched to the nearest size
+    it takes, for a two-key mode (XTS) with a second half that differs from the first."""
+    n = memoryview(key).nbytes
+    raw = bytes(memoryview(key).cast("B"))
+    if n in spec.key_sizes and not (spec.steals and raw[:n // 2] == raw[n // 2:]):
+        return key
+    size = min(spec.key_sizes, key=lambda s: (abs(s - n), s))
+    k = (raw * (size // n + 1))[:size]
+    return k[:size // 2] + bytes(b ^ 0x5A for b in k[size // 2:])
 
 
 def stream_len(spec, pending, n):
-    """Output length of one update(): whole blocks for a whole-block mode, everything
-    otherwise."""
+    """Output length of one update() with pending bytes held: whole blocks for a whole-
+    block mode, whole blocks but the last for a stealing one, everything otherwise."""
     if spec.whole_blocks:
         return 16 * ((pending + n) // 16)
+    if spec.steals:
+        return 16 * max((pending + n) // 16 - 1, 0)
     return n
 
 

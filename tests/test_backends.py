@@ -101,7 +101,7 @@ def test_available_follows_cpu_features(backends_info):
 @pytest.mark.parametrize("spec", spec_params(CIPHERS))
 def test_each_backend_selectable(backends_info, spec):
     for name in backends_info.available:
-        obj = cls(spec)(KEY, backend=name)
+        obj = new(spec, KEY, backend=name)
         assert obj.backend == name
         args = ivargs(spec, IV)
         assert obj.encrypt(*args, bytes(64)) == ref(spec, KEY, IV, bytes(64))

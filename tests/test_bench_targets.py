@@ -170,3 +170,35 @@ def test_every_ghash_target_runs():
                 assert bytes(t._tag) == aeskit.AESGCM(op.key()).encrypt(NONCE, b"", aad)
         finally:
             t.release()
+
+
+@pytest.mark.parametrize("encrypt", [True, False])
+@pytest.mark.parametrize("bits", [128, 256])
+def test_every_xts_target_runs(encrypt, bits):
+    """XTS: two AES keys per row, both layers and pyca's XTS as its peer (pycryptodome has
+    none), whole data units from 16 bytes."""
+    op = Operation("XTS", encrypt, bits)
+    assert len(op.key()) == bits // 4 and op.whole_blocks
+    got = make_targets(op, list(aeskit.backends().available), ["kernel", "api"], PEERS, 7)
+    assert "pycryptodome" not in {t.impl for t in got}
+    assert ("cryptography" in {t.impl for t in got}) == ("cryptography" in PEERS)
+    for t in got:
+        t.prepare(5000)
+        try:
+            for size in (16, 4096, 4992):
+                assert t.time(size, 2) >= 0
+        finally:
+            t.release()
+
+
+def test_xts_kernel_time_runs_the_stolen_tail_and_refuses_short_units():
+    x = aeskit.AESXTS(bytes(range(32)))
+    assert native().kernel_time(x, True, 17, 3, 0) >= 0
+    with pytest.raises(ValueError, match="XTS sizes"):
+        native().kernel_time(x, True, 15, 1, 0)
+
+
+def test_xts_has_no_192_bit_rows():
+    ops = _ops("--modes", "XTS,CTR", "--key-bits", "128,192,256")
+    assert {op.key_bits for op in ops if op.mode == "XTS"} == {128, 256}
+    assert {op.key_bits for op in ops if op.mode == "CTR"} == {128, 192, 256}

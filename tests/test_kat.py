@@ -38,7 +38,8 @@ def test_vector_files_are_complete():
         want |= {(f"sp800_38a_{f}.txt", f"{sec}.{i}") for i in range(first, first + 6)}
     assert want <= sections
     assert len(VECTORS) == 42
-    assert {v["mode"] for v in VECTORS} == set(CIPHER)  # known answers for every mode
+    # known answers for every mode; XTS's are in vectors/xts/ (tests/test_xts.py)
+    assert {v["mode"] for v in VECTORS} == set(CIPHER) - {"XTS"}
     for v in VECTORS:
         assert v["direction"] in ("encrypt", "decrypt")
         bits = re.search(r"AES-?(128|192|256)", v["section"]).group(1)

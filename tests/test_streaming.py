@@ -31,7 +31,7 @@ def _run(ctx, spec, pieces, use_into=False):
             got = ctx.update(p)
             assert len(got) == need, (len(p), pending)
             out.append(got)
-        pending = (pending + len(p)) % 16
+        pending += len(p) - need
     out.append(ctx.finalize())
     return b"".join(out)
 
@@ -85,7 +85,7 @@ def test_block_modes_hold_back_partial_blocks(backend, spec):
     assert ctx.finalize() == b""
 
 
-@pytest.mark.parametrize("spec", spec_params(CIPHERS, whole_blocks=False))
+@pytest.mark.parametrize("spec", spec_params(CIPHERS, whole_blocks=False, steals=False))
 def test_stream_modes_continue_mid_block(backend, spec):
     obj = new(spec, KEY, backend=backend)
     data = _msg(spec, 300)

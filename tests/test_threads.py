@@ -38,7 +38,7 @@ def test_shared_key_object(backend, spec):
     obj = new(spec, KEY, backend=backend)
     # CFB8 runs one AES call per byte: keep it to sizes a serial kernel does quickly.
     big = (1 << 20) + 32 if spec.segment == 16 else (1 << 16) + 32
-    sizes = [0, 16, 160, 4096, 1 << 14, big]
+    sizes = [n for n in (0, 16, 160, 4096, 1 << 14, big) if spec.takes(n)]
     jobs = []
     for t in range(4):
         for k, n in enumerate(sizes):

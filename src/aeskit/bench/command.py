@@ -32,6 +32,7 @@ from .stats import (
 from .targets import (
     KEY_BITS,
     MODE_ALIASES,
+    MODE_KEY_BITS,
     MODES,
     ONE_WAY_MODES,
     PEER_EXTRA,
@@ -243,6 +244,8 @@ def _operations(opts: Options) -> list[Operation]:
     ops = []
     for bits in opts.key_bits:
         for mode in opts.modes:
+            if bits not in MODE_KEY_BITS.get(mode, (bits,)):
+                continue  # XTS has no AES-192
             if mode in ONE_WAY_MODES:
                 if bits == opts.key_bits[0]:
                     ops.append(Operation(mode, True, bits))

@@ -11,6 +11,7 @@
 
 enum aeskit_mode {
     AESKIT_ECB, AESKIT_CBC, AESKIT_CFB, AESKIT_CFB8, AESKIT_OFB, AESKIT_CTR,
+    AESKIT_XTS,     /* its own engine: modes/xts.h */
 };
 
 /* One streaming state serves every block-cipher mode; one-shot calls are
@@ -27,6 +28,8 @@ typedef struct aeskit_stream {
     uint8_t mode;       /* enum aeskit_mode */
     uint8_t enc;        /* 1 encrypt, 0 decrypt */
     uint8_t pkcs7;      /* PKCS#7 padding (ECB, CBC): aeskit_stream_pkcs7 */
+    uint8_t held[32];   /* XTS: the pos (< 32) bytes held back for ciphertext
+                           stealing; iv is the current tweak */
 } aeskit_stream;
 
 /* iv is ignored (may be NULL) for ECB, otherwise 16 bytes. */
@@ -115,6 +118,19 @@ struct aeskit_cipher {
     /* Turns PKCS#7 padding on in a fresh stream; NULL: the mode cannot pad
      * (its type takes no padding= argument). */
     void (*pkcs7)(aeskit_stream *st);
+    /* XTS's additions; zero/NULL for a mode without them. */
+    uint8_t distinct_keys;      /* the n_keys keys must differ (checked in
+                                   constant time) */
+    uint32_t min_len;           /* data (one-shot or a whole stream) of at least
+                                   this many bytes */
+    uint64_t max_len;           /* ... and at most this many (0: no limit);
+                                   more is aeskit.LimitExceeded */
+    /* Data units of unit bytes laid end to end (the *_sectors methods): unit
+     * is a multiple of 16 from 16 to max_len, len a multiple of unit, the
+     * first unit numbered first (16 bytes, little-endian), the next ones
+     * counting up without wrapping (the glue checks). */
+    void (*sectors)(const aeskit_key *keys, int enc, const uint8_t first[16], size_t unit,
+                    uint8_t *dst, const uint8_t *src, size_t len);
 };
 
 /* Every block-cipher mode, ending NULL (modes/registry.c). */

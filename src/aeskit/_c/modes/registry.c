@@ -24,12 +24,13 @@
 #include "kw.h"
 
 extern const struct aeskit_cipher aeskit_ecb_cipher, aeskit_cbc_cipher, aeskit_cfb_cipher,
-    aeskit_cfb8_cipher, aeskit_ofb_cipher, aeskit_ctr_cipher;
+    aeskit_cfb8_cipher, aeskit_ofb_cipher, aeskit_ctr_cipher, aeskit_xts_cipher;
 extern const struct aeskit_aead aeskit_gcm_aead, aeskit_ocb3_aead;
 
 const struct aeskit_cipher *const aeskit_ciphers[] = {
     &aeskit_ecb_cipher, &aeskit_cbc_cipher, &aeskit_cfb_cipher,
     &aeskit_cfb8_cipher, &aeskit_ofb_cipher, &aeskit_ctr_cipher,
+    &aeskit_xts_cipher,
     NULL,
 };
 

@@ -33,6 +33,7 @@ typedef struct {
     KeyObject *owner;
     aeskit_stream st;
     aeskit_guard guard;
+    uint64_t total;                 /* bytes in so far, for min_len/max_len */
 } CtxObject;
 
 /* ---- PKCS#7 padding (a mode whose descriptor has pkcs7) ---------------- */
@@ -76,6 +77,40 @@ static size_t padded_out_len(int enc, size_t len)
 
 /* ---- key objects ------------------------------------------------------ */
 
+/* 1 if the n_keys keys in kb differ, else 0 with ValueError. Only the
+ * verdict is public, so the comparison runs in constant time. */
+static int keys_distinct(const struct aeskit_cipher *d, const Py_buffer *kb)
+{
+    assert(d->n_keys == 2);
+    const size_t each = (size_t)kb->len / 2;
+    const uint8_t *k = kb->buf;
+    if (!aeskit_ct_memeq(k, k + each, each))
+        return 1;
+    PyErr_Format(PyExc_ValueError, "%s key halves must differ (IEEE 1619, FIPS 140-3 IG C.I)",
+                 d->name);
+    return 0;
+}
+
+/* 0 if a data unit of len bytes is within d's limits; else -1 with
+ * ValueError (too short; at finalize when final) or LimitExceeded. */
+static int check_len(PyTypeObject *tp, const struct aeskit_cipher *d, uint64_t len,
+                     int final)
+{
+    if (final && len < d->min_len) {
+        PyErr_Format(PyExc_ValueError, "%s data must be at least %u bytes, got %llu%s",
+                     d->name, (unsigned)d->min_len, (unsigned long long)len,
+                     final == 2 ? " at finalize" : "");
+        return -1;
+    }
+    if (d->max_len != 0 && len > d->max_len) {
+        PyErr_Format(aeskit_state_of(tp)->LimitExceeded,
+                     "%s data is limited to %llu bytes per data unit", d->name,
+                     (unsigned long long)d->max_len);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"key", "backend", NULL};
@@ -99,6 +134,10 @@ static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
                                                          d->n_keys, &kb);
     if (impl == NULL)
         return NULL;
+    if (d->distinct_keys && !keys_distinct(d, &kb)) {
+        aeskit_release(&kb);
+        return NULL;
+    }
     KeyObject *self = (KeyObject *)type->tp_alloc(type, 0);
     if (self != NULL) {
         const size_t each = (size_t)kb.len / d->n_keys;
@@ -214,6 +253,8 @@ AESKIT_INLINE PyObject *oneshot(PyObject *op, PyObject *const *args, Py_ssize_t 
                      len);
         goto done;
     }
+    if (check_len(Py_TYPE(op), d, len, 1) < 0)
+        goto done;
     uint8_t *dst;
     if (aeskit_output(into ? args[has_iv + 1] : NULL, &data, out_len, &out, &result, &dst) < 0)
         goto done;
@@ -262,6 +303,125 @@ static PyObject *key_decrypt_into(PyObject *op, PyObject *const *a, Py_ssize_t n
     return oneshot(op, a, n, 0, 1, "decrypt_into");
 }
 
+/* ---- data units laid end to end (a descriptor with sectors) ------------ */
+
+/* first_sector as 16 little-endian bytes, if it and the last of n sectors
+ * from it fit in 128 bits; else -1 with TypeError or LimitExceeded. */
+static int sector_number(PyTypeObject *tp, const struct aeskit_cipher *d, PyObject *first,
+                         size_t n, uint8_t out[16])
+{
+    if (!PyLong_Check(first)) {
+        PyErr_Format(PyExc_TypeError, "first_sector must be an int, not %.100s",
+                     Py_TYPE(first)->tp_name);
+        return -1;
+    }
+    PyObject *zero = PyLong_FromLong(0);
+    const int negative = zero != NULL ? PyObject_RichCompareBool(first, zero, Py_LT) : -1;
+    Py_XDECREF(zero);
+    if (negative < 0)
+        return -1;
+    long nbits = 0;
+    if (!negative) {
+        PyObject *span = PyLong_FromSize_t(n - 1);
+        PyObject *last = span != NULL ? PyNumber_Add(first, span) : NULL;
+        PyObject *bits = last != NULL ? PyObject_CallMethod(last, "bit_length", NULL) : NULL;
+        Py_XDECREF(span);
+        Py_XDECREF(last);
+        if (bits == NULL)
+            return -1;
+        nbits = PyLong_AsLong(bits);
+        Py_DECREF(bits);
+        if (nbits == -1 && PyErr_Occurred())
+            return -1;
+    }
+    if (negative || nbits > 128) {
+        PyErr_Format(aeskit_state_of(tp)->LimitExceeded,
+                     "%s sector numbers run from 0 to 2**128 - 1: first_sector %S with %zu "
+                     "sectors is outside", d->name, first, n);
+        return -1;
+    }
+    PyObject *b = PyObject_CallMethod(first, "to_bytes", "is", 16, "little");
+    if (b == NULL)
+        return -1;
+    memcpy(out, PyBytes_AS_STRING(b), 16);
+    Py_DECREF(b);
+    return 0;
+}
+
+/* encrypt/decrypt_sectors(,_into): first_sector, data[, buf], *, sector_size */
+static PyObject *sectors_call(PyObject *op, PyObject *args, PyObject *kwds, int enc, int into)
+{
+    static char *kw_plain[] = {"", "", "sector_size", NULL};
+    static char *kw_into[] = {"", "", "", "sector_size", NULL};
+    static const char *const formats[2][2] = {
+        {"OO|$n:decrypt_sectors", "OOO|$n:decrypt_sectors_into"},
+        {"OO|$n:encrypt_sectors", "OOO|$n:encrypt_sectors_into"},
+    };
+    KeyObject *self = (KeyObject *)op;
+    const struct aeskit_cipher *d = self->d;
+    PyObject *first, *dataobj, *bufobj = NULL;
+    Py_ssize_t unit = 4096;
+    const char *fmt = formats[enc][into];
+    if (!(into ? PyArg_ParseTupleAndKeywords(args, kwds, fmt, kw_into, &first, &dataobj,
+                                             &bufobj, &unit)
+               : PyArg_ParseTupleAndKeywords(args, kwds, fmt, kw_plain, &first, &dataobj,
+                                             &unit)))
+        return NULL;
+    if (unit < (Py_ssize_t)d->min_len || unit % 16 != 0 || (uint64_t)unit > d->max_len) {
+        PyErr_Format(PyExc_ValueError,
+                     "sector_size must be a multiple of 16 from %u to %llu, got %zd",
+                     (unsigned)d->min_len, (unsigned long long)d->max_len, unit);
+        return NULL;
+    }
+    Py_buffer data = {0}, out = {0};
+    PyObject *result = NULL;
+    uint8_t number[16];
+    if (aeskit_get_buffer(dataobj, &data, 0, "data") < 0)
+        return NULL;
+    const size_t len = (size_t)data.len;
+    if (len == 0 || len % (size_t)unit != 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "data must be a whole number of %zd-byte sectors (at least one), got "
+                     "%zu bytes", unit, len);
+        goto done;
+    }
+    if (sector_number(Py_TYPE(op), d, first, len / (size_t)unit, number) < 0)
+        goto done;
+    uint8_t *dst;
+    if (aeskit_output(bufobj, &data, len, &out, &result, &dst) < 0)
+        goto done;
+    if (len >= AESKIT_GIL_THRESHOLD) {
+        Py_BEGIN_ALLOW_THREADS
+        d->sectors(self->keys, enc, number, (size_t)unit, dst, data.buf, len);
+        Py_END_ALLOW_THREADS
+    } else {
+        d->sectors(self->keys, enc, number, (size_t)unit, dst, data.buf, len);
+    }
+    if (into)
+        result = PyLong_FromSize_t(len);
+done:
+    aeskit_release(&data);
+    aeskit_release(&out);
+    return result;
+}
+
+static PyObject *key_encrypt_sectors(PyObject *op, PyObject *a, PyObject *kw)
+{
+    return sectors_call(op, a, kw, 1, 0);
+}
+static PyObject *key_decrypt_sectors(PyObject *op, PyObject *a, PyObject *kw)
+{
+    return sectors_call(op, a, kw, 0, 0);
+}
+static PyObject *key_encrypt_sectors_into(PyObject *op, PyObject *a, PyObject *kw)
+{
+    return sectors_call(op, a, kw, 1, 1);
+}
+static PyObject *key_decrypt_sectors_into(PyObject *op, PyObject *a, PyObject *kw)
+{
+    return sectors_call(op, a, kw, 0, 1);
+}
+
 static PyObject *make_context(PyObject *op, PyObject *const *args, Py_ssize_t nargs, int enc,
                               const char *fname)
 {
@@ -284,6 +444,7 @@ static PyObject *make_context(PyObject *op, PyObject *const *args, Py_ssize_t na
         if (self->pkcs7)
             d->pkcs7(&ctx->st);
         aeskit_guard_init(&ctx->guard);
+        ctx->total = 0;
     }
     aeskit_release(&iv);
     return (PyObject *)ctx;
@@ -329,6 +490,34 @@ static PyMethodDef iv_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+#define SECTORS_METHOD(name, fn, doc) \
+    {name, (PyCFunction)(void (*)(void))fn, METH_VARARGS | METH_KEYWORDS, PyDoc_STR(doc)}
+
+/* A mode with sectors: its 16-byte argument is a tweak, one data unit per call. */
+static PyMethodDef sector_methods[] = {
+    KEY_METHOD("encrypt", key_encrypt, "encrypt(tweak, data, /) -> bytes\n\nEncrypt one data unit."),
+    KEY_METHOD("decrypt", key_decrypt, "decrypt(tweak, data, /) -> bytes\n\nDecrypt one data unit."),
+    KEY_METHOD("encrypt_into", key_encrypt_into,
+               "encrypt_into(tweak, data, buf, /) -> int\n\nEncrypt into buf (data itself allowed)."),
+    KEY_METHOD("decrypt_into", key_decrypt_into,
+               "decrypt_into(tweak, data, buf, /) -> int\n\nDecrypt into buf (data itself allowed)."),
+    KEY_METHOD("encryptor", key_encryptor, "encryptor(tweak, /) -> CipherContext"),
+    KEY_METHOD("decryptor", key_decryptor, "decryptor(tweak, /) -> CipherContext"),
+    SECTORS_METHOD("encrypt_sectors", key_encrypt_sectors,
+                   "encrypt_sectors(first_sector, data, /, *, sector_size=4096) -> bytes\n\n"
+                   "Encrypt whole sectors; sector i is a data unit whose tweak is "
+                   "first_sector + i as a 128-bit little-endian integer."),
+    SECTORS_METHOD("decrypt_sectors", key_decrypt_sectors,
+                   "decrypt_sectors(first_sector, data, /, *, sector_size=4096) -> bytes"),
+    SECTORS_METHOD("encrypt_sectors_into", key_encrypt_sectors_into,
+                   "encrypt_sectors_into(first_sector, data, buf, /, *, sector_size=4096) "
+                   "-> int"),
+    SECTORS_METHOD("decrypt_sectors_into", key_decrypt_sectors_into,
+                   "decrypt_sectors_into(first_sector, data, buf, /, *, sector_size=4096) "
+                   "-> int"),
+    {NULL, NULL, 0, NULL},
+};
+
 static PyGetSetDef key_getset[] = {
     {"backend", key_get_backend, NULL, PyDoc_STR("name of the backend this key uses"), NULL},
     {"key_size", key_get_key_size, NULL, PyDoc_STR("key size in bits"), NULL},
@@ -369,11 +558,14 @@ static PyObject *ctx_update_impl(CtxObject *ctx, PyObject *const *args, Py_ssize
     if (aeskit_get_buffer(args[0], &data, 0, "data") < 0)
         goto done;
     const size_t len = (size_t)data.len;
+    if (check_len(Py_TYPE(ctx->owner), d, ctx->total + len, 0) < 0)
+        goto done;
     const size_t out_len = d->out_len(&ctx->st, len);
     uint8_t *dst;
     if (aeskit_output(into ? args[1] : NULL, &data, out_len, &out, &result, &dst) < 0)
         goto done;
     run(d, &ctx->st, dst, data.buf, len);
+    ctx->total += len;
     if (into)
         result = PyLong_FromSize_t(out_len);
 done:
@@ -401,13 +593,17 @@ static PyObject *ctx_finalize(PyObject *op, PyObject *unused)
     if (aeskit_guard_enter(&ctx->guard, aeskit_state_of(Py_TYPE(op))) < 0)
         return NULL;
     uint8_t tail[AESKIT_FINISH_MAX] = {0};   /* a PKCS#7 decryptor reads it */
-    size_t n;
-    const enum aeskit_finish end = d->finish(&ctx->st, tail, &n);
+    size_t n = 0;
+    const int short_unit = ctx->total < d->min_len;
+    const enum aeskit_finish end = short_unit ? AESKIT_FINISH_OK
+                                              : d->finish(&ctx->st, tail, &n);
     ctx->guard.finalized = 1;
     aeskit_secure_zero(&ctx->st, sizeof ctx->st);
     aeskit_guard_leave(&ctx->guard);
     PyObject *r = NULL;
-    if (end != AESKIT_FINISH_OK)
+    if (short_unit)
+        check_len(Py_TYPE(op), d, ctx->total, 2);
+    else if (end != AESKIT_FINISH_OK)
         finish_error(d, end, n);
     else
         r = PyBytes_FromStringAndSize((const char *)tail, (Py_ssize_t)n);
@@ -429,7 +625,8 @@ static PyMethodDef ctx_methods[] = {
     {"update", (PyCFunction)(void (*)(void))ctx_update, METH_FASTCALL,
      PyDoc_STR("update(data, /) -> bytes\n\nProcess data; returns what is ready "
                "(ECB/CBC: whole blocks only, the rest waits for the next call; a decryptor "
-               "with padding='pkcs7' also holds back the last whole block).")},
+               "with padding='pkcs7' also holds back the last whole block; XTS: holds "
+               "back the last whole block too, for ciphertext stealing).")},
     {"update_into", (PyCFunction)(void (*)(void))ctx_update_into, METH_FASTCALL,
      PyDoc_STR("update_into(data, buf, /) -> int\n\nLike update, writing into buf (at least "
                "the bytes this call produces; data itself allowed). Returns the count.")},
@@ -437,7 +634,9 @@ static PyMethodDef ctx_methods[] = {
      PyDoc_STR("finalize() -> bytes\n\nEnd the stream. ECB/CBC: raises ValueError if an "
                "incomplete block is left; with padding='pkcs7', returns the padded last block "
                "(encryptor) or the last block's data (decryptor; ValueError('invalid padding') "
-               "if the padding is wrong). Any later call raises AlreadyFinalized.")},
+               "if the padding is wrong); XTS: returns the bytes held back, or raises "
+               "ValueError for a data unit under 16 bytes. Any later call raises "
+               "AlreadyFinalized.")},
     {NULL, NULL, 0, NULL},
 };
 
@@ -471,7 +670,9 @@ int aeskit_add_cipher_types(PyObject *module, aeskit_state *st)
             {Py_tp_new, key_new},
             {Py_tp_dealloc, key_dealloc},
             {Py_tp_repr, key_repr},
-            {Py_tp_methods, d->iv_name != NULL ? iv_methods : plain_methods},
+            {Py_tp_methods, d->sectors != NULL    ? sector_methods
+                            : d->iv_name != NULL ? iv_methods
+                                                 : plain_methods},
             {Py_tp_getset, d->pkcs7 != NULL ? pad_getset : key_getset},
             {Py_tp_doc, (void *)d->doc},
             {0, NULL},

@@ -1,0 +1,176 @@
+/*
+ * xts.c: XTS-AES (IEEE 1619-2018, SP 800-38E) over the backend's xts
+ * slot, which does the whole blocks; this file adds what the slot leaves
+ * to the mode: the tweak key's encryption of the tweak (once per data
+ * unit), ciphertext stealing for a last partial block, the bytes a stream
+ * holds back for it, and data units laid end to end as sectors.
+ *
+ * keys[0] is the data key, keys[1] the tweak key (IEEE 1619's Key1 and
+ * Key2, concatenated in that order in the key argument).
+ *
+ * Ciphertext stealing (IEEE 1619 5.3.2, 5.4.2), with m-1 whole blocks
+ * done, P_(m-1) a whole block and P_m b < 16 bytes:
+ *   encrypt  CC = XTS(P_(m-1), T_(m-1)); C_m = CC[0..b);
+ *            C_(m-1) = XTS(P_m || CC[b..16), T_m)
+ *   decrypt  PP = XTS^-1(C_(m-1), T_m); P_m = PP[0..b);
+ *            P_(m-1) = XTS^-1(C_m || PP[b..16), T_(m-1))
+ * so decryption uses the last two tweaks in swapped order. A stream
+ * therefore never lets out a block until 16 more bytes have come: it
+ * might be P_(m-1). It holds 16..31 bytes once any have come.
+ */
+#include "xts.h"
+#include "common.h"
+
+/* Blocks per bounce chunk when a stream runs in place with bytes held. */
+#define BOUNCE 64
+
+static_assert(AESKIT_FINISH_MAX >= 31, "finish must take what XTS holds back");
+
+void aeskit_xts_init(aeskit_stream *st, const aeskit_key *keys, enum aeskit_mode mode,
+                     int enc, const uint8_t *tweak)
+{
+    assert(mode == AESKIT_XTS && tweak != NULL);
+    memset(st, 0, sizeof *st);
+    st->key = &keys[0];
+    st->mode = (uint8_t)mode;
+    st->enc = (uint8_t)(enc != 0);
+    keys[1].impl->ecb_enc(&keys[1], st->iv, tweak, 1);
+}
+
+/* Blocks an update may let out when it brings the held bytes to total. */
+static size_t blocks_out(size_t total)
+{
+    return total >= 16 ? total / 16 - 1 : 0;
+}
+
+size_t aeskit_xts_out_len(const aeskit_stream *st, size_t len)
+{
+    return 16 * blocks_out(st->pos + len);
+}
+
+static void run(aeskit_stream *st, uint8_t *dst, const uint8_t *src, size_t n)
+{
+    const aeskit_key *k = st->key;
+    k->impl->xts(k, st->enc, st->iv, dst, src, n);
+}
+
+size_t aeskit_xts_update(aeskit_stream *st, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    const size_t p = st->pos, nblocks = blocks_out(p + len), out = 16 * nblocks;
+    if (nblocks == 0) {
+        memcpy(st->held + p, src, len);
+        st->pos += (unsigned)len;
+        return 0;
+    }
+    if (p == 0) {
+        run(st, dst, src, nblocks);
+        memcpy(st->held, src + out, len - out);
+        st->pos = (unsigned)(len - out);
+        return out;
+    }
+    /* The held bytes lead the output, which so lags the input by p bytes
+     * (up to 31, more than a block): the blocks go through a bounce
+     * buffer, and each chunk is written only once tmp has also read the p
+     * input bytes after it, so that no write reaches unread input
+     * (dst == src is allowed). tmp keeps what it read ahead. */
+    uint8_t tmp[BOUNCE * 16 + 32];
+    const uint8_t *in = src, *end = src + len;
+    size_t left = nblocks, have = p;
+    memcpy(tmp, st->held, p);
+    while (left > 0) {
+        const size_t b = left < BOUNCE ? left : BOUNCE;
+        size_t fill = 16 * b + p - have;
+        if (fill > (size_t)(end - in))
+            fill = (size_t)(end - in);
+        memcpy(tmp + have, in, fill);
+        in += fill;
+        have += fill;
+        assert(have >= 16 * b);
+        run(st, dst, tmp, b);
+        have -= 16 * b;
+        memmove(tmp, tmp + 16 * b, have);
+        dst += 16 * b;
+        left -= b;
+    }
+    memcpy(st->held, tmp, have);
+    aeskit_secure_zero(tmp, sizeof tmp);
+    memcpy(st->held + have, in, (size_t)(end - in));
+    st->pos = (unsigned)(have + (size_t)(end - in));
+    assert(st->pos >= 16 && st->pos < 32);
+    return out;
+}
+
+enum aeskit_finish aeskit_xts_finish(aeskit_stream *st, uint8_t *dst, size_t *out)
+{
+    const size_t h = st->pos, b = h - 16;
+    /* the glue refuses a data unit under a block before it gets here */
+    assert(h >= 16 && h < 32);
+    *out = h;
+    if (b == 0) {
+        run(st, dst, st->held, 1);
+        return AESKIT_FINISH_OK;
+    }
+    uint8_t x[16], last[16];
+    if (st->enc) {
+        run(st, x, st->held, 1);                    /* CC, under T_(m-1); iv is T_m */
+        memcpy(last, st->held + 16, b);
+        memcpy(last + b, x + b, 16 - b);
+        memcpy(dst + 16, x, b);                     /* C_m */
+        run(st, dst, last, 1);                      /* C_(m-1) */
+    } else {
+        uint8_t t_prev[16];
+        memcpy(t_prev, st->iv, 16);
+        aeskit_gf128_double_le(st->iv, st->iv);     /* T_m first */
+        run(st, x, st->held, 1);                    /* PP */
+        memcpy(last, st->held + 16, b);
+        memcpy(last + b, x + b, 16 - b);
+        memcpy(dst + 16, x, b);                     /* P_m */
+        memcpy(st->iv, t_prev, 16);
+        run(st, dst, last, 1);                      /* P_(m-1), under T_(m-1) */
+        aeskit_secure_zero(t_prev, sizeof t_prev);
+    }
+    aeskit_secure_zero(x, sizeof x);
+    aeskit_secure_zero(last, sizeof last);
+    return AESKIT_FINISH_OK;
+}
+
+void aeskit_xts_sectors(const aeskit_key *keys, int enc, const uint8_t first[16],
+                        size_t unit, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    assert(unit % 16 == 0 && unit > 0 && len % unit == 0);
+    const aeskit_key *k = &keys[0], *k2 = &keys[1];
+    uint8_t sector[16], t[16];
+    memcpy(sector, first, 16);
+    for (size_t off = 0; off < len; off += unit) {
+        k2->impl->ecb_enc(k2, t, sector, 1);
+        k->impl->xts(k, enc, t, dst + off, src + off, unit / 16);
+        /* the sector number is public: a carry loop is fine */
+        for (size_t i = 0; i < 16 && ++sector[i] == 0; i++)
+            ;
+    }
+    aeskit_secure_zero(t, sizeof t);
+}
+
+const struct aeskit_cipher aeskit_xts_cipher = {
+    .name = "XTS",
+    .type_name = "aeskit.AESXTS",
+    .doc = "AESXTS(key, *, backend='auto')\n\nAES in XTS mode (IEEE 1619-2018, SP 800-38E): "
+           "one data unit per call, its 16-byte tweak first; data of at least 16 bytes "
+           "and at most 2**20 blocks, a last partial block by ciphertext stealing.\n\n"
+           "key: 32 or 64 bytes, the data key then the tweak key, which must differ. "
+           "The object is immutable and safe to share between threads. backend: 'auto' "
+           "or a name from aeskit.backends().available.",
+    .key_sizes = AESKIT_KEY128 | AESKIT_KEY256,
+    .n_keys = 2,
+    .distinct_keys = 1,
+    .iv_name = "tweak",
+    .whole_blocks = 0,
+    .min_len = 16,
+    .max_len = (uint64_t)16 << 20,
+    .mode = AESKIT_XTS,
+    .init = aeskit_xts_init,
+    .out_len = aeskit_xts_out_len,
+    .update = aeskit_xts_update,
+    .finish = aeskit_xts_finish,
+    .sectors = aeskit_xts_sectors,
+};
