@@ -118,6 +118,12 @@ struct aeskit_cipher {
     /* Turns PKCS#7 padding on in a fresh stream; NULL: the mode cannot pad
      * (its type takes no padding= argument). */
     void (*pkcs7)(aeskit_stream *st);
+    /* One message at once, for a mode with a faster way than a stream (XTS:
+     * a data unit without the stream's hold-back); NULL: one-shot calls
+     * stream (init, update, finish). Called with len checked as above and
+     * without padding; iv as for init; dst == src is allowed. */
+    void (*oneshot)(const aeskit_key *keys, int enc, const uint8_t *iv, uint8_t *dst,
+                    const uint8_t *src, size_t len);
     /* XTS's additions; zero/NULL for a mode without them. */
     uint8_t distinct_keys;      /* the n_keys keys must differ (checked in
                                    constant time) */

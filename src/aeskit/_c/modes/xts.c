@@ -100,53 +100,90 @@ size_t aeskit_xts_update(aeskit_stream *st, uint8_t *dst, const uint8_t *src, si
     return out;
 }
 
+/* Ciphertext stealing over the last 16 + b bytes (0 < b < 16) of a data
+ * unit at src, whose first whole block is under tweak T_(m-1); tweak ends
+ * wherever the slot leaves it. src is read before dst is written, so they
+ * may be the same. */
+static void steal(const aeskit_key *k, int enc, uint8_t tweak[16], uint8_t *dst,
+                  const uint8_t *src, size_t b)
+{
+    uint8_t x[16], last[16];
+    if (enc) {
+        k->impl->xts(k, 1, tweak, x, src, 1);       /* CC, under T_(m-1); tweak is T_m */
+        memcpy(last, src + 16, b);
+        memcpy(last + b, x + b, 16 - b);
+        memcpy(dst + 16, x, b);                     /* C_m */
+        k->impl->xts(k, 1, tweak, dst, last, 1);    /* C_(m-1) */
+    } else {
+        uint8_t t_prev[16];
+        memcpy(t_prev, tweak, 16);
+        aeskit_gf128_double_le(tweak, tweak);       /* T_m first */
+        k->impl->xts(k, 0, tweak, x, src, 1);       /* PP */
+        memcpy(last, src + 16, b);
+        memcpy(last + b, x + b, 16 - b);
+        memcpy(dst + 16, x, b);                     /* P_m */
+        k->impl->xts(k, 0, t_prev, dst, last, 1);   /* P_(m-1), under T_(m-1) */
+        aeskit_secure_zero(t_prev, sizeof t_prev);
+    }
+    aeskit_secure_zero(x, sizeof x);
+    aeskit_secure_zero(last, sizeof last);
+}
+
 enum aeskit_finish aeskit_xts_finish(aeskit_stream *st, uint8_t *dst, size_t *out)
 {
     const size_t h = st->pos, b = h - 16;
     /* the glue refuses a data unit under a block before it gets here */
     assert(h >= 16 && h < 32);
     *out = h;
-    if (b == 0) {
+    if (b == 0)
         run(st, dst, st->held, 1);
-        return AESKIT_FINISH_OK;
-    }
-    uint8_t x[16], last[16];
-    if (st->enc) {
-        run(st, x, st->held, 1);                    /* CC, under T_(m-1); iv is T_m */
-        memcpy(last, st->held + 16, b);
-        memcpy(last + b, x + b, 16 - b);
-        memcpy(dst + 16, x, b);                     /* C_m */
-        run(st, dst, last, 1);                      /* C_(m-1) */
-    } else {
-        uint8_t t_prev[16];
-        memcpy(t_prev, st->iv, 16);
-        aeskit_gf128_double_le(st->iv, st->iv);     /* T_m first */
-        run(st, x, st->held, 1);                    /* PP */
-        memcpy(last, st->held + 16, b);
-        memcpy(last + b, x + b, 16 - b);
-        memcpy(dst + 16, x, b);                     /* P_m */
-        memcpy(st->iv, t_prev, 16);
-        run(st, dst, last, 1);                      /* P_(m-1), under T_(m-1) */
-        aeskit_secure_zero(t_prev, sizeof t_prev);
-    }
-    aeskit_secure_zero(x, sizeof x);
-    aeskit_secure_zero(last, sizeof last);
+    else
+        steal(st->key, st->enc, st->iv, dst, st->held, b);
     return AESKIT_FINISH_OK;
 }
 
-void aeskit_xts_sectors(const aeskit_key *keys, int enc, const uint8_t first[16],
-                        size_t unit, uint8_t *dst, const uint8_t *src, size_t len)
+/* One data unit of len >= 16 bytes: the whole blocks but the last in one
+ * slot call, then the last one with them or the last two by ciphertext
+ * stealing; no bytes held back, unlike a stream. */
+void aeskit_xts_oneshot(const aeskit_key *keys, int enc, const uint8_t *tweak, uint8_t *dst,
+                        const uint8_t *src, size_t len)
 {
-    assert(unit % 16 == 0 && unit > 0 && len % unit == 0);
+    assert(len >= 16);
+    const aeskit_key *k = &keys[0];
+    const size_t b = len % 16, n = len / 16 - (b != 0);
+    uint8_t t[16];
+    keys[1].impl->ecb_enc(&keys[1], t, tweak, 1);
+    k->impl->xts(k, enc, t, dst, src, n);
+    if (b != 0)
+        steal(k, enc, t, dst + 16 * n, src + 16 * n, b);
+    aeskit_secure_zero(t, sizeof t);
+}
+
+/* Sector tweaks encrypted per ECB call: one call keeps this many blocks in
+ * flight where one sector at a time would wait out a whole AES latency
+ * each (a 4096-byte sector's data takes about 50 latencies). */
+#define SECTOR_BATCH 8
+
+void aeskit_xts_sectors(const aeskit_key *keys, int enc, const uint8_t first[16],
+                        size_t unit_len, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    assert(unit_len % 16 == 0 && unit_len > 0 && len % unit_len == 0);
     const aeskit_key *k = &keys[0], *k2 = &keys[1];
-    uint8_t sector[16], t[16];
+    uint8_t sector[16], t[SECTOR_BATCH][16];
     memcpy(sector, first, 16);
-    for (size_t off = 0; off < len; off += unit) {
-        k2->impl->ecb_enc(k2, t, sector, 1);
-        k->impl->xts(k, enc, t, dst + off, src + off, unit / 16);
-        /* the sector number is public: a carry loop is fine */
-        for (size_t i = 0; i < 16 && ++sector[i] == 0; i++)
-            ;
+    for (size_t off = 0; off < len;) {
+        size_t m = (len - off) / unit_len;
+        if (m > SECTOR_BATCH)
+            m = SECTOR_BATCH;
+        for (size_t j = 0; j < m; j++) {
+            memcpy(t[j], sector, 16);
+            /* the sector number is public: a carry loop is fine */
+            for (size_t i = 0; i < 16 && ++sector[i] == 0; i++)
+                ;
+        }
+        k2->impl->ecb_enc(k2, t[0], t[0], m);
+        for (size_t j = 0; j < m; j++, off += unit_len)
+            k->impl->xts(k, enc, t[j], dst + off, src + off, unit_len / 16);
     }
     aeskit_secure_zero(t, sizeof t);
 }
@@ -172,5 +209,6 @@ const struct aeskit_cipher aeskit_xts_cipher = {
     .out_len = aeskit_xts_out_len,
     .update = aeskit_xts_update,
     .finish = aeskit_xts_finish,
+    .oneshot = aeskit_xts_oneshot,
     .sectors = aeskit_xts_sectors,
 };

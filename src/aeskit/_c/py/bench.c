@@ -157,9 +157,9 @@ static const uint8_t bench_nonce[12] = {0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5,
 static PyObject *bench_kernel_time(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)m;
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError,
-                        "kernel_time(key_object, encrypt, size, loops, offset) takes 5 arguments");
+    if (nargs != 5 && nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "kernel_time(key_object, encrypt, size, loops, "
+                                         "offset[, sector_size]) takes 5 or 6 arguments");
         return NULL;
     }
     const aeskit_key *keys = NULL;
@@ -176,8 +176,15 @@ static PyObject *bench_kernel_time(PyObject *m, PyObject *const *args, Py_ssize_
     Py_ssize_t size = PyLong_AsSsize_t(args[2]);
     Py_ssize_t loops = PyLong_AsSsize_t(args[3]);
     Py_ssize_t offset = PyLong_AsSsize_t(args[4]);
+    Py_ssize_t unit = nargs == 6 ? PyLong_AsSsize_t(args[5]) : 0;
     if (enc < 0 || PyErr_Occurred())
         return NULL;
+    if (unit != 0 && (cd == NULL || cd->sectors == NULL || unit < 0 || unit % 16 != 0 ||
+                      (uint64_t)unit > cd->max_len || size == 0 || size % unit != 0)) {
+        PyErr_SetString(PyExc_ValueError, "sector_size needs a mode with sectors (XTS), a "
+                                          "multiple of 16 it takes, and size a multiple of it");
+        return NULL;
+    }
     if (size < 0 || loops < 1 || offset < 0 || offset >= BENCH_MAX_OFFSET) {
         PyErr_SetString(PyExc_ValueError, "need size >= 0, loops >= 1, 0 <= offset < 8192");
         return NULL;
@@ -186,7 +193,7 @@ static PyObject *bench_kernel_time(PyObject *m, PyObject *const *args, Py_ssize_
         PyErr_Format(PyExc_ValueError, "%s sizes must be multiples of 16", cd->name);
         return NULL;
     }
-    if (cd != NULL && ((size_t)size < cd->min_len ||
+    if (cd != NULL && unit == 0 && ((size_t)size < cd->min_len ||
                        (cd->max_len != 0 && (uint64_t)size > cd->max_len))) {
         PyErr_Format(PyExc_ValueError, "%s sizes must be %u to %llu bytes", cd->name,
                      (unsigned)cd->min_len, (unsigned long long)cd->max_len);
@@ -227,12 +234,21 @@ static PyObject *bench_kernel_time(PyObject *m, PyObject *const *args, Py_ssize_
         }
         aeskit_secure_zero(tag, sizeof tag);
     } else {
+        /* what a one-shot call runs: the mode's own (XTS), or a stream; or
+         * with sector_size, what a sectors call runs (the first sector's
+         * number chained as an IV is) */
         aeskit_stream st;
         for (Py_ssize_t i = 0; i < loops; i++) {
-            cd->init(&st, keys, (enum aeskit_mode)cd->mode, enc, iv);
-            const size_t done = cd->update(&st, buf, buf, n);
-            size_t tail;
-            cd->finish(&st, buf + done, &tail);   /* what XTS holds back */
+            if (unit != 0) {
+                cd->sectors(keys, enc, iv, (size_t)unit, buf, buf, n);
+            } else if (cd->oneshot != NULL) {
+                cd->oneshot(keys, enc, iv, buf, buf, n);
+            } else {
+                cd->init(&st, keys, (enum aeskit_mode)cd->mode, enc, iv);
+                const size_t done = cd->update(&st, buf, buf, n);
+                size_t tail;
+                cd->finish(&st, buf + done, &tail);
+            }
             bench_chain(iv, sizeof iv, n >= 16 ? buf + n - 16 : buf, n >= 16 ? 16 : n);
         }
         aeskit_secure_zero(&st, sizeof st);
@@ -313,12 +329,15 @@ static PyMethodDef bench_methods[] = {
                "(gcm_mix_xmm, gcm_mix_ymm, gcm_mix_zmm); None where the CPU or OS lacks "
                "it.")},
     {"kernel_time", (PyCFunction)(void (*)(void))bench_kernel_time, METH_FASTCALL,
-     PyDoc_STR("kernel_time(key_object, encrypt, size, loops, offset) -> int\n\n"
+     PyDoc_STR("kernel_time(key_object, encrypt, size, loops, offset[, sector_size]) -> "
+               "int\n\n"
                "Nanoseconds for loops one-shot calls on size bytes in place, buffer at "
                "a page boundary + offset (< 8192), GIL released, each call waiting for the last "
                "(its IV or nonce XORs in the last one's final output block or tag). For an "
                "AEAD object one call is a whole message: 12-byte nonce, no associated data, "
-               "the tag written after the data (enc) or computed and not compared (dec).")},
+               "the tag written after the data (enc) or computed and not compared (dec). "
+               "sector_size (XTS): the calls are encrypt/decrypt_sectors' over sectors of "
+               "that size, the first numbered by the chained IV.")},
     {"ghash_time", (PyCFunction)(void (*)(void))bench_ghash_time, METH_FASTCALL,
      PyDoc_STR("ghash_time(aesgcm_object, size, loops, offset) -> int\n\n"
                "Nanoseconds for loops calls of the object's backend's ghash slot on size "

@@ -258,6 +258,18 @@ AESKIT_INLINE PyObject *oneshot(PyObject *op, PyObject *const *args, Py_ssize_t 
     uint8_t *dst;
     if (aeskit_output(into ? args[has_iv + 1] : NULL, &data, out_len, &out, &result, &dst) < 0)
         goto done;
+    if (d->oneshot != NULL && !self->pkcs7) {
+        if (len >= AESKIT_GIL_THRESHOLD) {
+            Py_BEGIN_ALLOW_THREADS
+            d->oneshot(self->keys, enc, iv.buf, dst, data.buf, len);
+            Py_END_ALLOW_THREADS
+        } else {
+            d->oneshot(self->keys, enc, iv.buf, dst, data.buf, len);
+        }
+        if (into)
+            result = PyLong_FromSize_t(len);
+        goto done;
+    }
     aeskit_stream st;
     size_t tail;
     d->init(&st, self->keys, (enum aeskit_mode)d->mode, enc, has_iv ? iv.buf : NULL);
@@ -306,7 +318,8 @@ static PyObject *key_decrypt_into(PyObject *op, PyObject *const *a, Py_ssize_t n
 /* ---- data units laid end to end (a descriptor with sectors) ------------ */
 
 /* first_sector as 16 little-endian bytes, if it and the last of n sectors
- * from it fit in 128 bits; else -1 with TypeError or LimitExceeded. */
+ * from it fit in 128 bits; else -1 with TypeError or LimitExceeded. A
+ * number under 2**63, as nearly all are, takes no Python calls. */
 static int sector_number(PyTypeObject *tp, const struct aeskit_cipher *d, PyObject *first,
                          size_t n, uint8_t out[16])
 {
@@ -315,13 +328,19 @@ static int sector_number(PyTypeObject *tp, const struct aeskit_cipher *d, PyObje
                      Py_TYPE(first)->tp_name);
         return -1;
     }
-    PyObject *zero = PyLong_FromLong(0);
-    const int negative = zero != NULL ? PyObject_RichCompareBool(first, zero, Py_LT) : -1;
-    Py_XDECREF(zero);
-    if (negative < 0)
+    int overflow;
+    const long long small = PyLong_AsLongLongAndOverflow(first, &overflow);
+    if (small == -1 && PyErr_Occurred())
         return -1;
-    long nbits = 0;
-    if (!negative) {
+    int outside = overflow < 0 || (overflow == 0 && small < 0);
+    if (overflow == 0 && !outside) {
+        /* 2**63 + n - 1 sectors fit in 128 bits */
+        memset(out, 0, 16);
+        for (unsigned i = 0; i < 8; i++)
+            out[i] = (uint8_t)((unsigned long long)small >> (8 * i));
+        return 0;
+    }
+    if (!outside) {
         PyObject *span = PyLong_FromSize_t(n - 1);
         PyObject *last = span != NULL ? PyNumber_Add(first, span) : NULL;
         PyObject *bits = last != NULL ? PyObject_CallMethod(last, "bit_length", NULL) : NULL;
@@ -329,12 +348,13 @@ static int sector_number(PyTypeObject *tp, const struct aeskit_cipher *d, PyObje
         Py_XDECREF(last);
         if (bits == NULL)
             return -1;
-        nbits = PyLong_AsLong(bits);
+        const long nbits = PyLong_AsLong(bits);
         Py_DECREF(bits);
         if (nbits == -1 && PyErr_Occurred())
             return -1;
+        outside = nbits > 128;
     }
-    if (negative || nbits > 128) {
+    if (outside) {
         PyErr_Format(aeskit_state_of(tp)->LimitExceeded,
                      "%s sector numbers run from 0 to 2**128 - 1: first_sector %S with %zu "
                      "sectors is outside", d->name, first, n);
@@ -348,35 +368,58 @@ static int sector_number(PyTypeObject *tp, const struct aeskit_cipher *d, PyObje
     return 0;
 }
 
-/* encrypt/decrypt_sectors(,_into): first_sector, data[, buf], *, sector_size */
-static PyObject *sectors_call(PyObject *op, PyObject *args, PyObject *kwds, int enc, int into)
+/* encrypt/decrypt_sectors(,_into)(first_sector, data[, buf], /, *,
+ * sector_size=4096), parsed by hand: a 512-byte sector's whole glue costs
+ * about what the generic keyword parser alone would. */
+static PyObject *sectors_call(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames, int enc, int into)
 {
-    static char *kw_plain[] = {"", "", "sector_size", NULL};
-    static char *kw_into[] = {"", "", "", "sector_size", NULL};
-    static const char *const formats[2][2] = {
-        {"OO|$n:decrypt_sectors", "OOO|$n:decrypt_sectors_into"},
-        {"OO|$n:encrypt_sectors", "OOO|$n:encrypt_sectors_into"},
+    static const char *const names[2][2] = {
+        {"decrypt_sectors", "decrypt_sectors_into"},
+        {"encrypt_sectors", "encrypt_sectors_into"},
     };
+    const char *fname = names[enc][into];
     KeyObject *self = (KeyObject *)op;
     const struct aeskit_cipher *d = self->d;
-    PyObject *first, *dataobj, *bufobj = NULL;
+    const Py_ssize_t want = 2 + into, nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
     Py_ssize_t unit = 4096;
-    const char *fmt = formats[enc][into];
-    if (!(into ? PyArg_ParseTupleAndKeywords(args, kwds, fmt, kw_into, &first, &dataobj,
-                                             &bufobj, &unit)
-               : PyArg_ParseTupleAndKeywords(args, kwds, fmt, kw_plain, &first, &dataobj,
-                                             &unit)))
+    if (nargs != want) {
+        PyErr_Format(PyExc_TypeError, "%s() takes exactly %zd positional arguments (%zd given)",
+                     fname, want, nargs);
         return NULL;
+    }
+    if (nkw > 1 || (nkw == 1 && PyUnicode_CompareWithASCIIString(
+                                    PyTuple_GET_ITEM(kwnames, 0), "sector_size") != 0)) {
+        PyErr_Format(PyExc_TypeError, "%s() takes only the keyword argument 'sector_size'",
+                     fname);
+        return NULL;
+    }
+    if (nkw == 1) {
+        PyObject *size = args[nargs];
+        if (!PyLong_Check(size)) {
+            PyErr_Format(PyExc_TypeError, "sector_size must be an int, not %.100s",
+                         Py_TYPE(size)->tp_name);
+            return NULL;
+        }
+        unit = PyLong_AsSsize_t(size);
+        if (unit == -1 && PyErr_Occurred()) {
+            if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+                return NULL;
+            PyErr_Clear();
+            unit = -1;   /* refused below, as any size out of range */
+        }
+    }
     if (unit < (Py_ssize_t)d->min_len || unit % 16 != 0 || (uint64_t)unit > d->max_len) {
         PyErr_Format(PyExc_ValueError,
-                     "sector_size must be a multiple of 16 from %u to %llu, got %zd",
-                     (unsigned)d->min_len, (unsigned long long)d->max_len, unit);
+                     "sector_size must be a multiple of 16 from %u to %llu, got %S",
+                     (unsigned)d->min_len, (unsigned long long)d->max_len,
+                     nkw == 1 ? args[nargs] : Py_None);
         return NULL;
     }
     Py_buffer data = {0}, out = {0};
     PyObject *result = NULL;
     uint8_t number[16];
-    if (aeskit_get_buffer(dataobj, &data, 0, "data") < 0)
+    if (aeskit_get_buffer(args[1], &data, 0, "data") < 0)
         return NULL;
     const size_t len = (size_t)data.len;
     if (len == 0 || len % (size_t)unit != 0) {
@@ -385,10 +428,10 @@ static PyObject *sectors_call(PyObject *op, PyObject *args, PyObject *kwds, int 
                      "%zu bytes", unit, len);
         goto done;
     }
-    if (sector_number(Py_TYPE(op), d, first, len / (size_t)unit, number) < 0)
+    if (sector_number(Py_TYPE(op), d, args[0], len / (size_t)unit, number) < 0)
         goto done;
     uint8_t *dst;
-    if (aeskit_output(bufobj, &data, len, &out, &result, &dst) < 0)
+    if (aeskit_output(into ? args[2] : NULL, &data, len, &out, &result, &dst) < 0)
         goto done;
     if (len >= AESKIT_GIL_THRESHOLD) {
         Py_BEGIN_ALLOW_THREADS
@@ -405,21 +448,25 @@ done:
     return result;
 }
 
-static PyObject *key_encrypt_sectors(PyObject *op, PyObject *a, PyObject *kw)
+static PyObject *key_encrypt_sectors(PyObject *op, PyObject *const *a, Py_ssize_t n,
+                                     PyObject *kw)
 {
-    return sectors_call(op, a, kw, 1, 0);
+    return sectors_call(op, a, n, kw, 1, 0);
 }
-static PyObject *key_decrypt_sectors(PyObject *op, PyObject *a, PyObject *kw)
+static PyObject *key_decrypt_sectors(PyObject *op, PyObject *const *a, Py_ssize_t n,
+                                     PyObject *kw)
 {
-    return sectors_call(op, a, kw, 0, 0);
+    return sectors_call(op, a, n, kw, 0, 0);
 }
-static PyObject *key_encrypt_sectors_into(PyObject *op, PyObject *a, PyObject *kw)
+static PyObject *key_encrypt_sectors_into(PyObject *op, PyObject *const *a, Py_ssize_t n,
+                                          PyObject *kw)
 {
-    return sectors_call(op, a, kw, 1, 1);
+    return sectors_call(op, a, n, kw, 1, 1);
 }
-static PyObject *key_decrypt_sectors_into(PyObject *op, PyObject *a, PyObject *kw)
+static PyObject *key_decrypt_sectors_into(PyObject *op, PyObject *const *a, Py_ssize_t n,
+                                          PyObject *kw)
 {
-    return sectors_call(op, a, kw, 0, 1);
+    return sectors_call(op, a, n, kw, 0, 1);
 }
 
 static PyObject *make_context(PyObject *op, PyObject *const *args, Py_ssize_t nargs, int enc,
@@ -491,7 +538,7 @@ static PyMethodDef iv_methods[] = {
 };
 
 #define SECTORS_METHOD(name, fn, doc) \
-    {name, (PyCFunction)(void (*)(void))fn, METH_VARARGS | METH_KEYWORDS, PyDoc_STR(doc)}
+    {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, PyDoc_STR(doc)}
 
 /* A mode with sectors: its 16-byte argument is a tweak, one data unit per call. */
 static PyMethodDef sector_methods[] = {
