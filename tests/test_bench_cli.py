@@ -51,6 +51,10 @@ BULK = {"ns_per_byte": OPTIONAL_NUMBER, "mib_per_s": OPTIONAL_NUMBER,
 LENGTH_ROW = {**IDENT, "mhz": OPTIONAL_NUMBER, "points": list}
 LENGTH_POINT = {"bytes": int, "ns_per_call": NUMBER, "mib_per_s": OPTIONAL_NUMBER,
                 "cycles_per_byte": OPTIONAL_NUMBER}
+SECTOR_ROW = {**IDENT, "sector_bytes": int, "mhz": OPTIONAL_NUMBER, "points": list,
+              "skipped_bytes": list}
+SECTOR_POINT = {"sectors": int, "bytes": int, "ns_per_call": NUMBER,
+                "mib_per_s": OPTIONAL_NUMBER}
 ANOMALY = {**IDENT, "level": str, "from_bytes": int, "to_bytes": int,
            "from_mib_per_s": NUMBER, "to_mib_per_s": NUMBER, "drop": NUMBER}
 META = {"started": str, "duration_s": NUMBER, "noise": dict, "versions": dict,
@@ -101,6 +105,12 @@ def check_schema(doc):
         check_shape(row, LENGTH_ROW, "by_length[]")
         for p in row["points"]:
             check_shape(p, LENGTH_POINT, "by_length[].points[]")
+    for row in doc["sectors"]:
+        check_shape(row, SECTOR_ROW, "sectors[]")
+        assert row["mode"] == "XTS" and row["direction"] in ("enc", "dec")
+        for p in row["points"]:
+            check_shape(p, SECTOR_POINT, "sectors[].points[]")
+            assert p["bytes"] == p["sectors"] * row["sector_bytes"]
     for a in doc["anomalies"]:
         check_shape(a, ANOMALY, "anomalies[]")
 
@@ -263,6 +273,38 @@ def test_ghash_runs_once_in_one_direction():
     csv_rows = [line.split(",") for line in bench(*args, "--csv").stdout.splitlines()]
     assert len([r for r in csv_rows if r[2] == "GHASH" and r[3] == ""]) == len(ghash)
     assert len([r for r in csv_rows if r[2] == "GHASH" and r[3].startswith("bulk")]) == len(ghash)
+
+
+def test_xts_sectors_row():
+    # XTS brings its sectors row: 1 to 256 sectors of 4 KiB per call, aeskit's
+    # kernel and api beside one data unit of the same length, and cryptography's
+    # context per sector; nothing for a run without XTS
+    peers = ["--peers", "cryptography"] if HAVE_CRYPTOGRAPHY else ["--peers", "none"]
+    args = [*TINY, "--key-bits", "256", "--modes", "XTS", "--layer", "both", *peers]
+    doc = json.loads(bench(*args, "--json").stdout)
+    check_schema(doc)
+    rows = doc["sectors"]
+    assert {(r["direction"], r["key_bits"]) for r in rows} == {("enc", 256), ("dec", 256)}
+    want = {("aeskit", "kernel"), ("aeskit", "one unit"), ("aeskit", "api")}
+    if HAVE_CRYPTOGRAPHY:
+        want.add(("cryptography", "api"))
+    for direction in ("enc", "dec"):
+        got = [(r["impl"], r["layer"]) for r in rows if r["direction"] == direction]
+        assert sorted(got) == sorted(want)
+    for r in rows:
+        assert r["sector_bytes"] == 4096
+        counts = [p["sectors"] for p in r["points"]] + [
+            n // 4096 for n in r["skipped_bytes"]]
+        assert sorted(counts) == [1, 2, 4, 8, 16, 32, 64, 128, 256]
+    assert {r["mode"] for r in doc["slope"]} == {"XTS"}  # no slope row of its own
+
+    out = bench(*args).stdout
+    assert "AES-256 XTS sectors enc: MiB/s by sectors of 4 KiB per call" in out
+    assert "AES-256 XTS sectors dec, " in out and "256 sectors take" in out
+    csv_rows = [line.split(",") for line in bench(*args, "--csv").stdout.splitlines()]
+    assert len([r for r in csv_rows if r[2] == "XTS sectors enc"]) == 9 * len(want)
+    assert json.loads(bench(*TINY, "--modes", "CTR", "--peers", "none",
+                            "--json").stdout)["sectors"] == []
 
 
 def test_csv_run_has_bench_slope_layout():

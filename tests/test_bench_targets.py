@@ -198,6 +198,17 @@ def test_xts_kernel_time_runs_the_stolen_tail_and_refuses_short_units():
         native().kernel_time(x, True, 15, 1, 0)
 
 
+def test_kernel_time_runs_sectors_and_refuses_what_has_none():
+    x = aeskit.AESXTS(bytes(range(32)))
+    assert native().kernel_time(x, True, 3 * 512, 2, 0, 512) >= 0
+    assert native().kernel_time(x, False, 4096, 2, 0, 4096) >= 0
+    for size, unit in [(1000, 512), (1024, 24), (1024, -16), (0, 16)]:
+        with pytest.raises(ValueError, match="sector_size"):
+            native().kernel_time(x, True, size, 1, 0, unit)
+    with pytest.raises(ValueError, match="sector_size"):
+        native().kernel_time(aeskit.AESCTR(bytes(16)), True, 1024, 1, 0, 512)
+
+
 def test_xts_has_no_192_bit_rows():
     ops = _ops("--modes", "XTS,CTR", "--key-bits", "128,192,256")
     assert {op.key_bits for op in ops if op.mode == "XTS"} == {128, 256}

@@ -37,6 +37,8 @@ from .targets import (
     ONE_WAY_MODES,
     PEER_EXTRA,
     PEERS,
+    SECTOR_COUNTS,
+    SECTOR_SIZE,
     Operation,
     Target,
     make_targets,
@@ -254,6 +256,20 @@ def _operations(opts: Options) -> list[Operation]:
     return ops
 
 
+def _sector_operations(opts: Options) -> list[Operation]:
+    """XTS's sectors row, when XTS is selected: per XTS key size, both directions."""
+    if "XTS" not in opts.modes:
+        return []
+    return [Operation("XTS", enc, bits, SECTOR_SIZE) for bits in opts.key_bits
+            if bits in MODE_KEY_BITS["XTS"] for enc in (True, False)]
+
+
+#: The sectors row's series: 1 to 256 sectors per call.
+SECTOR_SIZES = tuple(SECTOR_SIZE * k for k in SECTOR_COUNTS)
+#: A sectors cell's weight in the budget: its calls reach 1 MiB.
+SECTOR_WEIGHT = 4
+
+
 def _check(row: LengthRow, target: Target, caches: system.Caches, settings: Settings,
            clock: system.Clock, noise: Noise, progress: Progress) -> list[Finding]:
     """The anomaly check on one by-length curve, each drop confirmed by a re-measurement.
@@ -305,6 +321,9 @@ def _plan(opts: Options, ops: list[Operation]) -> tuple[dict[Operation, list[Tar
         if opts.lengths:
             per_target += LENGTH_WEIGHT * len(sizes.for_mode(opts.lengths, op.whole_blocks))
         units += per_target * len(ts)
+    for op in _sector_operations(opts):
+        targets[op] = make_targets(op, opts.backends, opts.layers, opts.peers, opts.unaligned)
+        units += SECTOR_WEIGHT * len(SECTOR_SIZES) * len(targets[op])
     return targets, units
 
 
@@ -401,6 +420,7 @@ def execute(opts: Options, progress: Progress) -> Run:
     progress.start_work(planned, budget)
     slope_rows: list[SlopeRow] = []
     length_rows: list[LengthRow] = []
+    sector_rows: list[LengthRow] = []
     findings: list[Finding] = []
     skipped: list[dict[str, Any]] = []
     caches = system.caches()
@@ -442,6 +462,18 @@ def execute(opts: Options, progress: Progress) -> Run:
                 skipped.append({**_ident(op, t), "bytes": series.skipped})
         done.add(op)
 
+    def sector_rows_of(op: Operation, group: GroupResult) -> None:
+        """The sectors row's by-count rows (both passes merged)."""
+        for series in group.series:
+            t = series.target
+            bound = (aes.floor(op, t.backend) if aes is not None and t.impl == "aeskit"
+                     else None)
+            sector_rows.append(LengthRow(op, Who(t.impl, t.backend, t.layer, t.in_place),
+                                         series.points, group.clock,
+                                         floor=bound.cycles_per_byte if bound else None,
+                                         skipped=list(series.skipped)))
+        done.add(op)
+
     try:
         for op in ops:
             targets = all_targets[op]
@@ -467,6 +499,18 @@ def execute(opts: Options, progress: Progress) -> Run:
                     findings += _check(row, t, caches, replace(settings, point_budget_ns=
                                                                budget.allowance()),
                                        clock, noise, progress)
+        # XTS's sectors row: its own series, aeskit's sectors calls beside its
+        # one data unit of the same length; two passes, as above
+        sector_ops = _sector_operations(opts)
+
+        def sector_group(op: Operation, known: list[Series] | None = None) -> GroupResult:
+            progress.begin(f"{op.algo} {op.label}" + (" (second pass)" if known else ""))
+            return _timed_group(op, all_targets[op], SECTOR_SIZES,
+                                replace(settings, clock_attempts=1), budget, clock, noise,
+                                progress, weight=SECTOR_WEIGHT, known=known, cores=cores)
+
+        for op in sector_ops:
+            first[op] = sector_group(op)
         # the second pass, seconds later: a neighbour's burst that slowed an
         # operation in the first is unlikely to hit it again (min of medians)
         for op in ops:
@@ -474,6 +518,8 @@ def execute(opts: Options, progress: Progress) -> Run:
             again = _timed_group(op, all_targets[op], _main_sizes(opts, op), settings, budget,
                                  clock, noise, progress, known=first[op].series, cores=cores)
             rows_of(op, _fastest(first[op], again))
+        for op in sector_ops:
+            sector_rows_of(op, _fastest(first[op], sector_group(op, first[op].series)))
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -481,6 +527,9 @@ def execute(opts: Options, progress: Progress) -> Run:
     for op in ops:  # what the second pass did not reach, from the first alone
         if op in first and op not in done:
             rows_of(op, first[op], retime=False)
+    for op in _sector_operations(opts):
+        if op in first and op not in done:
+            sector_rows_of(op, first[op])
     add_ratios(slope_rows)
     mhz_values = [r.clock.mhz for r in slope_rows if r.clock.mhz is not None]
     info = aeskit.backends()
@@ -525,7 +574,7 @@ def execute(opts: Options, progress: Progress) -> Run:
                      "direct_sizes": [sizes.SMALL, sizes.LARGE],
                      "lengths": list(opts.lengths) if opts.lengths else None},
     }
-    return Run(meta, slope_rows, length_rows, findings)
+    return Run(meta, slope_rows, length_rows, findings, sector_rows)
 
 
 def _ident(op: Operation, t: Target) -> dict[str, Any]:

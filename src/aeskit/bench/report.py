@@ -13,12 +13,12 @@ import json
 import math
 import sys
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from . import floor
 from .results import LengthRow, Run, SlopeRow, Who, finite
-from .sizes import BULK_SIZES, LARGE, human
+from .sizes import BULK_SIZES, LARGE, human, human_bytes
 from .stats import cycles_per_byte, mib_per_s, num
 from .targets import PEER_EXTRA, Operation
 
@@ -100,6 +100,7 @@ def text_lines(run: Run, verbose: bool = False) -> list[Line]:
     lines += table_lines(run.slope)
     if run.lengths:
         lines += length_lines(run.lengths)
+    lines += sector_lines(run.sectors)
     return lines
 
 
@@ -253,10 +254,12 @@ def _length_label(who: Who) -> tuple[str, str]:
     return (who.impl, "") if who.is_peer else (who.backend, who.layer)
 
 
-def length_lines(rows: Sequence[LengthRow]) -> list[Line]:
+def length_lines(rows: Sequence[LengthRow], what: str = "data length", column: str = "length",
+                 label: Callable[[int], str] = human) -> list[Line]:
     """Per operation: MiB/s at each data length, one column per target, as many
     tables side by side as WIDTH needs; ! marks a cell under the floor,
-    'skip' a length the budget left out."""
+    'skip' a length the budget left out. ``what``, ``column`` and ``label``
+    name the first column and its values (the sectors row counts sectors)."""
     out: list[Line] = []
     cell = 13
     per_table = (WIDTH - 12) // cell
@@ -266,15 +269,15 @@ def length_lines(rows: Sequence[LengthRow]) -> list[Line]:
         for first in range(0, len(block), per_table):
             part = block[first:first + per_table]
             out.append([("", "")])
-            out.append([(f" {op.algo} {op.label}: MiB/s by data length", "title")])
+            out.append([(f" {op.algo} {op.label}: MiB/s by {what}", "title")])
             labels = [_length_label(r.who) for r in part]
-            out.append([(f" {'length':>8} |" + "".join(f" {a[:cell - 1]:>{cell - 1}}"
-                                                       for a, _ in labels), "dim")])
+            out.append([(f" {column:>8} |" + "".join(f" {a[:cell - 1]:>{cell - 1}}"
+                                                     for a, _ in labels), "dim")])
             if any(b for _, b in labels):
                 out.append([(f" {'':>8} |" + "".join(f" {b[:cell - 1]:>{cell - 1}}"
                                                      for _, b in labels), "dim")])
             for n in sizes:
-                text = f" {human(n):>8} |"
+                text = f" {label(n):>8} |"
                 for r in part:
                     ns = dict(r.points).get(n)
                     if n in r.skipped:
@@ -286,6 +289,34 @@ def length_lines(rows: Sequence[LengthRow]) -> list[Line]:
                                                           else "")
                     text += f" {value:>{cell - 1}}"
                 out.append(_plain(text))
+    return out
+
+
+def sector_lines(rows: Sequence[LengthRow]) -> list[Line]:
+    """XTS's sectors row: MiB/s by sectors per call, and for each backend what
+    its most sectors cost against one data unit of the same length."""
+    if not rows:
+        return []
+    unit = rows[0].op.sector_size
+    out = length_lines(rows, f"sectors of {human_bytes(unit)} per call", "sectors",
+                       lambda n: str(n // unit))
+    for op in _ops_in_order(r.op for r in rows):
+        block = [r for r in rows if r.op == op]
+        units = {r.who.backend: r for r in block if r.who.layer == "one unit"}
+        for r in block:
+            yard = units.get(r.who.backend)
+            if r.who.is_peer or yard is None or r is yard:
+                continue
+            both = sorted(set(dict(r.points)) & set(dict(yard.points)))
+            if not both:
+                continue
+            n = both[-1]
+            ratio = dict(r.points)[n] / dict(yard.points)[n]
+            out.append(_plain(f"   {op.algo} {op.label}, {r.who.label}: {n // unit} sectors "
+                              f"take {ratio:.3f}x the time of one {human_bytes(n)} data unit"))
+    if any(r.who.is_peer for r in rows):
+        out.append(_plain("   cryptography has no sectors call: one XTS context per sector, "
+                          "in a Python loop"))
     return out
 
 
@@ -563,7 +594,14 @@ def to_json(run: Run) -> dict[str, Any]:
                   "from_bytes": f.anomaly.from_size, "to_bytes": f.anomaly.to_size,
                   "from_mib_per_s": f.anomaly.from_speed, "to_mib_per_s": f.anomaly.to_speed,
                   "drop": f.anomaly.drop} for f in run.findings]
+    sectors = [{**_ident(lr.op, lr.who), "sector_bytes": lr.op.sector_size,
+                "mhz": finite(lr.clock.mhz),
+                "points": [{"sectors": n // lr.op.sector_size, "bytes": n, "ns_per_call": ns,
+                            "mib_per_s": finite(mib_per_s(ns / n))} for n, ns in lr.points],
+                "skipped_bytes": list(lr.skipped)}
+               for lr in run.sectors]
     return {"schema": SCHEMA, "meta": run.meta, "slope": slope, "by_length": lengths,
+            "sectors": sectors,
             "anomalies": anomalies, "warnings": warnings(run)}
 
 
@@ -617,7 +655,7 @@ def csv_text(run: Run) -> str:
         elif r.bulk is not None:
             row(r.who, r.op, "bulk", bulk_range, r.bulk.slope, r.clock.mhz, r.clock.diff,
                 r.bulk.intercept)
-    for lr in run.lengths:
+    for lr in [*run.lengths, *run.sectors]:
         for n, ns in lr.points:
             row(lr.who, lr.op, str(n), "B", ns / n, lr.clock.mhz, lr.clock.diff, ns)
     return buf.getvalue()

@@ -199,6 +199,8 @@ class Run:
     slope: list[SlopeRow]
     lengths: list[LengthRow]
     findings: list[Finding]
+    #: XTS's sectors row: time per call by sectors per call (LengthRow's bytes)
+    sectors: list[LengthRow] = field(default_factory=list)
 
 
 def add_ratios(rows: list[SlopeRow]) -> None:

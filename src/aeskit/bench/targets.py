@@ -37,6 +37,12 @@ cryptography releases without it; pycryptodome's ``AES.new(...)`` per
 message with ``update`` and ``digest``), so each call adds the nonce's
 AES block and the tag to the slope's intercept.
 
+XTS's sectors row (``Operation.sector_size``) times ``encrypt_sectors_into``
+over 1 to 256 sectors of 4 KiB: ``kernel`` the C sectors path, ``api`` the
+public call, beside ``one unit``, the kernel loop over one data unit of the
+same length (what the sectors should cost), and cryptography with a new XTS
+context per sector, the only way it has.
+
 All buffers are in place where the library accepts it, so the working set is
 the data length, and start at a 64-byte boundary plus ``--unaligned``.
 Where in its page a buffer starts changes with every timing (``Placement``):
@@ -84,6 +90,10 @@ PEERS = ("cryptography", "pycryptodome")
 #: What installs the peers; the error for a missing one and the report quote it.
 PEER_EXTRA = "pip install 'aeskit[bench]'"
 ALIGN = 64
+#: The sectors row (XTS): sectors of this size, the default of encrypt_sectors and the
+#: page size of common file systems; its series runs from 1 to 256 of them (1 MiB).
+SECTOR_SIZE = 4096
+SECTOR_COUNTS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 #: Names for a mode that "AES" + the mode does not give (aeskit's class for OCB is AESOCB3).
 EXTRA_MODE_ALIASES = {"OCB3": "OCB", "AESOCB3": "OCB"}
 
@@ -114,6 +124,8 @@ class Operation:
     mode: str
     encrypt: bool
     key_bits: int
+    #: XTS's sectors row: calls of whole sectors of this many bytes (0: one data unit)
+    sector_size: int = 0
 
     @property
     def direction(self) -> str | None:
@@ -124,7 +136,12 @@ class Operation:
 
     @property
     def label(self) -> str:
-        return f"{self.mode} {self.direction}" if self.direction else self.mode
+        mode = f"{self.mode} sectors" if self.sector_size else self.mode
+        return f"{mode} {self.direction}" if self.direction else mode
+
+    def one_unit(self) -> Operation:
+        """The same operation on one data unit: what the sectors row compares with."""
+        return Operation(self.mode, self.encrypt, self.key_bits)
 
     @property
     def algo(self) -> str:
@@ -256,10 +273,74 @@ class KernelTarget:
         cipher = self.ciphers[self._place.index]
         if self.op.mode == "GHASH":
             return int(self._ghash_time(cipher, size, loops, offset))
+        if self.op.sector_size:
+            return int(self._kernel_time(cipher, self.op.encrypt, size, loops, offset,
+                                         self.op.sector_size))
         return int(self._kernel_time(cipher, self.op.encrypt, size, loops, offset))
 
     def release(self) -> None:
         """Nothing held between calls."""
+
+
+class OneUnitTarget(KernelTarget):
+    """The sectors row's yardstick: aeskit's C loop over one data unit as long as all
+    the sectors of a call together (the issue: sectors at the speed of one unit)."""
+
+    layer = "one unit"
+
+    def __init__(self, op: Operation, backend: str, offset: int) -> None:
+        super().__init__(op.one_unit(), backend, offset)
+
+    @property
+    def name(self) -> str:
+        return f"{self.backend} one unit"
+
+
+class _SectorsPeerTarget:
+    """cryptography's way to do what encrypt_sectors does: a new XTS context per
+    sector (a context's tweak is fixed), ``update_into`` in place, in a Python loop."""
+
+    layer = "api"
+    in_place = True
+
+    def __init__(self, op: Operation, offset: int) -> None:
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+        from cryptography.hazmat.primitives.ciphers import modes as std
+
+        self.impl = "cryptography"
+        self.backend = _openssl_backend()
+        self.op = op
+        self.offset = offset
+        algo = algorithms.AES(op.key())
+        make = ((lambda c: c.encryptor()) if op.encrypt else (lambda c: c.decryptor()))
+        # sector i's context factory, made ahead: the loop times what a user's must do
+        self._tweaks = [i.to_bytes(16, "little") for i in range(max(SECTOR_COUNTS))]
+        self._new = lambda tweak: make(Cipher(algo, std.XTS(tweak)))
+        self._buf: memoryview | None = None
+        self._place = Placement()
+
+    @property
+    def name(self) -> str:
+        return self.impl
+
+    def prepare(self, max_size: int) -> None:
+        self._buf = aligned(max_size + PAGE, self.offset)
+
+    def time(self, size: int, loops: int) -> int:
+        assert self._buf is not None
+        at = self._place.next()
+        unit = self.op.sector_size
+        views = [self._buf[at + i:at + i + unit] for i in range(0, size, unit)]
+        pairs = list(zip(self._tweaks, views))
+        new = self._new
+        t0 = time.perf_counter_ns()
+        for _ in repeat(None, loops):
+            for tweak, view in pairs:
+                new(tweak).update_into(view, view)
+        return time.perf_counter_ns() - t0
+
+    def release(self) -> None:
+        self._buf = None
 
 
 class ApiTarget:
@@ -275,7 +356,11 @@ class ApiTarget:
                    for _ in range(KEY_OBJECTS)]
         self.backend = str(ciphers[0].backend)
         self.offset = offset
-        self._fns = [c.encrypt_into if op.encrypt else c.decrypt_into for c in ciphers]
+        if op.sector_size:
+            self._fns = [c.encrypt_sectors_into if op.encrypt else c.decrypt_sectors_into
+                         for c in ciphers]
+        else:
+            self._fns = [c.encrypt_into if op.encrypt else c.decrypt_into for c in ciphers]
         self._buf: memoryview | None = None
         # an AEAD decryption reads a kept ciphertext into a separate buffer
         self.in_place = not op.aead or op.encrypt
@@ -312,6 +397,12 @@ class ApiTarget:
             t0 = time.perf_counter_ns()
             for _ in repeat(None, loops):
                 fn(nonce, data, None, out)
+            return time.perf_counter_ns() - t0
+        if self.op.sector_size:  # encrypt_sectors_into(first_sector, buf, buf)
+            assert self.op.sector_size == SECTOR_SIZE, "the call passes no sector_size"
+            t0 = time.perf_counter_ns()
+            for _ in repeat(None, loops):
+                fn(0, buf, buf)
             return time.perf_counter_ns() - t0
         if self.op.mode == "ECB":
             t0 = time.perf_counter_ns()
@@ -651,13 +742,24 @@ def missing_peers() -> list[str]:
 
 def make_targets(op: Operation, backends: list[str], layers: list[str], peers: list[str],
                  offset: int) -> list[Target]:
-    """aeskit per backend and layer, then the peers, in a fixed order."""
+    """aeskit per backend and layer, then the peers, in a fixed order.
+
+    The sectors row adds, after each backend's kernel, its loop over one data
+    unit of the same length; its one peer is cryptography's context per sector
+    (pycryptodome has no XTS).
+    """
     targets: list[Target] = []
     for backend in backends:
         if "kernel" in layers:
             targets.append(KernelTarget(op, backend, offset))
+            if op.sector_size:
+                targets.append(OneUnitTarget(op, backend, offset))
         if "api" in layers:
             targets.append(ApiTarget(op, backend, offset))
+    if op.sector_size:
+        if "cryptography" in peers:
+            targets.append(_SectorsPeerTarget(op, offset))
+        return targets
     for peer in peers:
         target: Target | None
         if op.mode == "GHASH":
