@@ -313,7 +313,7 @@ def sector_lines(rows: Sequence[LengthRow]) -> list[Line]:
             n = both[-1]
             ratio = dict(r.points)[n] / dict(yard.points)[n]
             out.append(_plain(f"   {op.algo} {op.label}, {r.who.label}: {n // unit} sectors "
-                              f"take {ratio:.3f}x the time of one {human_bytes(n)} data unit"))
+                              f"take {ratio:.3f}x the time of one {human_bytes(n)} unit"))
     if any(r.who.is_peer for r in rows):
         out.append(_plain("   cryptography has no sectors call: one XTS context per sector, "
                           "in a Python loop"))
