@@ -584,7 +584,7 @@ AESKIT_INLINE void vaes_xts(const uint8_t *rk, unsigned rounds, int enc, uint8_t
         t = vaes_xts_batch(rk, rounds, enc, u, poly, dst, src, 1, nb);
         n -= nb, src += 16 * nb, dst += 16 * nb;
     }
-    aeskit_store128(tweak, nb < VAES_BPV ? vaes_lane(t, nb) : vaes_low128(u[0]));
+    aeskit_store128(tweak, nb < VAES_BPV ? vaes_lane_high(t, nb) : vaes_low128(u[0]));
 }
 
 /* At most VAES_FEW blocks (ciphertext stealing's last block, a short data

@@ -147,10 +147,11 @@ AESKIT_INLINE vaes_v vaes_ocb_q(const aeskit_ocb_key *ok)
 AESKIT_INLINE vaes_v vaes_sllv64(vaes_v a, vaes_v s) { return _mm256_sllv_epi64(a, s); }
 AESKIT_INLINE vaes_v vaes_srlv64(vaes_v a, vaes_v s) { return _mm256_srlv_epi64(a, s); }
 
-/* Lane l (public, 0..VAES_BPV-1). */
-AESKIT_INLINE __m128i vaes_lane(vaes_v v, size_t l)
+/* Lane l, l = 1..VAES_BPV-1 (public; lane 0 is vaes_low128): 1 on ymm. */
+AESKIT_INLINE __m128i vaes_lane_high(vaes_v v, size_t l)
 {
-    return l == 0 ? _mm256_castsi256_si128(v) : _mm256_extracti128_si256(v, 1);
+    (void)l;
+    return _mm256_extracti128_si256(v, 1);
 }
 
 #endif

@@ -185,11 +185,9 @@ AESKIT_INLINE vaes_v vaes_ocb_q(const aeskit_ocb_key *ok)
 AESKIT_INLINE vaes_v vaes_sllv64(vaes_v a, vaes_v s) { return _mm512_sllv_epi64(a, s); }
 AESKIT_INLINE vaes_v vaes_srlv64(vaes_v a, vaes_v s) { return _mm512_srlv_epi64(a, s); }
 
-AESKIT_INLINE __m128i vaes_lane(vaes_v v, size_t l)
+AESKIT_INLINE __m128i vaes_lane_high(vaes_v v, size_t l)
 {
     switch (l) {
-    case 0:
-        return _mm512_castsi512_si128(v);
     case 1:
         return _mm512_extracti32x4_epi32(v, 1);
     case 2:
