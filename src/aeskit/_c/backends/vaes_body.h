@@ -60,8 +60,10 @@
 #ifndef VAES_PIN   /* tests/emu/vaes_emu.h has its own: its __m512i is no register */
 #define VAES_PIN(a, b, c) __asm__("" : "+v"(a), "+v"(b), "+v"(c))
 #endif
+#define VAES_MEMORY_BARRIER() __asm__ volatile("" ::: "memory")
 #else
 #define VAES_PIN(a, b, c) ((void)0)
+#define VAES_MEMORY_BARRIER() ((void)0)
 #endif
 
 static_assert(VAES_NV <= 8, "VAES_UNROLL unrolls 8");
@@ -489,9 +491,15 @@ static void VAES_FN(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[
  * to the bottom as c * 0x87 (a carry-less multiply, degree below 23). 5
  * ops a vector, independent of each other, once per call.
  *
- * Registers: on zmm (32 of them) the 8 data vectors, their 8 tweaks and the
- * window stay in registers; on ymm (16) GCC keeps the window and half the
- * tweaks on the stack, stores and loads that take no vector ALU slot.
+ * Registers: on zmm (32 of them) a batch's 8 data vectors, their 8 tweak
+ * vectors and the window stay in registers through the main loop. On ymm
+ * (16) they cannot: the tweaks wait out the rounds in a stash on the
+ * stack and come back as memory operands of the last round's XORs
+ * (VAES_XTS_STASH, the width layer's); a compiler barrier keeps GCC from
+ * holding them in registers, which made it spill tweaks and a data vector
+ * to stack slots of its own choosing. Stores and loads, no vector ALU op.
+ * The stash and the window's home on the stack (where both widths keep it
+ * between the loops) are wiped at the end, as aesni's tweak buffer is.
  *
  * The tweak is a secret (the encrypted sector number): nothing branches on
  * it or indexes with it; branches depend on n only. The tweak handed back,
@@ -539,11 +547,12 @@ AESKIT_INLINE void vaes_xts_first(__m128i tweak, vaes_v poly, vaes_v *u)
 
 /* w vectors, the last with `last` blocks, vector j with the tweaks
  * u[j % 4], each replaced by its step as it is taken; then u turned so that
- * u[0] holds the next vector's. Returns the last vector's tweaks. All the
- * input is loaded before the first store (in place). */
+ * u[0] holds the next vector's. With VAES_XTS_STASH the tweaks go through
+ * stash (VAES_NV vectors) during the rounds. Returns the last vector's
+ * tweaks. All the input is loaded before the first store (in place). */
 AESKIT_INLINE vaes_v vaes_xts_batch(const uint8_t *rk, unsigned rounds, int enc, vaes_v *u,
-                                  vaes_v poly, uint8_t *dst, const uint8_t *src, size_t w,
-                                  size_t last)
+                                  vaes_v poly, uint8_t *stash, uint8_t *dst,
+                                  const uint8_t *src, size_t w, size_t last)
 {
     const vaes_v k0 = vaes_key(rk, 0), kl = vaes_key(rk, rounds);
     vaes_v x[VAES_NV], t[VAES_NV];
@@ -552,12 +561,18 @@ AESKIT_INLINE vaes_v vaes_xts_batch(const uint8_t *rk, unsigned rounds, int enc,
         t[j] = u[j % 4];
         u[j % 4] = vaes_xts_step(t[j], poly);
         x[j] = vaes_xor3(vaes_load_part(src + VAES_VL * j, vaes_nb(j, w, last)), t[j], k0);
+        if (VAES_XTS_STASH)
+            vaes_store(stash + VAES_VL * j, t[j]);
     }
+    if (VAES_XTS_STASH)
+        VAES_MEMORY_BARRIER();
     vaes_middle(x, w, rk, rounds, enc);
     VAES_UNROLL
-    for (size_t j = 0; j < w; j++)
-        vaes_store_part(dst + VAES_VL * j, vaes_last(x[j], vaes_xor(kl, t[j]), enc),
+    for (size_t j = 0; j < w; j++) {
+        const vaes_v tj = VAES_XTS_STASH ? vaes_load(stash + VAES_VL * j) : t[j];
+        vaes_store_part(dst + VAES_VL * j, vaes_last(x[j], vaes_xor(kl, tj), enc),
                         vaes_nb(j, w, last));
+    }
     for (size_t r = 0; r < w % 4; r++) {
         const vaes_v first = u[0];
         u[0] = u[1], u[1] = u[2], u[2] = u[3], u[3] = first;
@@ -569,22 +584,26 @@ AESKIT_INLINE void vaes_xts(const uint8_t *rk, unsigned rounds, int enc, uint8_t
                           uint8_t *dst, const uint8_t *src, size_t n)
 {
     const vaes_v poly = vaes_bcast(_mm_cvtsi32_si128(0x87));
+    uint8_t stash[VAES_XTS_STASH ? VAES_NV * VAES_VL : 1];
     vaes_v u[4];
     vaes_xts_first(aeskit_load128(tweak), poly, u);
     for (; n >= VAES_W; n -= VAES_W, src += 16 * VAES_W, dst += 16 * VAES_W)
-        vaes_xts_batch(rk, rounds, enc, u, poly, dst, src, VAES_NV, VAES_BPV);
+        vaes_xts_batch(rk, rounds, enc, u, poly, stash, dst, src, VAES_NV, VAES_BPV);
     if (n >= VAES_W / 2) {
-        vaes_xts_batch(rk, rounds, enc, u, poly, dst, src, VAES_NV / 2, VAES_BPV);
+        vaes_xts_batch(rk, rounds, enc, u, poly, stash, dst, src, VAES_NV / 2, VAES_BPV);
         n -= VAES_W / 2, src += 8 * VAES_W, dst += 8 * VAES_W;
     }
     vaes_v t = u[0];
     size_t nb = VAES_BPV;
     while (n > 0) {
         nb = n < VAES_BPV ? n : VAES_BPV;
-        t = vaes_xts_batch(rk, rounds, enc, u, poly, dst, src, 1, nb);
+        t = vaes_xts_batch(rk, rounds, enc, u, poly, stash, dst, src, 1, nb);
         n -= nb, src += 16 * nb, dst += 16 * nb;
     }
     aeskit_store128(tweak, nb < VAES_BPV ? vaes_lane_high(t, nb) : vaes_low128(u[0]));
+    if (VAES_XTS_STASH)
+        aeskit_secure_zero(stash, sizeof stash);
+    aeskit_secure_zero(u, sizeof u);
 }
 
 /* At most VAES_FEW blocks (ciphertext stealing's last block, a short data

@@ -185,6 +185,8 @@ AESKIT_INLINE vaes_v vaes_ocb_q(const aeskit_ocb_key *ok)
 AESKIT_INLINE vaes_v vaes_sllv64(vaes_v a, vaes_v s) { return _mm512_sllv_epi64(a, s); }
 AESKIT_INLINE vaes_v vaes_srlv64(vaes_v a, vaes_v s) { return _mm512_srlv_epi64(a, s); }
 
+#define VAES_XTS_STASH 0   /* 32 registers hold a batch's tweaks */
+
 AESKIT_INLINE __m128i vaes_lane_high(vaes_v v, size_t l)
 {
     switch (l) {
