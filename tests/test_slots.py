@@ -8,7 +8,8 @@ against `portable` and against a Python model built on pyca/cryptography's AES.
   value; two calls with the chaining value carried equal one.
 - xts: IEEE 1619 on whole blocks with the already encrypted tweak T: block i is
   E(P_i ^ T_i) ^ T_i (D for decryption), T_(i+1) = T_i * alpha (the little-endian doubling
-  with 0x87 fed back into byte 0); the tweak comes back advanced, so two calls equal one;
+  with 0x87 fed back into byte 0), from tweaks whose multiples carry across the 64-bit
+  halves and out of bit 127; the tweak comes back advanced, so two calls equal one;
   and with T = E(K2, tweak) it is pyca's AES-XTS of a data unit of whole blocks.
 - ghash: a key built for calls of at most max_blocks blocks (a backend may build fewer
   powers for it) gives what a key for any length and portable's give, for max_blocks
@@ -167,9 +168,12 @@ def xts_model(key, encrypt, tweak, data):
 
 
 # T: pseudo-random; its top bit set, so the first doubling reduces; only the top bit (the
-# doubling gives 0x87 and zeros); all ones; one.
+# doubling gives 0x87 and zeros); all ones; one; only the top 16 bits of each 64-bit half,
+# which the wide kernels' multiplies by x^1..x^15 (their first vectors) and by x^8 or x^16
+# (each later vector) carry from the low half into the high and out of bit 127 into 0x87,
+# with no other bit to hide a lost or misplaced carry.
 TWEAKS = (rand(601, 16), rand(602, 15) + b"\xc3", bytes(15) + b"\x80", b"\xff" * 16,
-          b"\x01" + bytes(15))
+          b"\x01" + bytes(15), (bytes(6) + b"\xff\xff") * 2)
 
 
 def test_xts_double_model():

@@ -262,6 +262,17 @@ static void test_zmm_elementwise(void)
             w.q[2 * l] = a.q[2 * l + 1], w.q[2 * l + 1] = b.q[2 * l + 1];
         CHECK512("_mm512_unpackhi_epi64", -1, _mm512_unpackhi_epi64(x, y), w);
 
+        /* variable shifts: counts 0..127, half of them 0..63; 64 and more give 0 */
+        v512 cnt;
+        for (int i = 0; i < 8; i++)
+            cnt.q[i] = rnd64() % (rnd64() & 1 ? 64 : 128);
+        for (int i = 0; i < 8; i++)
+            w.q[i] = cnt.q[i] > 63 ? 0 : a.q[i] << cnt.q[i];
+        CHECK512("_mm512_sllv_epi64", -1, _mm512_sllv_epi64(x, e512(cnt)), w);
+        for (int i = 0; i < 8; i++)
+            w.q[i] = cnt.q[i] > 63 ? 0 : a.q[i] >> cnt.q[i];
+        CHECK512("_mm512_srlv_epi64", -1, _mm512_srlv_epi64(x, e512(cnt)), w);
+
         /* unsigned a < b per element; equal elements half of the time */
         v512 c = b;
         for (int i = 0; i < 8; i++)

@@ -207,6 +207,10 @@ AESKIT_EMU_HALVES2(aeskit_emu_mm512_xor_si512, _mm256_xor_si256)
 AESKIT_EMU_HALVES2(aeskit_emu_mm512_shuffle_epi8, _mm256_shuffle_epi8)     /* per lane */
 AESKIT_EMU_HALVES2(aeskit_emu_mm512_unpacklo_epi64, _mm256_unpacklo_epi64) /* per lane */
 AESKIT_EMU_HALVES2(aeskit_emu_mm512_unpackhi_epi64, _mm256_unpackhi_epi64) /* per lane */
+/* VPSLLVQ / VPSRLVQ: element i by element i of b; counts above 63 give 0,
+ * as AVX2's do */
+AESKIT_EMU_HALVES2(aeskit_emu_mm512_sllv_epi64, _mm256_sllv_epi64)
+AESKIT_EMU_HALVES2(aeskit_emu_mm512_srlv_epi64, _mm256_srlv_epi64)
 
 AESKIT_EMU_FN aeskit_emu_m512i aeskit_emu_mm512_clmulepi64_epi128(aeskit_emu_m512i a,
                                                                    aeskit_emu_m512i b, int imm)
@@ -459,6 +463,10 @@ AESKIT_EMU_FN aeskit_emu_m512i aeskit_emu_mm512_zextsi256_si512(__m256i a)
 #define _mm512_shuffle_epi32(a, imm) aeskit_emu_mm512_shuffle_epi32((a), (int)(imm))
 #undef _mm512_shuffle_epi8
 #define _mm512_shuffle_epi8 aeskit_emu_mm512_shuffle_epi8
+#undef _mm512_sllv_epi64
+#define _mm512_sllv_epi64 aeskit_emu_mm512_sllv_epi64
+#undef _mm512_srlv_epi64
+#define _mm512_srlv_epi64 aeskit_emu_mm512_srlv_epi64
 #undef _mm512_storeu_si512
 #define _mm512_storeu_si512 aeskit_emu_mm512_storeu_si512
 #undef _mm512_ternarylogic_epi64

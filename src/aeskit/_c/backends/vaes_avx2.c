@@ -13,11 +13,11 @@
  * per cycle; 8 data registers still leave room for the keys in 16.
  *
  * Slots: the parallel modes, GHASH (its own key layout) and the fused OCB
- * slot (vaes_ocb.h) are this width's; the serial ones and CBC-MAC are
- * aesni's, valid on this key because set_key is aesni's expansion. The
- * fused GCM slot is empty: modes/gcm.c runs this table's CTR and GHASH,
- * which are faster on ymm than the fused kernel (see vaes_gcm.h). XTS is
- * the generic helper over this ECB.
+ * slot (vaes_ocb.h) are this width's, XTS too (its tweaks made in ymm
+ * lanes, vaes_body.h); the serial ones and CBC-MAC are aesni's, valid on
+ * this key because set_key is aesni's expansion. The fused GCM slot is
+ * empty: modes/gcm.c runs this table's CTR and GHASH, which are faster on
+ * ymm than the fused kernel (see vaes_gcm.h).
  */
 #include "vaes_ymm.h"
 
@@ -50,7 +50,7 @@ const struct aeskit_impl aeskit_vaes_avx2_impl = {
     .ofb = aeskit_aesni_ofb,
     .ctr = vaes_avx2_ctr,
     .cbc_mac = aeskit_aesni_cbc_mac,
-    .xts = aeskit_aesni_xts,   /* xmm until a wide kernel: still 8 blocks in flight */
+    .xts = vaes_avx2_xts,
     .ghash_key = vaes_avx2_ghash_key,
     .ghash = vaes_avx2_ghash,
     .ocb = vaes_avx2_ocb,

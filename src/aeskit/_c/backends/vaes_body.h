@@ -60,8 +60,10 @@
 #ifndef VAES_PIN   /* tests/emu/vaes_emu.h has its own: its __m512i is no register */
 #define VAES_PIN(a, b, c) __asm__("" : "+v"(a), "+v"(b), "+v"(c))
 #endif
+#define VAES_MEMORY_BARRIER() __asm__ volatile("" ::: "memory")
 #else
 #define VAES_PIN(a, b, c) ((void)0)
+#define VAES_MEMORY_BARRIER() ((void)0)
 #endif
 
 static_assert(VAES_NV <= 8, "VAES_UNROLL unrolls 8");
@@ -448,6 +450,176 @@ static void VAES_FN(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[
     aeskit_store128(ctr, _mm_shuffle_epi8(c, swap));
 }
 
+/* ---- XTS --------------------------------------------------------------
+ * Block i is E(P_i ^ T_i) ^ T_i (D for decryption), T_i = T * x^i in
+ * GF(2^128) modulo x^128 + x^7 + x^2 + x + 1, a tweak read as a
+ * little-endian 128-bit number (IEEE 1619 5.2): in a lane as loaded, bit b
+ * is the coefficient of x^b, the low 64-bit half bits 0..63.
+ *
+ * Lanes: vector m of a call holds T_(VAES_BPV * m + l) in lane l, so
+ * vector m + 4 is vector m times x^k, k = 4 * VAES_BPV bits (8 on ymm, 16
+ * on zmm), a whole number of bytes. Writing a lane t = h * x^(128 - k) + r,
+ * h its top k bits,
+ *     t * x^k = r * x^k + h * x^128 = (t << k mod 2^128) ^ h * 0x87,
+ * as x^128 = x^7 + x^2 + x + 1. t << k is a byte shift of the lane
+ * (vpslldq by k / 8), h the lane shifted right by 16 - k / 8 bytes, and
+ * h * 0x87 one carry-less multiply of the lanes' low halves, of degree
+ * below k + 8 <= 64: it stays in the low half and needs no reduction. So 4
+ * vector ops (vaes_xts_step) make the tweaks of VAES_BPV blocks, none of
+ * them in a chain longer than one step per 4 vectors; aesni's doubling of
+ * one block after another in general registers would serialize the
+ * whole batch. The method is the Linux kernel's (aes-xts-avx-x86_64.S).
+ *
+ * A window of 4 vectors, u[], holds the tweaks of the next 4 vectors; a
+ * vector takes u[0] and leaves in its place its step, the tweaks 4 vectors
+ * on, and the window turns by one. Batches of VAES_NV vectors (8: 16
+ * blocks on ymm, 32 on zmm, as ECB and CTR, which keep the AES units busy
+ * at that width: vaes_avx2.c, vaes_avx512.c), then at most one of
+ * VAES_NV / 2, are whole turns; what is left goes one vector at a time,
+ * the last one partial. Each vector costs 4 ops for its step, the XOR of
+ * the data with its tweak and rk[0] (one vpternlogq on zmm, two XORs on
+ * ymm) and, as the tweak's last XOR rides on the last round key
+ * (aesenclast(x, k) ^ t = aesenclast(x, k ^ t)), one more: 6 on zmm and 7
+ * on ymm besides its 10..14 AES rounds. A step is needed only 4 vectors
+ * later, so its latency hides behind the rounds already under way.
+ *
+ * The first window: lane l of vector m (m < 4) is T * x^s, s = VAES_BPV *
+ * m + l <= 15, from T in every lane: each 64-bit half shifted left by s
+ * (vpsllvq), the bits that leave it (the half shifted right by 64 - s:
+ * none for s = 0, a count of 64 giving zero) go from the low half into the
+ * high (vpslldq by 8) and from the high half, c of degree below s, round
+ * to the bottom as c * 0x87 (a carry-less multiply, degree below 23). 5
+ * ops a vector, independent of each other, once per call.
+ *
+ * Registers: on zmm (32 of them) a batch's 8 data vectors, their 8 tweak
+ * vectors and the window stay in registers through the main loop. On ymm
+ * (16) they cannot: the tweaks wait out the rounds in a stash on the
+ * stack and come back as memory operands of the last round's XORs
+ * (VAES_XTS_STASH, the width layer's); a compiler barrier keeps GCC from
+ * holding them in registers, which made it spill tweaks and a data vector
+ * to stack slots of its own choosing. Stores and loads, no vector ALU op.
+ * The stash and the window's home on the stack (where both widths keep it
+ * between the loops) are wiped at the end, as aesni's tweak buffer is.
+ *
+ * The tweak is a secret (the encrypted sector number): nothing branches on
+ * it or indexes with it; branches depend on n only. The tweak handed back,
+ * T * x^n, is lane 0 of u[0], or, after a partial vector of nb blocks,
+ * lane nb of that vector's tweaks. */
+
+/* Blocks in the window, 4 vectors: also k, the power of x from a window
+ * vector to its step (a tweak advances by x per block). */
+#define VAES_XTS_K (4 * VAES_BPV)
+static_assert(VAES_XTS_K % 8 == 0 && VAES_XTS_K + 8 <= 64,
+              "a step is a byte shift and a product within the low half");
+static_assert(VAES_NV % 4 == 0, "batches and half batches turn the window whole");
+
+/* Left and right shift counts, in both halves of each lane, for the
+ * first window: s = VAES_BPV * m + l and 64 - s in lane l of vector m,
+ * the vectors one after the other (zmm's 16 lanes; ymm reads the first 8). */
+static const uint64_t vaes_xts_shl[32] = {
+    0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7,
+    8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15,
+};
+static const uint64_t vaes_xts_shr[32] = {
+    64, 64, 63, 63, 62, 62, 61, 61, 60, 60, 59, 59, 58, 58, 57, 57,
+    56, 56, 55, 55, 54, 54, 53, 53, 52, 52, 51, 51, 50, 50, 49, 49,
+};
+static_assert(sizeof vaes_xts_shl == 4 * 64, "the first window's counts for zmm");
+
+/* Every lane times x^VAES_XTS_K (poly: 0x87 in each lane's low half). */
+AESKIT_INLINE vaes_v vaes_xts_step(vaes_v t, vaes_v poly)
+{
+    return vaes_xor(vaes_bslli(t, VAES_XTS_K / 8),
+                    vaes_clmul(vaes_bsrli(t, 16 - VAES_XTS_K / 8), poly, 0x00));
+}
+
+/* u[m], lane l = T * x^(VAES_BPV * m + l) for m = 0..3. */
+AESKIT_INLINE void vaes_xts_first(__m128i tweak, vaes_v poly, vaes_v *u)
+{
+    const vaes_v t = vaes_bcast(tweak);
+    for (size_t m = 0; m < 4; m++) {
+        const vaes_v shl = vaes_load((const uint8_t *)vaes_xts_shl + VAES_VL * m);
+        const vaes_v shr = vaes_load((const uint8_t *)vaes_xts_shr + VAES_VL * m);
+        const vaes_v out = vaes_srlv64(t, shr);
+        u[m] = vaes_xor3(vaes_sllv64(t, shl), vaes_bslli8(out), vaes_clmul(out, poly, 0x01));
+    }
+}
+
+/* w vectors, the last with `last` blocks, vector j with the tweaks
+ * u[j % 4], each replaced by its step as it is taken; then u turned so that
+ * u[0] holds the next vector's. With VAES_XTS_STASH the tweaks go through
+ * stash (VAES_NV vectors) during the rounds. Returns the last vector's
+ * tweaks. All the input is loaded before the first store (in place). */
+AESKIT_INLINE vaes_v vaes_xts_batch(const uint8_t *rk, unsigned rounds, int enc, vaes_v *u,
+                                  vaes_v poly, uint8_t *stash, uint8_t *dst,
+                                  const uint8_t *src, size_t w, size_t last)
+{
+    const vaes_v k0 = vaes_key(rk, 0), kl = vaes_key(rk, rounds);
+    vaes_v x[VAES_NV], t[VAES_NV];
+    VAES_UNROLL
+    for (size_t j = 0; j < w; j++) {
+        t[j] = u[j % 4];
+        u[j % 4] = vaes_xts_step(t[j], poly);
+        x[j] = vaes_xor3(vaes_load_part(src + VAES_VL * j, vaes_nb(j, w, last)), t[j], k0);
+        if (VAES_XTS_STASH)
+            vaes_store(stash + VAES_VL * j, t[j]);
+    }
+    if (VAES_XTS_STASH)
+        VAES_MEMORY_BARRIER();
+    vaes_middle(x, w, rk, rounds, enc);
+    VAES_UNROLL
+    for (size_t j = 0; j < w; j++) {
+        const vaes_v tj = VAES_XTS_STASH ? vaes_load(stash + VAES_VL * j) : t[j];
+        vaes_store_part(dst + VAES_VL * j, vaes_last(x[j], vaes_xor(kl, tj), enc),
+                        vaes_nb(j, w, last));
+    }
+    for (size_t r = 0; r < w % 4; r++) {
+        const vaes_v first = u[0];
+        u[0] = u[1], u[1] = u[2], u[2] = u[3], u[3] = first;
+    }
+    return t[w - 1];
+}
+
+AESKIT_INLINE void vaes_xts(const uint8_t *rk, unsigned rounds, int enc, uint8_t tweak[16],
+                          uint8_t *dst, const uint8_t *src, size_t n)
+{
+    const vaes_v poly = vaes_bcast(_mm_cvtsi32_si128(0x87));
+    uint8_t stash[VAES_XTS_STASH ? VAES_NV * VAES_VL : 1];
+    vaes_v u[4];
+    vaes_xts_first(aeskit_load128(tweak), poly, u);
+    for (; n >= VAES_W; n -= VAES_W, src += 16 * VAES_W, dst += 16 * VAES_W)
+        vaes_xts_batch(rk, rounds, enc, u, poly, stash, dst, src, VAES_NV, VAES_BPV);
+    if (n >= VAES_W / 2) {
+        vaes_xts_batch(rk, rounds, enc, u, poly, stash, dst, src, VAES_NV / 2, VAES_BPV);
+        n -= VAES_W / 2, src += 8 * VAES_W, dst += 8 * VAES_W;
+    }
+    vaes_v t = u[0];
+    size_t nb = VAES_BPV;
+    while (n > 0) {
+        nb = n < VAES_BPV ? n : VAES_BPV;
+        t = vaes_xts_batch(rk, rounds, enc, u, poly, stash, dst, src, 1, nb);
+        n -= nb, src += 16 * nb, dst += 16 * nb;
+    }
+    aeskit_store128(tweak, nb < VAES_BPV ? vaes_lane_high(t, nb) : vaes_low128(u[0]));
+    if (VAES_XTS_STASH)
+        aeskit_secure_zero(stash, sizeof stash);
+    aeskit_secure_zero(u, sizeof u);
+}
+
+/* At most VAES_FEW blocks (ciphertext stealing's last block, a short data
+ * unit) go to aesni's, valid on this key (set_key below): one vector would
+ * take as many rounds after building a window of four. */
+static void VAES_FN(xts)(const aeskit_key *k, int enc, uint8_t tweak[16], uint8_t *dst,
+                         const uint8_t *src, size_t n)
+{
+    if (n <= VAES_FEW)
+        aeskit_aesni_xts(k, enc, tweak, dst, src, n);
+    else if (enc)
+        vaes_xts(aeskit_aesni_enc_keys(k), k->rounds, 1, tweak, dst, src, n);
+    else
+        vaes_xts(aeskit_aesni_dec_keys(k), k->rounds, 0, tweak, dst, src, n);
+}
+
 /* ---- the key: aesni's ------------------------------------------------
  * A key here has aesni's exact layout, so every aesni function is valid on
  * it: the table points its serial slots (CBC and CFB encryption, OFB,
@@ -803,4 +975,5 @@ static void VAES_FN(ghash)(const aeskit_ghash_key *hk, uint8_t acc[16], const ui
  * table's list. */
 #define VAES_CONSTANT_ROWS                                                              \
     {"batch_blocks", VAES_W}, {"few_blocks", VAES_FEW},                                 \
-    {"ghash_short_blocks", VAES_GSHORT}, {"ghash_key_powers", VAES_GP}
+    {"ghash_short_blocks", VAES_GSHORT}, {"ghash_key_powers", VAES_GP},                 \
+    {"xts_window_blocks", VAES_XTS_K}

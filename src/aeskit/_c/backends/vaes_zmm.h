@@ -178,4 +178,25 @@ AESKIT_INLINE vaes_v vaes_ocb_q(const aeskit_ocb_key *ok)
 }
 #define VAES_LOG2_BPV 2
 
+/* ---- XTS --------------------------------------------------------------- */
+
+#define vaes_bslli(a, n) _mm512_bslli_epi128((a), (n))
+#define vaes_bsrli(a, n) _mm512_bsrli_epi128((a), (n))
+AESKIT_INLINE vaes_v vaes_sllv64(vaes_v a, vaes_v s) { return _mm512_sllv_epi64(a, s); }
+AESKIT_INLINE vaes_v vaes_srlv64(vaes_v a, vaes_v s) { return _mm512_srlv_epi64(a, s); }
+
+#define VAES_XTS_STASH 0   /* 32 registers hold a batch's tweaks */
+
+AESKIT_INLINE __m128i vaes_lane_high(vaes_v v, size_t l)
+{
+    switch (l) {
+    case 1:
+        return _mm512_extracti32x4_epi32(v, 1);
+    case 2:
+        return _mm512_extracti32x4_epi32(v, 2);
+    default:
+        return _mm512_extracti32x4_epi32(v, 3);
+    }
+}
+
 #endif
