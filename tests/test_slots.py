@@ -303,6 +303,30 @@ def test_ghash_partial_key(backend, keys):
             assert got == _aeskit._ghash_slot("portable", h, acc, data, m), (m, n)
 
 
+def _has_polyval(backend):
+    try:
+        _aeskit._ghash_slot(backend, bytes(16), bytes(16), b"", 0, True)
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("keys", GHASH_KEYS, ids=("acc", "acc0"))
+def test_polyval_slot_is_ghash_of_reversed_blocks(backend, keys):
+    """A backend's polyval slot (GCM-SIV) equals ghash on the byte-reversed blocks at
+    every count its key serves; a backend without one says so."""
+    h, acc = keys
+    if not _has_polyval(backend):
+        with pytest.raises(ValueError, match="no polyval slot"):
+            _aeskit._ghash_slot(backend, h, acc, b"", 0, True)
+        return
+    model = _ghash_model(h, acc)
+    rev = b"".join(GHASH_DATA[i:i + 16][::-1] for i in range(0, len(GHASH_DATA), 16))
+    for m in (GHASH_MAX_BLOCKS[0], GHASH_MAX_BLOCKS[-1]):
+        for n in _ghash_counts(m):
+            assert _aeskit._ghash_slot(backend, h, acc, rev[:16 * n], m, True) == model[n], (m, n)
+
+
 def test_ghash_more_blocks_than_built_for(backend):
     """A call of more blocks than the key was built for is refused before it runs."""
     h, acc = GHASH_KEYS[0]

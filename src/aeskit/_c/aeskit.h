@@ -191,6 +191,12 @@ struct aeskit_impl {
      * the struct's 3 KiB); ghash asserts n <= hk->max_blocks. */
     aeskit_ghash_key_fn *ghash_key;
     aeskit_ghash_fn *ghash;
+    /* Optional: NULL, or ghash on blocks in POLYVAL's byte order (GCM-SIV,
+     * RFC 8452 Appendix A): acc = (acc ^ rev(p_i)) * H for each block,
+     * rev the byte reversal, acc and hk as for ghash. A CLMUL kernel gets
+     * it by not swapping the bytes it loads; without it the mode reverses
+     * the blocks into a buffer, a second pass over the data. */
+    aeskit_ghash_fn *polyval;
     /*
      * Optional fused paths: NULL, or do a prefix of the n blocks and return
      * how many were done (0..n); the mode finishes the rest with the

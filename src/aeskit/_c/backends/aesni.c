@@ -551,6 +551,7 @@ const struct aeskit_impl aeskit_aesni_impl = {
     .xts = aeskit_aesni_xts,
     .ghash_key = aeskit_clmul_ghash_key,
     .ghash = aeskit_clmul_ghash,
+    .polyval = aeskit_clmul_polyval,
     .ocb = aeskit_aesni_ocb,
     .gcm = aeskit_aesni_gcm,
     .constants = (const aeskit_constant[]){

@@ -48,5 +48,6 @@ aeskit_ocb_fn aeskit_aesni_ocb;
 aeskit_gcm_fn aeskit_aesni_gcm;
 aeskit_ghash_key_fn aeskit_clmul_ghash_key;
 aeskit_ghash_fn aeskit_clmul_ghash;
+aeskit_ghash_fn aeskit_clmul_polyval;
 
 #endif

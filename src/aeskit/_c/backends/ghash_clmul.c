@@ -63,15 +63,19 @@ AESKIT_INLINE const uint8_t *clmul_karatsuba(const aeskit_ghash_key *hk, size_t 
 }
 
 /* acc folded with w blocks: sum of X_j * H^(w-j), X_0 carrying acc. w is a
- * constant at the bulk call, so the loop unrolls; the tail passes 1..7. */
+ * constant at the bulk call, so the loop unrolls; the tail passes 1..7.
+ * polyval (a constant): the blocks are in POLYVAL's byte order, which is
+ * the register image GHASH's byte swap makes, so they load as they are. */
 AESKIT_INLINE __m128i clmul_blocks(const aeskit_ghash_key *hk, __m128i acc, const uint8_t *p,
-                                  size_t w)
+                                  size_t w, int polyval)
 {
     const __m128i bswap = aeskit_clmul_bswap();
     aeskit_clmul_sum s = aeskit_clmul_zero();
     CLMUL_UNROLL
     for (size_t j = 0; j < w; j++) {
-        __m128i x = _mm_shuffle_epi8(aeskit_load128(p + AESKIT_BLOCK * j), bswap);
+        __m128i x = aeskit_load128(p + AESKIT_BLOCK * j);
+        if (!polyval)
+            x = _mm_shuffle_epi8(x, bswap);
         if (j == 0)
             x = _mm_xor_si128(x, acc);
         const size_t i = w - 1 - j;
@@ -98,8 +102,8 @@ void aeskit_clmul_ghash_key(aeskit_ghash_key *hk, const uint8_t h[16], size_t ma
     hk->used = 2 * CLMUL_W * AESKIT_BLOCK;
 }
 
-void aeskit_clmul_ghash(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
-                        size_t n)
+AESKIT_INLINE void clmul_hash(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
+                               size_t n, int polyval)
 {
     assert(n == 0 || (p != NULL && acc != NULL));
     assert(n <= hk->max_blocks);
@@ -109,8 +113,20 @@ void aeskit_clmul_ghash(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8
     __m128i y = _mm_shuffle_epi8(aeskit_load128(acc), bswap);
 
     for (; n >= CLMUL_W; n -= CLMUL_W, p += CLMUL_W * AESKIT_BLOCK)
-        y = clmul_blocks(hk, y, p, CLMUL_W);
+        y = clmul_blocks(hk, y, p, CLMUL_W, polyval);
     if (n > 0)
-        y = clmul_blocks(hk, y, p, n);
+        y = clmul_blocks(hk, y, p, n, polyval);
     aeskit_store128(acc, _mm_shuffle_epi8(y, bswap));
+}
+
+void aeskit_clmul_ghash(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
+                        size_t n)
+{
+    clmul_hash(hk, acc, p, n, 0);
+}
+
+void aeskit_clmul_polyval(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
+                          size_t n)
+{
+    clmul_hash(hk, acc, p, n, 1);
 }

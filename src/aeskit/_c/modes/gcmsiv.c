@@ -106,10 +106,23 @@ static void derive(siv_msg *m, const aeskit_key *kgk, const uint8_t nonce[12], s
     aeskit_secure_zero(h, sizeof h);
 }
 
-/* POLYVAL over len bytes, the last block zero-padded. */
+/* POLYVAL over len bytes, the last block zero-padded: by the backend's
+ * polyval slot where it has one, else by ghash on reversed blocks. */
 static void polyval(siv_msg *m, const uint8_t *p, size_t len)
 {
     const struct aeskit_impl *impl = m->ek.impl;
+    if (impl->polyval != NULL) {
+        for (; len >= 16 * POLY_BLOCKS; p += 16 * POLY_BLOCKS, len -= 16 * POLY_BLOCKS)
+            impl->polyval(&m->hk, m->acc, p, POLY_BLOCKS);
+        impl->polyval(&m->hk, m->acc, p, len / 16);
+        if (len % 16) {
+            uint8_t last[16] = {0};
+            memcpy(last, p + len / 16 * 16, len % 16);
+            impl->polyval(&m->hk, m->acc, last, 1);
+            aeskit_secure_zero(last, sizeof last);
+        }
+        return;
+    }
     while (len > 0) {
         const size_t take = len < sizeof m->rev ? len : sizeof m->rev;
         const size_t whole = take / 16, rest = take % 16;

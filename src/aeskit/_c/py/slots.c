@@ -4,13 +4,13 @@
  * is compared with portable's on every backend, including those that no
  * public mode uses yet (the ctr slot's LE32 counters, cbc_mac, xts, a GHASH
  * key built for a few blocks), so that no kernel ships unchecked. An
- * optional fused slot gets its entry here with its first kernel
- * (ctr_cbcmac has none yet).
+ * optional slot gets its entry here with its first kernel (ctr_cbcmac has
+ * none yet; polyval rides on _ghash_slot).
  *
  *   _ctr_slot(backend, key, kind, counter, data) -> (out, next_counter)
  *   _cbc_mac_slot(backend, key, mac, data) -> mac
  *   _xts_slot(backend, key, encrypt, tweak, data) -> (out, next_tweak)
- *   _ghash_slot(backend, h, acc, data, max_blocks) -> acc
+ *   _ghash_slot(backend, h, acc, data, max_blocks[, polyval]) -> acc
  *   backend_constants(backend) -> dict[str, int]
  *   mode_constants(aead) -> dict[str, int]
  *
@@ -151,21 +151,25 @@ static PyObject *slots_ghash(PyObject *m, PyObject *args)
     const char *backend;
     PyObject *h, *acc, *data;
     Py_ssize_t max_blocks;
+    int polyval = 0;
     Py_buffer hb = {0};
     slot_call c;
-    if (!PyArg_ParseTuple(args, "sOOOn:_ghash_slot", &backend, &h, &acc, &data, &max_blocks) ||
+    if (!PyArg_ParseTuple(args, "sOOOn|p:_ghash_slot", &backend, &h, &acc, &data, &max_blocks,
+                          &polyval) ||
         slot_begin(m, &c, backend, NULL, acc, data, 0) < 0)
         return NULL;
     aeskit_ghash_key *hk = NULL;
     if (aeskit_get_buffer(h, &hb, 0, "h") == 0) {
         if (hb.len != 16 || max_blocks < 0 || (size_t)max_blocks < slot_blocks(&c))
             PyErr_SetString(PyExc_ValueError, "need a 16-byte h and max_blocks >= the blocks");
+        else if (polyval && c.impl->polyval == NULL)
+            PyErr_Format(PyExc_ValueError, "%s has no polyval slot", c.impl->name);
         else if ((hk = PyMem_Malloc(sizeof *hk)) == NULL)
             PyErr_NoMemory();
     }
     if (hk != NULL) {
         c.impl->ghash_key(hk, hb.buf, (size_t)max_blocks);
-        c.impl->ghash(hk, c.block, c.data.buf, slot_blocks(&c));
+        (polyval ? c.impl->polyval : c.impl->ghash)(hk, c.block, c.data.buf, slot_blocks(&c));
         aeskit_secure_zero(hk, sizeof *hk);
         PyMem_Free(hk);
     }
@@ -230,9 +234,10 @@ static PyMethodDef slots_methods[] = {
                "Tests only: the backend's xts slot on whole blocks with the data key key "
                "and the (already encrypted) tweak.")},
     {"_ghash_slot", slots_ghash, METH_VARARGS,
-     PyDoc_STR("_ghash_slot(backend, h, acc, data, max_blocks) -> acc\n\nTests only: a "
-               "GHASH key for H = h built for calls of at most max_blocks blocks, then the "
-               "backend's ghash slot on data from the accumulator acc.")},
+     PyDoc_STR("_ghash_slot(backend, h, acc, data, max_blocks[, polyval]) -> acc\n\nTests "
+               "only: a GHASH key for H = h built for calls of at most max_blocks blocks, then "
+               "the backend's ghash slot (polyval: its polyval slot, ValueError if it has "
+               "none) on data from the accumulator acc.")},
     {"backend_constants", slots_constants, METH_VARARGS,
      PyDoc_STR("backend_constants(name) -> dict[str, int]\n\nThe block counts where a "
                "backend's kernels hand over (batch widths, the fused GCM's minimum), for "
