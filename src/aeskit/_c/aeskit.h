@@ -126,6 +126,9 @@ typedef size_t aeskit_ocb_fn(const aeskit_key *k, const aeskit_ocb_key *ok, int 
 typedef size_t aeskit_gcm_fn(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                              uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
                              const uint8_t *src, size_t n);
+typedef size_t aeskit_gcmsiv_open_fn(const aeskit_key *k, const aeskit_ghash_key *hk,
+                                     uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
+                                     const uint8_t *src, size_t n);
 typedef size_t aeskit_ctr_cbcmac_fn(const aeskit_key *k, int mac_dst, uint8_t ctr[16],
                                     uint8_t mac[16], uint8_t *dst, const uint8_t *src,
                                     size_t n);
@@ -214,6 +217,12 @@ struct aeskit_impl {
      *        nonce's), so it may branch on the counter's value; the ctr
      *        slot may not. */
     aeskit_gcm_fn *gcm;
+    /*   gcmsiv_open: CTR with LE32 counters from ctr and POLYVAL (as the
+     *        polyval slot) of the blocks it writes into acc, in one pass
+     *        (GCM-SIV opening hashes the plaintext it makes), with hk from
+     *        this backend's ghash_key for at least the kernel's batch (the
+     *        mode's per-message key is). ctr (from the tag) is public. */
+    aeskit_gcmsiv_open_fn *gcmsiv_open;
     /*   ctr_cbcmac: CTR with BE128 counters from ctr and CBC-MAC into mac
      *        in one pass (CCM, EAX: the CTR blocks ride in the MAC chain's
      *        idle cycles). mac_dst=1 MACs the blocks written (after the

@@ -554,6 +554,7 @@ const struct aeskit_impl aeskit_aesni_impl = {
     .polyval = aeskit_clmul_polyval,
     .ocb = aeskit_aesni_ocb,
     .gcm = aeskit_aesni_gcm,
+    .gcmsiv_open = aeskit_aesni_gcmsiv_open,
     .constants = (const aeskit_constant[]){
         {"batch_blocks", AESNI_W},
         {"gcm_batch_blocks", AESKIT_AESNI_GCM_W},
