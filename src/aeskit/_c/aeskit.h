@@ -36,6 +36,9 @@ struct aeskit_impl;
 typedef struct aeskit_key {
     uint64_t rk[128];
     unsigned rounds;                 /* 10, 12 or 14: the key size lives here */
+    unsigned used;                   /* bytes of rk from the start that hold the
+                                        schedule (the rest set_key zeroes): what
+                                        a key made per message must wipe */
     const struct aeskit_impl *impl;
 } aeskit_key;
 

@@ -85,14 +85,16 @@ AESKIT_INLINE __m128i clmul_blocks(const aeskit_ghash_key *hk, __m128i acc, cons
     return aeskit_clmul_reduce(s);
 }
 
-/* 8 powers cost little: the key is the same for every max_blocks. */
+/* The powers a call of at most max_blocks reads, up to 8: a key made for a
+ * short message (GCM-SIV's) builds only those, each a multiply in a chain. */
 void aeskit_clmul_ghash_key(aeskit_ghash_key *hk, const uint8_t h[16], size_t max_blocks)
 {
     const __m128i base = aeskit_clmul_h_xinv(h);
     uint8_t *out = (uint8_t *)hk->w;
+    const size_t need = max_blocks < CLMUL_W ? max_blocks : CLMUL_W;
     __m128i pw = base;
 
-    for (size_t i = 0; i < CLMUL_W; i++) {
+    for (size_t i = 0; i < need; i++) {
         if (i > 0)
             pw = aeskit_clmul_mul(pw, base);
         aeskit_store128(out + AESKIT_BLOCK * i, pw);

@@ -51,7 +51,7 @@ typedef struct siv_msg {
  * took longer to clear than a short message takes to seal. */
 static void wipe(siv_msg *m)
 {
-    aeskit_secure_zero(&m->ek, sizeof m->ek);
+    aeskit_secure_zero(m->ek.rk, m->ek.used);
     aeskit_secure_zero(m->hk.w, m->hk.used);
     aeskit_secure_zero(m->acc, sizeof m->acc);
     aeskit_secure_zero(m->rev, m->rev_used);
