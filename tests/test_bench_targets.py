@@ -24,18 +24,18 @@ from aeskit.bench.targets import (
     make_targets,
 )
 
-AEAD_CLASSES = {"GCM": aeskit.AESGCM, "OCB": aeskit.AESOCB3}
+AEAD_CLASSES = {"GCM": aeskit.AESGCM, "OCB": aeskit.AESOCB3, "GCMSIV": aeskit.AESGCMSIV}
 PEERS = [p for p in targets.PEERS if targets.peer_available(p)]
 
 
 def test_mode_list_has_the_aeads():
     assert set(targets.MODES) >= {"ECB", "CBC", "CFB", "CFB8", "OFB", "CTR", "GHASH", "GCM",
-                                  "OCB"}
-    assert targets.AEAD_MODES == {"GCM", "OCB"}
+                                  "OCB", "GCMSIV"}
+    assert targets.AEAD_MODES == {"GCM", "OCB", "GCMSIV"}
     assert not any(Operation(m, True, 128).whole_blocks for m in targets.AEAD_MODES)
 
 
-@pytest.mark.parametrize("mode", ["GCM", "OCB"])
+@pytest.mark.parametrize("mode", ["GCM", "OCB", "GCMSIV"])
 @pytest.mark.parametrize("backend", aeskit.backends().available)
 @pytest.mark.parametrize("encrypt", [True, False])
 def test_kernel_time_takes_aead_objects(mode, backend, encrypt):

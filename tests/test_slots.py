@@ -307,6 +307,54 @@ def test_ghash_partial_key(backend, keys):
             assert got == _aeskit._ghash_slot("portable", h, acc, data, m), (m, n)
 
 
+def _has_polyval(backend):
+    try:
+        _aeskit._ghash_slot(backend, bytes(16), bytes(16), b"", 0, True)
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("keys", GHASH_KEYS, ids=("acc", "acc0"))
+def test_polyval_slot_is_ghash_of_reversed_blocks(backend, keys):
+    """A backend's polyval slot (GCM-SIV) equals ghash on the byte-reversed blocks at
+    every count its key serves; a backend without one says so."""
+    h, acc = keys
+    if not _has_polyval(backend):
+        with pytest.raises(ValueError, match="no polyval slot"):
+            _aeskit._ghash_slot(backend, h, acc, b"", 0, True)
+        return
+    model = _ghash_model(h, acc)
+    rev = b"".join(GHASH_DATA[i:i + 16][::-1] for i in range(0, len(GHASH_DATA), 16))
+    for m in (GHASH_MAX_BLOCKS[0], GHASH_MAX_BLOCKS[-1]):
+        for n in _ghash_counts(m):
+            assert _aeskit._ghash_slot(backend, h, acc, rev[:16 * n], m, True) == model[n], (m, n)
+
+
+def test_gcmsiv_open_slot_is_ctr_then_polyval(backend):
+    """A fused GCM-SIV opening equals the ctr slot (LE32) and then the polyval slot over
+    what it wrote, on the blocks it did (whole batches), with the counter wrapping
+    inside; a backend without one says so."""
+    key, h = KEYS[16], GHASH_KEYS[0][0]
+    try:
+        _aeskit._gcmsiv_open_slot(backend, key, h, bytes(16), b"")
+    except ValueError as e:
+        assert "no gcmsiv_open slot" in str(e)
+        return
+    batch = BACKEND_CONSTANTS[backend]["ghash_batch_blocks"]
+    for counter in (bytes(16), (2**32 - 3).to_bytes(4, "little") + bytes(11) + b"\x80"):
+        for n in sorted({0, 1, batch - 1, batch, batch + 1, 2 * batch, 3 * batch + 5, 40}):
+            data = GHASH_DATA[:16 * n]
+            out, nxt, acc, done = _aeskit._gcmsiv_open_slot(backend, key, h, counter, data)
+            assert done == n - n % batch, (n, done)
+            want, want_next = _aeskit._ctr_slot("portable", key, "le32", counter, data[:16 * done])
+            assert out == want and nxt == want_next, n
+            assert acc == _aeskit._ghash_slot("portable", h, bytes(16),
+                                              b"".join(want[i:i + 16][::-1]
+                                                       for i in range(0, len(want), 16)),
+                                              ANY_LENGTH), n
+
+
 def test_ghash_more_blocks_than_built_for(backend):
     """A call of more blocks than the key was built for is refused before it runs."""
     h, acc = GHASH_KEYS[0]

@@ -36,6 +36,9 @@ struct aeskit_impl;
 typedef struct aeskit_key {
     uint64_t rk[128];
     unsigned rounds;                 /* 10, 12 or 14: the key size lives here */
+    unsigned used;                   /* bytes of rk from the start that hold the
+                                        schedule (the rest set_key zeroes): what
+                                        a key made per message must wipe */
     const struct aeskit_impl *impl;
 } aeskit_key;
 
@@ -79,6 +82,8 @@ enum {
 typedef struct aeskit_ghash_key {
     uint64_t w[384];   /* 3072 bytes: vaes_avx512's 128 powers and their halves */
     size_t max_blocks;
+    size_t used;       /* bytes of w from the start that hold all ghash_key
+                          wrote: what a key made per message must wipe */
 } aeskit_ghash_key;
 
 /* ghash_key's max_blocks for a key that serves calls of any length. */
@@ -124,6 +129,9 @@ typedef size_t aeskit_ocb_fn(const aeskit_key *k, const aeskit_ocb_key *ok, int 
 typedef size_t aeskit_gcm_fn(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                              uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
                              const uint8_t *src, size_t n);
+typedef size_t aeskit_gcmsiv_open_fn(const aeskit_key *k, const aeskit_ghash_key *hk,
+                                     uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
+                                     const uint8_t *src, size_t n);
 typedef size_t aeskit_ctr_cbcmac_fn(const aeskit_key *k, int mac_dst, uint8_t ctr[16],
                                     uint8_t mac[16], uint8_t *dst, const uint8_t *src,
                                     size_t n);
@@ -184,9 +192,17 @@ struct aeskit_impl {
      * max_blocks blocks (AESKIT_GHASH_ANY: any call), and a backend may
      * build less for a small max_blocks: a key made per message (GCM-SIV)
      * then costs what that message needs, not the whole power table. hk
-     * records max_blocks; ghash asserts n <= hk->max_blocks. */
+     * records max_blocks, and in used how many bytes of w from the start
+     * hold everything ghash_key wrote (such a key is wiped in a fraction of
+     * the struct's 3 KiB); ghash asserts n <= hk->max_blocks. */
     aeskit_ghash_key_fn *ghash_key;
     aeskit_ghash_fn *ghash;
+    /* Optional: NULL, or ghash on blocks in POLYVAL's byte order (GCM-SIV,
+     * RFC 8452 Appendix A): acc = (acc ^ rev(p_i)) * H for each block,
+     * rev the byte reversal, acc and hk as for ghash. A CLMUL kernel gets
+     * it by not swapping the bytes it loads; without it the mode reverses
+     * the blocks into a buffer, a second pass over the data. */
+    aeskit_ghash_fn *polyval;
     /*
      * Optional fused paths: NULL, or do a prefix of the n blocks and return
      * how many were done (0..n); the mode finishes the rest with the
@@ -204,6 +220,12 @@ struct aeskit_impl {
      *        nonce's), so it may branch on the counter's value; the ctr
      *        slot may not. */
     aeskit_gcm_fn *gcm;
+    /*   gcmsiv_open: CTR with LE32 counters from ctr and POLYVAL (as the
+     *        polyval slot) of the blocks it writes into acc, in one pass
+     *        (GCM-SIV opening hashes the plaintext it makes), with hk from
+     *        this backend's ghash_key for at least the kernel's batch (the
+     *        mode's per-message key is). ctr (from the tag) is public. */
+    aeskit_gcmsiv_open_fn *gcmsiv_open;
     /*   ctr_cbcmac: CTR with BE128 counters from ctr and CBC-MAC into mac
      *        in one pass (CCM, EAX: the CTR blocks ride in the MAC chain's
      *        idle cycles). mac_dst=1 MACs the blocks written (after the

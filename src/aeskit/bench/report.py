@@ -207,6 +207,7 @@ def table_lines(rows: Sequence[SlopeRow]) -> list[Line]:
     """
     out: list[Line] = []
     peers = sorted({p for row in rows for p in row.vs})
+    lw = max([8] + [len(row.op.label) for row in rows])   # "GCMSIV enc" takes 10
     for bits in sorted({row.op.key_bits for row in rows}):
         for who in _whos_in_order(row.who for row in rows if row.op.key_bits == bits):
             block = [r for r in rows if r.op.key_bits == bits and r.who == who]
@@ -216,8 +217,8 @@ def table_lines(rows: Sequence[SlopeRow]) -> list[Line]:
             show_vs = [p for p in peers if any(p in r.vs for r in block)]
             show_floor = any(r.floor for r in block)
             bulk_w = 33 if show_floor else 17
-            top = f" {'':>8} | {'bulk, 16-64 KiB':^{bulk_w}} | {'short, 16 B-4 KiB':^19} |"
-            head = f" {'mode':>8} | {'MiB/s':>8} {'c/B':>8}"
+            top = f" {'':>{lw}} | {'bulk, 16-64 KiB':^{bulk_w}} | {'short, 16 B-4 KiB':^19} |"
+            head = f" {'mode':>{lw}} | {'MiB/s':>8} {'c/B':>8}"
             if show_floor:
                 head += f" {'floor':>7} {'x floor':>7}"
             head += f" | {'c/B':>8} {'ns/call':>10} |"
@@ -230,7 +231,7 @@ def table_lines(rows: Sequence[SlopeRow]) -> list[Line]:
             out.append([(head, "dim")])
             for r in block:
                 bmark, smark = _row_marks(r)
-                text = (f" {r.op.label:>8} | {_cell(r.bulk_mib_per_s, bmark):>8}"
+                text = (f" {r.op.label:>{lw}} | {_cell(r.bulk_mib_per_s, bmark):>8}"
                         f" {_cell(r.bulk_cycles_per_byte, bmark):>8}")
                 if show_floor:
                     over = r.over_floor

@@ -15,7 +15,7 @@ interleaved under identical conditions.
   ``update_into``, pycryptodome with one reused cipher object and
   ``output=``: their fastest idiomatic calls, also looped in Python.
 
-The AEADs (GCM, OCB3) time whole messages instead: one call is a 12-byte
+The AEADs (GCM, OCB3, GCM-SIV) time whole messages instead: one call is a 12-byte
 nonce plus ``size`` bytes of data, no associated data, a 16-byte tag. An
 encryption writes ciphertext || tag over the data (the buffer has 16 spare
 bytes); a decryption reads a valid ciphertext made once per size (in place
@@ -71,16 +71,17 @@ import aeskit
 
 from .system import native
 
-MODES = ("ECB", "CBC", "CFB", "CFB8", "OFB", "CTR", "XTS", "GHASH", "GCM", "OCB")
+MODES = ("ECB", "CBC", "CFB", "CFB8", "OFB", "CTR", "XTS", "GHASH", "GCM", "OCB", "GCMSIV")
 #: Timed on whole blocks. XTS takes any length from 16 bytes, but one data unit of whole
 #: blocks is what a disk sector is; stealing adds a block at most.
 WHOLE_BLOCK_MODES = frozenset({"ECB", "CBC", "XTS", "GHASH"})
 #: Modes keyed with two AES keys of the row's size (the key is twice as long), and the
 #: sizes they have.
 TWO_KEY_MODES = frozenset({"XTS"})
-MODE_KEY_BITS = {"XTS": (128, 256)}
-#: The AEADs, timed per whole message (module docstring); "OCB" is OCB3.
-AEAD_MODES = frozenset({"GCM", "OCB"})
+MODE_KEY_BITS = {"XTS": (128, 256), "GCMSIV": (128, 256)}
+#: The AEADs, timed per whole message (module docstring); "OCB" is OCB3, "GCMSIV"
+#: GCM-SIV.
+AEAD_MODES = frozenset({"GCM", "OCB", "GCMSIV"})
 #: Timed in one direction only, once per run (module docstring).
 ONE_WAY_MODES = frozenset({"GHASH"})
 TAG_BYTES = 16
@@ -95,7 +96,7 @@ ALIGN = 64
 SECTOR_SIZE = 4096
 SECTOR_COUNTS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 #: Names for a mode that "AES" + the mode does not give (aeskit's class for OCB is AESOCB3).
-EXTRA_MODE_ALIASES = {"OCB3": "OCB", "AESOCB3": "OCB"}
+EXTRA_MODE_ALIASES = {"OCB3": "OCB", "AESOCB3": "OCB", "GCM-SIV": "GCMSIV"}
 
 
 def _mode_aliases() -> dict[str, str]:
@@ -222,7 +223,7 @@ class Target(Protocol):
     def release(self) -> None: ...
 
 
-_AESKIT_CLASS = {"OCB": "AESOCB3", "GHASH": "AESGCM"}
+_AESKIT_CLASS = {"OCB": "AESOCB3", "GHASH": "AESGCM", "GCMSIV": "AESGCMSIV"}
 
 
 def _aeskit_class(mode: str) -> Any:
@@ -628,9 +629,10 @@ def _cryptography_aead(op: Operation, offset: int) -> _AeadPeerTarget | None:
     aead: Any = importlib.import_module("cryptography.hazmat.primitives.ciphers.aead")
     from cryptography.exceptions import UnsupportedAlgorithm
 
+    cls = {"GCM": aead.AESGCM, "OCB": aead.AESOCB3, "GCMSIV": aead.AESGCMSIV}[op.mode]
     try:
-        obj = (aead.AESGCM if op.mode == "GCM" else aead.AESOCB3)(op.key())
-    except UnsupportedAlgorithm:  # OCB3 on an OpenSSL fork without it: no row
+        obj = cls(op.key())
+    except UnsupportedAlgorithm:  # OCB3 or GCM-SIV on an OpenSSL without it: no row
         return None
     into = "encrypt_into" if op.encrypt else "decrypt_into"
     if hasattr(obj, into):  # cryptography 47 and later
@@ -640,8 +642,10 @@ def _cryptography_aead(op: Operation, offset: int) -> _AeadPeerTarget | None:
                            obj.encrypt if op.encrypt else obj.decrypt, offset)
 
 
-def _pycryptodome_aead(op: Operation, offset: int) -> _AeadPeerTarget:
+def _pycryptodome_aead(op: Operation, offset: int) -> _AeadPeerTarget | None:
     aes: Any = importlib.import_module("Crypto.Cipher.AES")
+    if op.mode == "GCMSIV":  # pycryptodome has no GCM-SIV: no row
+        return None
     mode = aes.MODE_GCM if op.mode == "GCM" else aes.MODE_OCB
     # GCM's encrypt_and_digest / decrypt_and_verify take output=, OCB's do not
     return _AeadPeerTarget("pycryptodome", "pycryptodome", op, "pycryptodome",

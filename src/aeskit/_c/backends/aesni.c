@@ -46,19 +46,63 @@ static uint32_t aesni_sub_word(uint32_t w)
     return (uint32_t)_mm_cvtsi128_si32(v);
 }
 
-/* FIPS-197 5.2 word by word, built in place in k->rk so that no copy of the key
- * is left elsewhere in memory. Words are loaded little-endian (x86): byte 0 is
- * the low byte, so RotWord is a right rotation by 8 and Rcon sits in the low
- * byte. */
-void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len)
+/* AES-128 and AES-256 (the sizes keys are made per message for, as
+ * GCM-SIV does) expand in registers: one AESKEYGENASSIST per round key and
+ * three shifted XORs fold the previous key's words in (the prefix sums of
+ * FIPS-197 5.2's w[i] = w[i-nk] ^ t, a whole round key at a time); word by
+ * word, through memory, a per-message key took longer than the message. */
+AESKIT_INLINE __m128i aesni_fold(__m128i k, __m128i t)
 {
-    assert(len == 16 || len == 24 || len == 32);
+    k = _mm_xor_si128(k, _mm_slli_si128(k, 4));
+    k = _mm_xor_si128(k, _mm_slli_si128(k, 4));
+    k = _mm_xor_si128(k, _mm_slli_si128(k, 4));
+    return _mm_xor_si128(k, t);
+}
+
+/* AESKEYGENASSIST takes its round constant as an immediate. */
+#define AESNI_K128(k, rc) aesni_fold(k, _mm_shuffle_epi32(_mm_aeskeygenassist_si128(k, rc), 0xff))
+
+static void aesni_expand128(uint8_t *enc, const uint8_t *key)
+{
+    __m128i k = aeskit_load128(key);
+    aeskit_store128(enc, k);
+#define AESNI_R128(i, rc) (k = AESNI_K128(k, rc), aeskit_store128(enc + AESKIT_BLOCK * (i), k))
+    AESNI_R128(1, 0x01); AESNI_R128(2, 0x02); AESNI_R128(3, 0x04); AESNI_R128(4, 0x08);
+    AESNI_R128(5, 0x10); AESNI_R128(6, 0x20); AESNI_R128(7, 0x40); AESNI_R128(8, 0x80);
+    AESNI_R128(9, 0x1b); AESNI_R128(10, 0x36);
+#undef AESNI_R128
+    k = _mm_setzero_si128();
+}
+
+/* Even round keys take SubWord(RotWord) of the odd key before them and the
+ * round constant (dword 3 of AESKEYGENASSIST); odd ones SubWord alone of
+ * the even key before them (dword 2). */
+static void aesni_expand256(uint8_t *enc, const uint8_t *key)
+{
+    __m128i a = aeskit_load128(key), b = aeskit_load128(key + 16);
+    aeskit_store128(enc, a);
+    aeskit_store128(enc + AESKIT_BLOCK, b);
+#define AESNI_R256(i, rc)                                                                    \
+    (a = aesni_fold(a, _mm_shuffle_epi32(_mm_aeskeygenassist_si128(b, rc), 0xff)),           \
+     aeskit_store128(enc + AESKIT_BLOCK * (i), a),                                           \
+     (i) < 14 ? (b = aesni_fold(b, _mm_shuffle_epi32(_mm_aeskeygenassist_si128(a, 0), 0xaa)), \
+                 aeskit_store128(enc + AESKIT_BLOCK * ((i) + 1), b))                         \
+              : (void)0)
+    AESNI_R256(2, 0x01); AESNI_R256(4, 0x02); AESNI_R256(6, 0x04); AESNI_R256(8, 0x08);
+    AESNI_R256(10, 0x10); AESNI_R256(12, 0x20); AESNI_R256(14, 0x40);
+#undef AESNI_R256
+    a = b = _mm_setzero_si128();
+}
+
+/* FIPS-197 5.2 word by word (AES-192, whose round keys straddle its key
+ * words), built in place so that no copy of the key is left elsewhere in
+ * memory. Words are loaded little-endian (x86): byte 0 is the low byte, so
+ * RotWord is a right rotation by 8 and Rcon sits in the low byte. */
+static void aesni_expand_words(uint8_t *enc, const uint8_t *key, size_t len)
+{
     const unsigned nk = (unsigned)(len / 4), rounds = nk + 6;
-    uint8_t *enc = (uint8_t *)k->rk;
-    uint8_t *dec = enc + AESKIT_BLOCK * (rounds + 1);
     uint32_t rcon = 1;
 
-    memset(k->rk, 0, sizeof k->rk);
     memcpy(enc, key, len);
     for (unsigned i = nk; i < 4 * (rounds + 1); i++) {
         uint32_t t, w;
@@ -73,14 +117,32 @@ void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len)
         w ^= t;
         memcpy(enc + 4 * i, &w, 4);
     }
+}
+
+void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len)
+{
+    assert(len == 16 || len == 24 || len == 32);
+    const unsigned rounds = (unsigned)(len / 4) + 6;
+    const size_t used = 2 * AESKIT_BLOCK * (rounds + 1);
+    uint8_t *enc = (uint8_t *)k->rk;
+    uint8_t *dec = enc + AESKIT_BLOCK * (rounds + 1);
+
+    if (len == 16)
+        aesni_expand128(enc, key);
+    else if (len == 32)
+        aesni_expand256(enc, key);
+    else
+        aesni_expand_words(enc, key, len);
 
     aeskit_store128(dec, aeskit_load128(enc + AESKIT_BLOCK * rounds));
     for (unsigned r = 1; r < rounds; r++)
         aeskit_store128(dec + AESKIT_BLOCK * r,
                     _mm_aesimc_si128(aeskit_load128(enc + AESKIT_BLOCK * (rounds - r))));
     aeskit_store128(dec + AESKIT_BLOCK * rounds, aeskit_load128(enc));
-
+    /* the rest stays defined and carries nothing of an earlier key */
+    memset((uint8_t *)k->rk + used, 0, sizeof k->rk - used);
     k->rounds = rounds;
+    k->used = (unsigned)used;
 }
 
 static void aesni_set_key(aeskit_key *k, const uint8_t *key, size_t len)
@@ -551,8 +613,10 @@ const struct aeskit_impl aeskit_aesni_impl = {
     .xts = aeskit_aesni_xts,
     .ghash_key = aeskit_clmul_ghash_key,
     .ghash = aeskit_clmul_ghash,
+    .polyval = aeskit_clmul_polyval,
     .ocb = aeskit_aesni_ocb,
     .gcm = aeskit_aesni_gcm,
+    .gcmsiv_open = aeskit_aesni_gcmsiv_open,
     .constants = (const aeskit_constant[]){
         {"batch_blocks", AESNI_W},
         {"gcm_batch_blocks", AESKIT_AESNI_GCM_W},

@@ -46,7 +46,9 @@ aeskit_cbc_mac_fn aeskit_aesni_cbc_mac;
 aeskit_xts_fn aeskit_aesni_xts;
 aeskit_ocb_fn aeskit_aesni_ocb;
 aeskit_gcm_fn aeskit_aesni_gcm;
+aeskit_gcmsiv_open_fn aeskit_aesni_gcmsiv_open;
 aeskit_ghash_key_fn aeskit_clmul_ghash_key;
 aeskit_ghash_fn aeskit_clmul_ghash;
+aeskit_ghash_fn aeskit_clmul_polyval;
 
 #endif

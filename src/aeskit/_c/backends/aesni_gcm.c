@@ -39,6 +39,12 @@
  *     written two batches ahead, so no load meets a store still in flight;
  *   - the GHASH sums are pinned after each step (GCM_PIN): left free, GCC
  *     sinks a batch's 24 XORs to its end and spills the products.
+ *
+ * The same kernel opens GCM-SIV (the gcmsiv_open slot, siv set): LE32
+ * counters in bytes 0..3 (the whitened block's first word changes, with no
+ * byte swap), and POLYVAL of the plaintext it writes, which is GCM
+ * encryption's order (hash the previous batch's output) with the blocks
+ * loaded as they are (the polyval slot's identity, ghash_clmul.c).
  */
 #include <string.h>
 
@@ -80,42 +86,46 @@ AESKIT_INLINE void gcm_mul_add(aeskit_clmul_sum *s, const aeskit_ghash_key *hk, 
     GCM_PIN(s->hi);
 }
 
-/* Block j of the 8 at p, byte-reversed, y folded into the first: it is
- * multiplied by H^(8-j). */
+/* Block j of the 8 at p, byte-reversed (as they are for POLYVAL, siv),
+ * y folded into the first: it is multiplied by H^(8-j). */
 AESKIT_INLINE void gcm_hash_step(aeskit_clmul_sum *s, const aeskit_ghash_key *hk, __m128i y,
-                              const uint8_t *p, size_t j)
+                              const uint8_t *p, size_t j, int siv)
 {
-    __m128i x = _mm_shuffle_epi8(aeskit_load128(p + AESKIT_BLOCK * j), aeskit_clmul_bswap());
+    __m128i x = aeskit_load128(p + AESKIT_BLOCK * j);
+    if (!siv)
+        x = _mm_shuffle_epi8(x, aeskit_clmul_bswap());
     if (j == 0)
         x = _mm_xor_si128(x, y);
     gcm_mul_add(s, hk, x, GCM_W - 1 - j);
 }
 
 /* y folded with the 8 blocks at p, alone: the last batch when encrypting. */
-AESKIT_INLINE __m128i gcm_hash8(const aeskit_ghash_key *hk, __m128i y, const uint8_t *p)
+AESKIT_INLINE __m128i gcm_hash8(const aeskit_ghash_key *hk, __m128i y, const uint8_t *p,
+                                int siv)
 {
     aeskit_clmul_sum s = aeskit_clmul_zero();
     GCM_UNROLL
     for (size_t j = 0; j < GCM_W; j++)
-        gcm_hash_step(&s, hk, y, p, j);
+        gcm_hash_step(&s, hk, y, p, j, siv);
     return aeskit_clmul_reduce(s);
 }
 
 /* ---- one batch ----------------------------------------------------------- */
 
 /* Whitened counter blocks, two batches' worth: each is ctr ^ rk[0], whose
- * last word alone changes from block to block: BE32(c + j) ^ k0w3, k0w3
- * being rk[0]'s last word as loaded. Key material: wiped after use. */
+ * last word alone changes from block to block: BE32(c + j) ^ kw, kw being
+ * rk[0]'s last word as loaded (siv: the first word, LE32(c + j) ^ kw, rk[0]'s
+ * first word). Key material: wiped after use. */
 typedef struct {
     _Alignas(16) uint8_t b[2][GCM_W][AESKIT_BLOCK];
 } gcm_ctrs;
 
-AESKIT_INLINE void gcm_ctrs_fill(uint8_t (*b)[AESKIT_BLOCK], uint32_t k0w3, uint32_t c)
+AESKIT_INLINE void gcm_ctrs_fill(uint8_t (*b)[AESKIT_BLOCK], uint32_t kw, uint32_t c, int siv)
 {
     GCM_UNROLL
     for (size_t j = 0; j < GCM_W; j++) {
-        const uint32_t w = gcm_bswap32(c + (uint32_t)j) ^ k0w3;
-        memcpy(b[j] + 12, &w, 4);
+        const uint32_t w = (siv ? c + (uint32_t)j : gcm_bswap32(c + (uint32_t)j)) ^ kw;
+        memcpy(b[j] + (siv ? 0 : 12), &w, 4);
     }
 }
 
@@ -127,7 +137,8 @@ AESKIT_INLINE void gcm_ctrs_fill(uint8_t (*b)[AESKIT_BLOCK], uint32_t k0w3, uint
  */
 AESKIT_INLINE void gcm_batch(const uint8_t *rk, unsigned rounds, const aeskit_ghash_key *hk,
                           int hash, uint8_t (*cb)[AESKIT_BLOCK], uint32_t k0w3, uint32_t c,
-                          __m128i *y, const uint8_t *hin, uint8_t *dst, const uint8_t *src)
+                          __m128i *y, const uint8_t *hin, uint8_t *dst, const uint8_t *src,
+                          int siv)
 {
     aeskit_clmul_sum s = aeskit_clmul_zero();
     __m128i x[GCM_W];
@@ -135,12 +146,12 @@ AESKIT_INLINE void gcm_batch(const uint8_t *rk, unsigned rounds, const aeskit_gh
     GCM_UNROLL
     for (size_t j = 0; j < GCM_W; j++)
         x[j] = _mm_load_si128((const __m128i *)(const void *)cb[j]);
-    gcm_ctrs_fill(cb, k0w3, c + 2 * GCM_W);
+    gcm_ctrs_fill(cb, k0w3, c + 2 * GCM_W, siv);
 
     GCM_UNROLL
     for (size_t r = 1; r <= GCM_W; r++) {
         if (hash)
-            gcm_hash_step(&s, hk, *y, hin, r - 1);
+            gcm_hash_step(&s, hk, *y, hin, r - 1, siv);
         const __m128i key = aeskit_load128(rk + AESKIT_BLOCK * r);
         GCM_UNROLL
         for (size_t j = 0; j < GCM_W; j++)
@@ -163,10 +174,12 @@ AESKIT_INLINE void gcm_batch(const uint8_t *rk, unsigned rounds, const aeskit_gh
                                 aeskit_load128(src + AESKIT_BLOCK * j)));
 }
 
-/* Does floor(n / 8) batches: returns 8 * floor(n / 8), 0 for n < 8. */
-size_t aeskit_aesni_gcm(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
-                        uint8_t ctr[16], uint8_t acc[16], uint8_t *dst, const uint8_t *src,
-                        size_t n)
+/* Does floor(n / 8) batches: returns 8 * floor(n / 8), 0 for n < 8. hash_out
+ * (a constant): hash what it writes, the previous batch's output in each
+ * batch (GCM sealing, GCM-SIV opening), else what it reads (GCM opening). */
+AESKIT_INLINE size_t gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk, int hash_out,
+                             int siv, uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
+                             const uint8_t *src, size_t n)
 {
     assert(n == 0 || (k != NULL && hk != NULL && dst != NULL && src != NULL));
     const size_t batches = n / GCM_W;
@@ -176,38 +189,58 @@ size_t aeskit_aesni_gcm(const aeskit_key *k, const aeskit_ghash_key *hk, int enc
     const unsigned rounds = k->rounds;
     const __m128i bswap = aeskit_clmul_bswap();
     __m128i y = _mm_shuffle_epi8(aeskit_load128(acc), bswap);
-    uint32_t c = aeskit_load_be32(ctr + 12);
+    uint32_t c = siv ? aeskit_load_le32(ctr) : aeskit_load_be32(ctr + 12);
     const __m128i white = _mm_xor_si128(aeskit_load128(ctr), aeskit_load128(rk));
-    uint32_t k0w3;
+    uint32_t kw;
     gcm_ctrs cs;
 
-    memcpy(&k0w3, rk + 12, 4);
+    memcpy(&kw, rk + (siv ? 0 : 12), 4);
     for (size_t j = 0; j < 2 * GCM_W; j++)
         _mm_store_si128((__m128i *)(void *)cs.b[j / GCM_W][j % GCM_W], white);
-    gcm_ctrs_fill(cs.b[0], k0w3, c);
-    gcm_ctrs_fill(cs.b[1], k0w3, c + GCM_W);
+    gcm_ctrs_fill(cs.b[0], kw, c, siv);
+    gcm_ctrs_fill(cs.b[1], kw, c + GCM_W, siv);
 
-    if (enc) {
-        gcm_batch(rk, rounds, hk, 0, cs.b[0], k0w3, c, &y, NULL, dst, src);
+    if (hash_out) {
+        gcm_batch(rk, rounds, hk, 0, cs.b[0], kw, c, &y, NULL, dst, src, siv);
         for (size_t b = 1; b < batches; b++) {
             c += GCM_W;
             src += GCM_W * AESKIT_BLOCK;
             dst += GCM_W * AESKIT_BLOCK;
-            gcm_batch(rk, rounds, hk, 1, cs.b[b & 1], k0w3, c, &y, dst - GCM_W * AESKIT_BLOCK,
-                      dst, src);
+            gcm_batch(rk, rounds, hk, 1, cs.b[b & 1], kw, c, &y, dst - GCM_W * AESKIT_BLOCK,
+                      dst, src, siv);
         }
         c += GCM_W;
-        y = gcm_hash8(hk, y, dst);
+        y = gcm_hash8(hk, y, dst, siv);
     } else {
         for (size_t b = 0; b < batches; b++) {
-            gcm_batch(rk, rounds, hk, 1, cs.b[b & 1], k0w3, c, &y, src, dst, src);
+            gcm_batch(rk, rounds, hk, 1, cs.b[b & 1], kw, c, &y, src, dst, src, siv);
             c += GCM_W;
             src += GCM_W * AESKIT_BLOCK;
             dst += GCM_W * AESKIT_BLOCK;
         }
     }
-    aeskit_store_be32(ctr + 12, c);
+    if (siv)
+        aeskit_store_le32(ctr, c);
+    else
+        aeskit_store_be32(ctr + 12, c);
     aeskit_store128(acc, _mm_shuffle_epi8(y, bswap));
     aeskit_secure_zero(&cs, sizeof cs);
     return GCM_W * batches;
+}
+
+size_t aeskit_aesni_gcm(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                        uint8_t ctr[16], uint8_t acc[16], uint8_t *dst, const uint8_t *src,
+                        size_t n)
+{
+    if (enc)
+        return gcm_run(k, hk, 1, 0, ctr, acc, dst, src, n);
+    return gcm_run(k, hk, 0, 0, ctr, acc, dst, src, n);
+}
+
+size_t aeskit_aesni_gcmsiv_open(const aeskit_key *k, const aeskit_ghash_key *hk,
+                                uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
+                                const uint8_t *src, size_t n)
+{
+    assert(n < GCM_W || hk->max_blocks >= GCM_W);   /* read only by a whole batch */
+    return gcm_run(k, hk, 1, 1, ctr, acc, dst, src, n);
 }

@@ -63,15 +63,19 @@ AESKIT_INLINE const uint8_t *clmul_karatsuba(const aeskit_ghash_key *hk, size_t 
 }
 
 /* acc folded with w blocks: sum of X_j * H^(w-j), X_0 carrying acc. w is a
- * constant at the bulk call, so the loop unrolls; the tail passes 1..7. */
+ * constant at the bulk call, so the loop unrolls; the tail passes 1..7.
+ * polyval (a constant): the blocks are in POLYVAL's byte order, which is
+ * the register image GHASH's byte swap makes, so they load as they are. */
 AESKIT_INLINE __m128i clmul_blocks(const aeskit_ghash_key *hk, __m128i acc, const uint8_t *p,
-                                  size_t w)
+                                  size_t w, int polyval)
 {
     const __m128i bswap = aeskit_clmul_bswap();
     aeskit_clmul_sum s = aeskit_clmul_zero();
     CLMUL_UNROLL
     for (size_t j = 0; j < w; j++) {
-        __m128i x = _mm_shuffle_epi8(aeskit_load128(p + AESKIT_BLOCK * j), bswap);
+        __m128i x = aeskit_load128(p + AESKIT_BLOCK * j);
+        if (!polyval)
+            x = _mm_shuffle_epi8(x, bswap);
         if (j == 0)
             x = _mm_xor_si128(x, acc);
         const size_t i = w - 1 - j;
@@ -81,24 +85,27 @@ AESKIT_INLINE __m128i clmul_blocks(const aeskit_ghash_key *hk, __m128i acc, cons
     return aeskit_clmul_reduce(s);
 }
 
-/* 8 powers cost little: the key is the same for every max_blocks. */
+/* The powers a call of at most max_blocks reads, up to 8: a key made for a
+ * short message (GCM-SIV's) builds only those, each a multiply in a chain. */
 void aeskit_clmul_ghash_key(aeskit_ghash_key *hk, const uint8_t h[16], size_t max_blocks)
 {
     const __m128i base = aeskit_clmul_h_xinv(h);
     uint8_t *out = (uint8_t *)hk->w;
+    const size_t need = max_blocks < CLMUL_W ? max_blocks : CLMUL_W;
     __m128i pw = base;
 
-    for (size_t i = 0; i < CLMUL_W; i++) {
+    for (size_t i = 0; i < need; i++) {
         if (i > 0)
             pw = aeskit_clmul_mul(pw, base);
         aeskit_store128(out + AESKIT_BLOCK * i, pw);
         aeskit_store128(out + CLMUL_KARATSUBA_OFF + AESKIT_BLOCK * i, aeskit_clmul_half(pw));
     }
     hk->max_blocks = max_blocks;
+    hk->used = 2 * CLMUL_W * AESKIT_BLOCK;
 }
 
-void aeskit_clmul_ghash(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
-                        size_t n)
+AESKIT_INLINE void clmul_hash(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
+                               size_t n, int polyval)
 {
     assert(n == 0 || (p != NULL && acc != NULL));
     assert(n <= hk->max_blocks);
@@ -108,8 +115,20 @@ void aeskit_clmul_ghash(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8
     __m128i y = _mm_shuffle_epi8(aeskit_load128(acc), bswap);
 
     for (; n >= CLMUL_W; n -= CLMUL_W, p += CLMUL_W * AESKIT_BLOCK)
-        y = clmul_blocks(hk, y, p, CLMUL_W);
+        y = clmul_blocks(hk, y, p, CLMUL_W, polyval);
     if (n > 0)
-        y = clmul_blocks(hk, y, p, n);
+        y = clmul_blocks(hk, y, p, n, polyval);
     aeskit_store128(acc, _mm_shuffle_epi8(y, bswap));
+}
+
+void aeskit_clmul_ghash(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
+                        size_t n)
+{
+    clmul_hash(hk, acc, p, n, 0);
+}
+
+void aeskit_clmul_polyval(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
+                          size_t n)
+{
+    clmul_hash(hk, acc, p, n, 1);
 }

@@ -32,6 +32,7 @@ static void portable_set_key(aeskit_key *k, const uint8_t *key, size_t len)
     /* unused words stay defined and carry nothing of an earlier key */
     for (size_t i = AESKIT_CT64_RK_WORDS(k->rounds); i < cap; i++)
         k->rk[i] = 0;
+    k->used = (unsigned)(AESKIT_CT64_RK_WORDS(k->rounds) * sizeof k->rk[0]);
     k->impl = &aeskit_portable_impl;
 }
 

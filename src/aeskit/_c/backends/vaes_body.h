@@ -932,6 +932,8 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t
         }
     }
     hk->max_blocks = max_blocks;
+    /* the powers are stored from the top down: any key reaches the end */
+    hk->used = VAES_GP * AESKIT_BLOCK + VAES_GP / VAES_GW * VAES_GPAIRS * VAES_VL;
 }
 
 /* More than VAES_GSHORT blocks, on vectors; out of line, so that the short

@@ -4,13 +4,14 @@
  * is compared with portable's on every backend, including those that no
  * public mode uses yet (the ctr slot's LE32 counters, cbc_mac, xts, a GHASH
  * key built for a few blocks), so that no kernel ships unchecked. An
- * optional fused slot gets its entry here with its first kernel
- * (ctr_cbcmac has none yet).
+ * optional slot gets its entry here with its first kernel (ctr_cbcmac has
+ * none yet; polyval rides on _ghash_slot).
  *
  *   _ctr_slot(backend, key, kind, counter, data) -> (out, next_counter)
  *   _cbc_mac_slot(backend, key, mac, data) -> mac
  *   _xts_slot(backend, key, encrypt, tweak, data) -> (out, next_tweak)
- *   _ghash_slot(backend, h, acc, data, max_blocks) -> acc
+ *   _ghash_slot(backend, h, acc, data, max_blocks[, polyval]) -> acc
+ *   _gcmsiv_open_slot(backend, key, h, counter, data) -> (out, next_counter, acc, done)
  *   backend_constants(backend) -> dict[str, int]
  *   mode_constants(aead) -> dict[str, int]
  *
@@ -151,21 +152,25 @@ static PyObject *slots_ghash(PyObject *m, PyObject *args)
     const char *backend;
     PyObject *h, *acc, *data;
     Py_ssize_t max_blocks;
+    int polyval = 0;
     Py_buffer hb = {0};
     slot_call c;
-    if (!PyArg_ParseTuple(args, "sOOOn:_ghash_slot", &backend, &h, &acc, &data, &max_blocks) ||
+    if (!PyArg_ParseTuple(args, "sOOOn|p:_ghash_slot", &backend, &h, &acc, &data, &max_blocks,
+                          &polyval) ||
         slot_begin(m, &c, backend, NULL, acc, data, 0) < 0)
         return NULL;
     aeskit_ghash_key *hk = NULL;
     if (aeskit_get_buffer(h, &hb, 0, "h") == 0) {
         if (hb.len != 16 || max_blocks < 0 || (size_t)max_blocks < slot_blocks(&c))
             PyErr_SetString(PyExc_ValueError, "need a 16-byte h and max_blocks >= the blocks");
+        else if (polyval && c.impl->polyval == NULL)
+            PyErr_Format(PyExc_ValueError, "%s has no polyval slot", c.impl->name);
         else if ((hk = PyMem_Malloc(sizeof *hk)) == NULL)
             PyErr_NoMemory();
     }
     if (hk != NULL) {
         c.impl->ghash_key(hk, hb.buf, (size_t)max_blocks);
-        c.impl->ghash(hk, c.block, c.data.buf, slot_blocks(&c));
+        (polyval ? c.impl->polyval : c.impl->ghash)(hk, c.block, c.data.buf, slot_blocks(&c));
         aeskit_secure_zero(hk, sizeof *hk);
         PyMem_Free(hk);
     }
@@ -175,6 +180,47 @@ static PyObject *slots_ghash(PyObject *m, PyObject *args)
         return NULL;
     }
     return slot_end(&c);
+}
+
+static PyObject *slots_gcmsiv_open(PyObject *m, PyObject *args)
+{
+    const char *backend;
+    PyObject *key, *h, *ctr, *data;
+    Py_buffer hb = {0};
+    slot_call c;
+    if (!PyArg_ParseTuple(args, "sOOOO:_gcmsiv_open_slot", &backend, &key, &h, &ctr, &data) ||
+        slot_begin(m, &c, backend, key, ctr, data, 1) < 0)
+        return NULL;
+    aeskit_ghash_key *hk = NULL;
+    if (aeskit_get_buffer(h, &hb, 0, "h") == 0) {
+        if (hb.len != 16)
+            PyErr_SetString(PyExc_ValueError, "need a 16-byte h");
+        else if (c.impl->gcmsiv_open == NULL)
+            PyErr_Format(PyExc_ValueError, "%s has no gcmsiv_open slot", c.impl->name);
+        else if ((hk = PyMem_Malloc(sizeof *hk)) == NULL)
+            PyErr_NoMemory();
+    }
+    if (hk == NULL) {
+        aeskit_release(&hb);
+        Py_XDECREF(c.out);
+        aeskit_release(&c.data);
+        aeskit_secure_zero(&c.key, sizeof c.key);
+        return NULL;
+    }
+    uint8_t acc[16] = {0};
+    c.impl->ghash_key(hk, hb.buf, AESKIT_GHASH_ANY);
+    aeskit_release(&hb);
+    const size_t done = c.impl->gcmsiv_open(&c.key, hk, c.block, acc, slot_dst(&c),
+                                            c.data.buf, slot_blocks(&c));
+    aeskit_secure_zero(hk, sizeof *hk);
+    PyMem_Free(hk);
+    PyObject *r = Py_BuildValue("(y#y#y#n)", PyBytes_AS_STRING(c.out), (Py_ssize_t)(16 * done),
+                                (const char *)c.block, (Py_ssize_t)16, (const char *)acc,
+                                (Py_ssize_t)16, (Py_ssize_t)done);
+    Py_DECREF(c.out);
+    aeskit_release(&c.data);
+    aeskit_secure_zero(&c.key, sizeof c.key);
+    return r;
 }
 
 /* A dict of a NULL-ended list of constants. */
@@ -230,9 +276,15 @@ static PyMethodDef slots_methods[] = {
                "Tests only: the backend's xts slot on whole blocks with the data key key "
                "and the (already encrypted) tweak.")},
     {"_ghash_slot", slots_ghash, METH_VARARGS,
-     PyDoc_STR("_ghash_slot(backend, h, acc, data, max_blocks) -> acc\n\nTests only: a "
-               "GHASH key for H = h built for calls of at most max_blocks blocks, then the "
-               "backend's ghash slot on data from the accumulator acc.")},
+     PyDoc_STR("_ghash_slot(backend, h, acc, data, max_blocks[, polyval]) -> acc\n\nTests "
+               "only: a GHASH key for H = h built for calls of at most max_blocks blocks, then "
+               "the backend's ghash slot (polyval: its polyval slot, ValueError if it has "
+               "none) on data from the accumulator acc.")},
+    {"_gcmsiv_open_slot", slots_gcmsiv_open, METH_VARARGS,
+     PyDoc_STR("_gcmsiv_open_slot(backend, key, h, counter, data) -> (out, next_counter, acc, "
+               "done)\n\nTests only: the backend's fused GCM-SIV opening (ValueError if it has "
+               "none) with a GHASH key for H = h, from a zero accumulator; out is the done "
+               "blocks it did.")},
     {"backend_constants", slots_constants, METH_VARARGS,
      PyDoc_STR("backend_constants(name) -> dict[str, int]\n\nThe block counts where a "
                "backend's kernels hand over (batch widths, the fused GCM's minimum), for "
