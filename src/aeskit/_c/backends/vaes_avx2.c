@@ -53,6 +53,7 @@ const struct aeskit_impl aeskit_vaes_avx2_impl = {
     .xts = vaes_avx2_xts,
     .ghash_key = vaes_avx2_ghash_key,
     .ghash = vaes_avx2_ghash,
+    .polyval = vaes_avx2_polyval,
     .ocb = vaes_avx2_ocb,
     .constants = (const aeskit_constant[]){
         VAES_CONSTANT_ROWS,

@@ -56,6 +56,7 @@ const struct aeskit_impl aeskit_vaes_avx512_impl = {
     .xts = vaes_avx512_xts,
     .ghash_key = vaes_avx512_ghash_key,
     .ghash = vaes_avx512_ghash,
+    .polyval = vaes_avx512_polyval,
     .gcm = vaes_avx512_gcm,
     .ocb = vaes_avx512_ocb,
     .constants = (const aeskit_constant[]){

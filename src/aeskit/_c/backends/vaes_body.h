@@ -729,10 +729,11 @@ AESKIT_INLINE vaes_gsum vaes_gsum_zero(void)
 /* Adds vector j (nb blocks) of the data at p times its powers from pw into
  * s; vector 0 carries acc in its first lane. */
 AESKIT_INLINE void vaes_gstep_with(vaes_gsum *s, vaes_v h, vaes_v hkk, const uint8_t *p,
-                                 size_t j, size_t nb, __m128i acc)
+                                 size_t j, size_t nb, __m128i acc, int pv)
 {
-    vaes_v x = vaes_shuffle8(vaes_load_part(p + (size_t)VAES_VL * j, nb),
-                             vaes_bcast(vaes_gbswap()));
+    vaes_v x = vaes_load_part(p + (size_t)VAES_VL * j, nb);
+    if (!pv)   /* POLYVAL's blocks are already in the register order (polyval) */
+        x = vaes_shuffle8(x, vaes_bcast(vaes_gbswap()));
     if (j == 0)
         x = vaes_xor(x, vaes_from128(acc));
     const vaes_v xk = vaes_xor(x, vaes_shuffle32_4e(x));
@@ -752,15 +753,18 @@ AESKIT_INLINE void vaes_gstep_with(vaes_gsum *s, vaes_v h, vaes_v hkk, const uin
  * which add nothing), p pointing at the first present one; acc, when not
  * NULL, rides in that block. Powers and halves are read from memory (the
  * key): as operands of VPCLMULQDQ they cost no instruction. */
-AESKIT_INLINE void vaes_gstep2(vaes_gsum *s, const uint8_t *pw, const uint8_t *hv,
-                             const uint8_t *p, size_t a, size_t b, const __m128i *acc,
-                             size_t skip)
+AESKIT_INLINE void vaes_gstep2_pv(vaes_gsum *s, const uint8_t *pw, const uint8_t *hv,
+                                const uint8_t *p, size_t a, size_t b, const __m128i *acc,
+                                size_t skip, int pv)
 {
     const vaes_v bswap = vaes_bcast(vaes_gbswap());
     const vaes_v ha = vaes_load(pw + (size_t)VAES_VL * a), hb = vaes_load(pw + (size_t)VAES_VL * b);
     const vaes_v hk = vaes_load(hv);
-    vaes_v xa = vaes_shuffle8(vaes_load_skip(p, a, skip), bswap);
-    vaes_v xb = vaes_shuffle8(vaes_load_skip(p, b, skip), bswap);
+    vaes_v xa = vaes_load_skip(p, a, skip), xb = vaes_load_skip(p, b, skip);
+    if (!pv) {
+        xa = vaes_shuffle8(xa, bswap);
+        xb = vaes_shuffle8(xb, bswap);
+    }
     if (acc != NULL && a == skip / VAES_BPV)
         xa = vaes_xor(xa, vaes_acc_at(*acc, skip % VAES_BPV));
     if (acc != NULL && b == skip / VAES_BPV)
@@ -770,6 +774,14 @@ AESKIT_INLINE void vaes_gstep2(vaes_gsum *s, const uint8_t *pw, const uint8_t *h
     s->hi = vaes_xor3(s->hi, vaes_clmul(xa, ha, 0x11), vaes_clmul(xb, hb, 0x11));
     s->mid = vaes_xor3(s->mid, vaes_clmul(k, hk, 0x00), vaes_clmul(k, hk, 0x11));
     VAES_PIN(s->lo, s->mid, s->hi);
+}
+
+/* GHASH's (blocks byte-swapped at load), which fused GCM calls. */
+AESKIT_INLINE void vaes_gstep2(vaes_gsum *s, const uint8_t *pw, const uint8_t *hv,
+                             const uint8_t *p, size_t a, size_t b, const __m128i *acc,
+                             size_t skip)
+{
+    vaes_gstep2_pv(s, pw, hv, p, a, b, acc, skip, 0);
 }
 
 /* Karatsuba's (hi ^ lo) of each lane's power, in its low half. */
@@ -786,10 +798,10 @@ AESKIT_INLINE vaes_v vaes_gkara2(vaes_v ha, vaes_v hb)
 }
 
 AESKIT_INLINE void vaes_gstep(vaes_gsum *s, const uint8_t *pw, const uint8_t *p, size_t j,
-                            size_t nb, __m128i acc)
+                            size_t nb, __m128i acc, int pv)
 {
     const vaes_v h = vaes_load_part(pw + (size_t)VAES_VL * j, nb);
-    vaes_gstep_with(s, h, vaes_gkara(h), p, j, nb, acc);
+    vaes_gstep_with(s, h, vaes_gkara(h), p, j, nb, acc, pv);
 }
 
 
@@ -822,13 +834,13 @@ AESKIT_INLINE const uint8_t *vaes_ghalves(const aeskit_ghash_key *hk, size_t g)
  * vector 0, the last pair, so the others' products do not wait on the
  * previous reduction. */
 AESKIT_INLINE void vaes_ggroup(vaes_gsum *s, const aeskit_ghash_key *hk, size_t g,
-                             const uint8_t *p, const __m128i *acc)
+                             const uint8_t *p, const __m128i *acc, int pv)
 {
     const uint8_t *pw = vaes_gpowers(hk, VAES_GP - VAES_GW * g), *hv = vaes_ghalves(hk, g);
     _Pragma("GCC unroll 16")
     for (size_t q = 0; q < VAES_GPAIRS; q++)
-        vaes_gstep2(s, pw, hv + VAES_VL * q, p, 2 * q + 1, (2 * q + 2) % (2 * VAES_GPAIRS),
-                    acc, 0);
+        vaes_gstep2_pv(s, pw, hv + VAES_VL * q, p, 2 * q + 1, (2 * q + 2) % (2 * VAES_GPAIRS),
+                       acc, 0, pv);
 }
 
 /* acc folded with r = 1..VAES_GP blocks under one reduction. The last
@@ -838,8 +850,8 @@ AESKIT_INLINE void vaes_ggroup(vaes_gsum *s, const aeskit_ghash_key *hk, size_t 
  * halves made as it goes (vaes_gstep). acc rides in the first block; the
  * vector carrying it goes last, so the others' products do not wait on the
  * previous reduction. r is a constant at the bulk calls. */
-AESKIT_INLINE __m128i vaes_gblocks(const aeskit_ghash_key *hk, __m128i acc, const uint8_t *p,
-                                 size_t r)
+AESKIT_INLINE __m128i vaes_gblocks_pv(const aeskit_ghash_key *hk, __m128i acc,
+                                    const uint8_t *p, size_t r, int pv)
 {
     const size_t groups = r / VAES_GW, lead = r % VAES_GW;
     const size_t nv = (lead + VAES_BPV - 1) / VAES_BPV;
@@ -849,25 +861,34 @@ AESKIT_INLINE __m128i vaes_gblocks(const aeskit_ghash_key *hk, __m128i acc, cons
     _Pragma("GCC unroll 4")
     for (size_t i = 0; i < groups; i++)
         vaes_ggroup(&s, hk, VAES_GP / VAES_GW - groups + i, p + AESKIT_BLOCK * (lead + VAES_GW * i),
-                    lead == 0 && i == 0 ? &acc : NULL);
+                    lead == 0 && i == 0 ? &acc : NULL, pv);
     _Pragma("GCC unroll 16")
     for (size_t jj = 1; jj <= nv; jj++) {
         const size_t j = jj == nv ? 0 : jj;
-        vaes_gstep(&s, pw, p, j, j == nv - 1 ? lead - VAES_BPV * j : VAES_BPV, acc);
+        vaes_gstep(&s, pw, p, j, j == nv - 1 ? lead - VAES_BPV * j : VAES_BPV, acc, pv);
     }
     return vaes_gfinish(s);
+}
+
+/* GHASH's, which fused GCM calls. */
+AESKIT_INLINE __m128i vaes_gblocks(const aeskit_ghash_key *hk, __m128i acc, const uint8_t *p,
+                                 size_t r)
+{
+    return vaes_gblocks_pv(hk, acc, p, r, 0);
 }
 
 /* The same for a few blocks (r = 1..VAES_GSHORT) on 128-bit registers:
  * no lanes to fold at the end, whose cross-lane extracts made a short
  * message's GHASH slower than aesni's (see VAES_GSHORT). */
 AESKIT_INLINE __m128i vaes_gblocks128(const aeskit_ghash_key *hk, __m128i acc, const uint8_t *p,
-                                    size_t r)
+                                    size_t r, int pv)
 {
     const uint8_t *pw = vaes_gpowers(hk, r);
     aeskit_clmul_sum s = aeskit_clmul_zero();
     for (size_t j = 0; j < r; j++) {
-        __m128i x = _mm_shuffle_epi8(aeskit_load128(p + AESKIT_BLOCK * j), vaes_gbswap());
+        __m128i x = aeskit_load128(p + AESKIT_BLOCK * j);
+        if (!pv)
+            x = _mm_shuffle_epi8(x, vaes_gbswap());
         if (j == 0)
             x = _mm_xor_si128(x, acc);
         const __m128i h = aeskit_load128(pw + AESKIT_BLOCK * j);
@@ -936,38 +957,65 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t
     hk->used = VAES_GP * AESKIT_BLOCK + VAES_GP / VAES_GW * VAES_GPAIRS * VAES_VL;
 }
 
-/* More than VAES_GSHORT blocks, on vectors; out of line, so that the short
- * path below does not set up this one's frame (32-byte aligned, room for
- * spilled powers), which a short GCM message would pay for. */
-__attribute__((noinline)) static void VAES_FN(ghash_wide)(const aeskit_ghash_key *hk,
-                                                         uint8_t acc[16], const uint8_t *p,
-                                                         size_t n)
+/* More than VAES_GSHORT blocks, on vectors; out of line (below), so that
+ * the short path does not set up this one's frame (32-byte aligned, room
+ * for spilled powers), which a short GCM message would pay for. pv (a
+ * constant in each copy): the polyval slot's blocks, loaded as they are. */
+AESKIT_INLINE void vaes_ghash_wide(const aeskit_ghash_key *hk, uint8_t acc[16],
+                                   const uint8_t *p, size_t n, int pv)
 {
     const __m128i bswap = vaes_gbswap();
     __m128i y = _mm_shuffle_epi8(aeskit_load128(acc), bswap);
 
     /* VAES_GP blocks per reduction, then the rest under one more. */
     for (; n >= VAES_GP; n -= VAES_GP, p += VAES_GP * AESKIT_BLOCK)
-        y = vaes_gblocks(hk, y, p, VAES_GP);
+        y = vaes_gblocks_pv(hk, y, p, VAES_GP, pv);
     if (n > VAES_GSHORT)
-        y = vaes_gblocks(hk, y, p, n);
+        y = vaes_gblocks_pv(hk, y, p, n, pv);
     else if (n > 0)
-        y = vaes_gblocks128(hk, y, p, n);
+        y = vaes_gblocks128(hk, y, p, n, pv);
     aeskit_store128(acc, _mm_shuffle_epi8(y, bswap));
+}
+
+__attribute__((noinline)) static void VAES_FN(ghash_wide)(const aeskit_ghash_key *hk,
+                                                         uint8_t acc[16], const uint8_t *p,
+                                                         size_t n)
+{
+    vaes_ghash_wide(hk, acc, p, n, 0);
+}
+
+__attribute__((noinline)) static void VAES_FN(polyval_wide)(const aeskit_ghash_key *hk,
+                                                           uint8_t acc[16], const uint8_t *p,
+                                                           size_t n)
+{
+    vaes_ghash_wide(hk, acc, p, n, 1);
+}
+
+AESKIT_INLINE void vaes_ghash_any(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
+                                  size_t n, int pv)
+{
+    assert(n == 0 || (p != NULL && acc != NULL));
+    assert(n <= hk->max_blocks);
+    if (n > VAES_GSHORT) {
+        (pv ? VAES_FN(polyval_wide) : VAES_FN(ghash_wide))(hk, acc, p, n);
+    } else if (n > 0) {
+        const __m128i bswap = vaes_gbswap();
+        const __m128i y = _mm_shuffle_epi8(aeskit_load128(acc), bswap);
+        aeskit_store128(acc, _mm_shuffle_epi8(vaes_gblocks128(hk, y, p, n, pv), bswap));
+    }
 }
 
 static void VAES_FN(ghash)(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
                            size_t n)
 {
-    assert(n == 0 || (p != NULL && acc != NULL));
-    assert(n <= hk->max_blocks);
-    if (n > VAES_GSHORT) {
-        VAES_FN(ghash_wide)(hk, acc, p, n);
-    } else if (n > 0) {
-        const __m128i bswap = vaes_gbswap();
-        const __m128i y = _mm_shuffle_epi8(aeskit_load128(acc), bswap);
-        aeskit_store128(acc, _mm_shuffle_epi8(vaes_gblocks128(hk, y, p, n), bswap));
-    }
+    vaes_ghash_any(hk, acc, p, n, 0);
+}
+
+/* The polyval slot (GCM-SIV): ghash with the blocks as they are. */
+static void VAES_FN(polyval)(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
+                             size_t n)
+{
+    vaes_ghash_any(hk, acc, p, n, 1);
 }
 
 /* ---- OCB3: the fused ocb slot (its own file, same helpers) ---- */
