@@ -295,7 +295,8 @@ def length_lines(rows: Sequence[LengthRow], what: str = "data length", column: s
 
 def sector_lines(rows: Sequence[LengthRow]) -> list[Line]:
     """XTS's sectors row: MiB/s by sectors per call, and for each backend what
-    its most sectors cost against one data unit of the same length."""
+    its most sectors cost in the kernel loop against one data unit of the same
+    length."""
     if not rows:
         return []
     unit = rows[0].op.sector_size
@@ -305,8 +306,10 @@ def sector_lines(rows: Sequence[LengthRow]) -> list[Line]:
         block = [r for r in rows if r.op == op]
         units = {r.who.backend: r for r in block if r.who.layer == "one unit"}
         for r in block:
+            # like for like: the kernel loop's sectors against its one unit (the
+            # api row adds a Python call's cost and its own buffer)
             yard = units.get(r.who.backend)
-            if r.who.is_peer or yard is None or r is yard:
+            if r.who.is_peer or yard is None or r.who.layer != "kernel":
                 continue
             both = sorted(set(dict(r.points)) & set(dict(yard.points)))
             if not both:
