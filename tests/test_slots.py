@@ -355,6 +355,19 @@ def test_gcmsiv_open_slot_is_ctr_then_polyval(backend):
                                               ANY_LENGTH), n
 
 
+def test_ghash_key_says_where_it_wrote(backend):
+    """ghash_key writes only inside the range it records (from, used), which a key made
+    per message (GCM-SIV) wipes instead of the whole 3 KiB struct; a short key's range is
+    a fraction of it."""
+    h = GHASH_KEYS[0][0]
+    for m in sorted({0, 1, 5, 8, 9, 31, 32, 33, 64, 128, ANY_LENGTH}):
+        start, used, outside = _aeskit._ghash_key_extent(backend, h, m)
+        assert outside == 0, (m, start, used)
+        assert start + used <= 3072
+        if m <= 8:
+            assert used <= 512, (m, used)
+
+
 def test_ghash_more_blocks_than_built_for(backend):
     """A call of more blocks than the key was built for is refused before it runs."""
     h, acc = GHASH_KEYS[0]

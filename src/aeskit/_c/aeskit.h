@@ -82,7 +82,7 @@ enum {
 typedef struct aeskit_ghash_key {
     uint64_t w[384];   /* 3072 bytes: vaes_avx512's 128 powers and their halves */
     size_t max_blocks;
-    size_t used;       /* bytes of w from the start that hold all ghash_key
+    size_t from, used; /* w's bytes [from, from + used) hold all ghash_key
                           wrote: what a key made per message must wipe */
 } aeskit_ghash_key;
 
@@ -192,9 +192,9 @@ struct aeskit_impl {
      * max_blocks blocks (AESKIT_GHASH_ANY: any call), and a backend may
      * build less for a small max_blocks: a key made per message (GCM-SIV)
      * then costs what that message needs, not the whole power table. hk
-     * records max_blocks, and in used how many bytes of w from the start
-     * hold everything ghash_key wrote (such a key is wiped in a fraction of
-     * the struct's 3 KiB); ghash asserts n <= hk->max_blocks. */
+     * records max_blocks, and in from and used the bytes of w that hold
+     * everything ghash_key wrote (such a key is wiped in a fraction of the
+     * struct's 3 KiB); ghash asserts n <= hk->max_blocks. */
     aeskit_ghash_key_fn *ghash_key;
     aeskit_ghash_fn *ghash;
     /* Optional: NULL, or ghash on blocks in POLYVAL's byte order (GCM-SIV,

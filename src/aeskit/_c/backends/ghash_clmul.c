@@ -101,6 +101,7 @@ void aeskit_clmul_ghash_key(aeskit_ghash_key *hk, const uint8_t h[16], size_t ma
         aeskit_store128(out + CLMUL_KARATSUBA_OFF + AESKIT_BLOCK * i, aeskit_clmul_half(pw));
     }
     hk->max_blocks = max_blocks;
+    hk->from = 0;
     hk->used = 2 * CLMUL_W * AESKIT_BLOCK;
 }
 

@@ -107,6 +107,7 @@ void aeskit_ct64_ghash_key(aeskit_ghash_key *hk, const uint8_t h[16], size_t max
     hk->w[CT64_H1R] = rev64(h1);
     hk->w[CT64_H2R] = rev64(h0 ^ h1);
     hk->max_blocks = max_blocks;   /* H alone serves any length */
+    hk->from = 0;
     hk->used = CT64_WORDS * sizeof(uint64_t);
 }
 

@@ -953,8 +953,11 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t
         }
     }
     hk->max_blocks = max_blocks;
-    /* the powers are stored from the top down: any key reaches the end */
-    hk->used = VAES_GP * AESKIT_BLOCK + VAES_GP / VAES_GW * VAES_GPAIRS * VAES_VL;
+    /* the powers are stored from the top down, H^built lowest; the halves
+     * after them, the last group's at the end, when it was built */
+    hk->from = AESKIT_BLOCK * (VAES_GP - built);
+    hk->used = (built >= VAES_GW ? VAES_GP * AESKIT_BLOCK + VAES_GP / VAES_GW * VAES_GPAIRS * VAES_VL
+                                 : VAES_GP * AESKIT_BLOCK) - hk->from;
 }
 
 /* More than VAES_GSHORT blocks, on vectors; out of line (below), so that

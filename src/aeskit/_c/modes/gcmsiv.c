@@ -52,7 +52,7 @@ typedef struct siv_msg {
 static void wipe(siv_msg *m)
 {
     aeskit_secure_zero(m->ek.rk, m->ek.used);
-    aeskit_secure_zero(m->hk.w, m->hk.used);
+    aeskit_secure_zero((uint8_t *)m->hk.w + m->hk.from, m->hk.used);
     aeskit_secure_zero(m->acc, sizeof m->acc);
     aeskit_secure_zero(m->rev, m->rev_used);
 }
@@ -98,7 +98,7 @@ static void derive(siv_msg *m, const aeskit_key *kgk, const uint8_t nonce[12], s
     mulx_ghash(h);
     kgk->impl->ghash_key(&m->hk, h, blocks < POLY_BLOCKS ? (blocks > 0 ? blocks : 1)
                                                          : POLY_BLOCKS);
-    assert(m->hk.used <= sizeof m->hk.w);
+    assert(m->hk.from + m->hk.used <= sizeof m->hk.w);
     memset(m->acc, 0, 16);
     m->rev_used = 0;
     aeskit_secure_zero(b, sizeof b);

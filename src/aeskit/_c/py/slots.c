@@ -12,6 +12,7 @@
  *   _xts_slot(backend, key, encrypt, tweak, data) -> (out, next_tweak)
  *   _ghash_slot(backend, h, acc, data, max_blocks[, polyval]) -> acc
  *   _gcmsiv_open_slot(backend, key, h, counter, data) -> (out, next_counter, acc, done)
+ *   _ghash_key_extent(backend, h, max_blocks) -> (from, used, written_outside)
  *   backend_constants(backend) -> dict[str, int]
  *   mode_constants(aead) -> dict[str, int]
  *
@@ -223,6 +224,43 @@ static PyObject *slots_gcmsiv_open(PyObject *m, PyObject *args)
     return r;
 }
 
+/* Where ghash_key writes: hk filled with a pattern first, the bytes of w
+ * outside [from, from + used) that changed are counted (a per-message key
+ * wipes only that range). */
+static PyObject *slots_ghash_key_extent(PyObject *m, PyObject *args)
+{
+    const char *backend;
+    PyObject *h;
+    Py_ssize_t max_blocks;
+    Py_buffer hb = {0};
+    if (!PyArg_ParseTuple(args, "sOn:_ghash_key_extent", &backend, &h, &max_blocks))
+        return NULL;
+    const struct aeskit_impl *impl = aeskit_resolve_backend(PyModule_GetState(m), backend);
+    if (impl == NULL || aeskit_get_buffer(h, &hb, 0, "h") < 0)
+        return NULL;
+    if (hb.len != 16 || max_blocks < 0) {
+        aeskit_release(&hb);
+        PyErr_SetString(PyExc_ValueError, "need a 16-byte h and max_blocks >= 0");
+        return NULL;
+    }
+    aeskit_ghash_key *hk = PyMem_Malloc(sizeof *hk);
+    if (hk == NULL) {
+        aeskit_release(&hb);
+        return PyErr_NoMemory();
+    }
+    memset(hk, 0xa5, sizeof *hk);
+    impl->ghash_key(hk, hb.buf, (size_t)max_blocks);
+    aeskit_release(&hb);
+    const uint8_t *w = (const uint8_t *)hk->w;
+    Py_ssize_t outside = 0;
+    for (size_t i = 0; i < sizeof hk->w; i++)
+        outside += (i < hk->from || i >= hk->from + hk->used) && w[i] != 0xa5;
+    PyObject *r = Py_BuildValue("(nnn)", (Py_ssize_t)hk->from, (Py_ssize_t)hk->used, outside);
+    aeskit_secure_zero(hk, sizeof *hk);
+    PyMem_Free(hk);
+    return r;
+}
+
 /* A dict of a NULL-ended list of constants. */
 static PyObject *constants_dict(const aeskit_constant *c)
 {
@@ -285,6 +323,10 @@ static PyMethodDef slots_methods[] = {
                "done)\n\nTests only: the backend's fused GCM-SIV opening (ValueError if it has "
                "none) with a GHASH key for H = h, from a zero accumulator; out is the done "
                "blocks it did.")},
+    {"_ghash_key_extent", slots_ghash_key_extent, METH_VARARGS,
+     PyDoc_STR("_ghash_key_extent(backend, h, max_blocks) -> (from, used, written_outside)\n\n"
+               "Tests only: the range of the GHASH key's words ghash_key says it wrote, and "
+               "how many bytes outside it changed (must be none).")},
     {"backend_constants", slots_constants, METH_VARARGS,
      PyDoc_STR("backend_constants(name) -> dict[str, int]\n\nThe block counts where a "
                "backend's kernels hand over (batch widths, the fused GCM's minimum), for "
