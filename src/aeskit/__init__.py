@@ -31,6 +31,7 @@ from ._aeskit import (
     InvalidUnwrap,
     LimitExceeded,
     NotYetFinalized,
+    AESCCM,
 )
 from .keywrap import (
     aes_key_unwrap,
@@ -68,6 +69,7 @@ __all__ = [
     "backends",
     "cpu_features",
     "__version__",
+    "AESCCM",
 ]
 
 

@@ -26,6 +26,7 @@
 extern const struct aeskit_cipher aeskit_ecb_cipher, aeskit_cbc_cipher, aeskit_cfb_cipher,
     aeskit_cfb8_cipher, aeskit_ofb_cipher, aeskit_ctr_cipher, aeskit_xts_cipher;
 extern const struct aeskit_aead aeskit_gcm_aead, aeskit_ocb3_aead;
+extern const struct aeskit_aead aeskit_ccm_aead;
 
 const struct aeskit_cipher *const aeskit_ciphers[] = {
     &aeskit_ecb_cipher, &aeskit_cbc_cipher, &aeskit_cfb_cipher,
@@ -37,6 +38,7 @@ const struct aeskit_cipher *const aeskit_ciphers[] = {
 const struct aeskit_aead *const aeskit_aeads[] = {
     &aeskit_gcm_aead,
     &aeskit_ocb3_aead,
+    &aeskit_ccm_aead,
     NULL,
 };
 
