@@ -204,7 +204,10 @@ def aead_vectors(filename):
     out = []
     for v in parse_vectors(os.path.join(AEAD_VECTOR_DIR, filename)):
         d = {k: (val if k in ("section", "file") else
-                 int(val) if k == "tag_bits" else bytes.fromhex(val)) for k, val in v.items()}
+                 int(val) if k in ("tag_bits", "aad_repeat") else bytes.fromhex(val))
+             for k, val in v.items()}
+        if "aad_repeat" in d:  # associated data given by a rule (SP 800-38C Example 4)
+            d["aad"] *= d["aad_repeat"]
         out.append(d)
     return out
 

@@ -5,7 +5,9 @@
  * public mode uses yet (the ctr slot's LE32 counters, cbc_mac, xts, a GHASH
  * key built for a few blocks), so that no kernel ships unchecked. An
  * optional fused slot gets its entry here with its first kernel
- * (ctr_cbcmac has none yet).
+ * (ctr_cbcmac has none yet). Two more entry points serve the tests of
+ * lengths no buffer can have: an AEAD's data limit for a nonce length, and
+ * CCM's formatting (B0, the AAD length's encoding).
  *
  *   _ctr_slot(backend, key, kind, counter, data) -> (out, next_counter)
  *   _cbc_mac_slot(backend, key, mac, data) -> mac
@@ -13,6 +15,8 @@
  *   _ghash_slot(backend, h, acc, data, max_blocks) -> acc
  *   backend_constants(backend) -> dict[str, int]
  *   mode_constants(aead) -> dict[str, int]
+ *   _aead_max_data(aead, nonce_len) -> int
+ *   _ccm_header(nonce, tag_length, data_len, aad_len) -> bytes
  *
  * key is an AES key (16, 24 or 32 bytes), data whole 16-byte blocks, and
  * the other buffers 16 bytes.
@@ -24,6 +28,7 @@
 #include "dispatch.h"
 #include "modes/aead.h"
 #include "modes/block.h"
+#include "modes/ccm.h"
 
 static int ctr_kind(const char *name, enum aeskit_ctr *kind)
 {
@@ -217,6 +222,58 @@ static PyObject *slots_mode_constants(PyObject *m, PyObject *args)
     return NULL;
 }
 
+/* The AEAD named name, or NULL with a ValueError. */
+static const struct aeskit_aead *aead_named(const char *name)
+{
+    for (size_t i = 0; aeskit_aeads[i] != NULL; i++)
+        if (strcmp(aeskit_aeads[i]->name, name) == 0)
+            return aeskit_aeads[i];
+    PyErr_Format(PyExc_ValueError, "unknown AEAD '%s'", name);
+    return NULL;
+}
+
+static PyObject *slots_aead_max_data(PyObject *m, PyObject *args)
+{
+    const char *name;
+    Py_ssize_t nonce_len;
+    (void)m;
+    if (!PyArg_ParseTuple(args, "sn:_aead_max_data", &name, &nonce_len))
+        return NULL;
+    const struct aeskit_aead *d = aead_named(name);
+    if (d == NULL)
+        return NULL;
+    if (nonce_len < 0 || (size_t)nonce_len < d->nonce_min || (size_t)nonce_len > d->nonce_max) {
+        PyErr_Format(PyExc_ValueError, "%s takes no %zd-byte nonce", d->name, nonce_len);
+        return NULL;
+    }
+    return PyLong_FromUnsignedLongLong(aeskit_aead_max_data(d, (size_t)nonce_len));
+}
+
+/* CCM's B0 and the encoding of the AAD's length (none when aad_len is 0),
+ * at lengths no buffer can have. */
+static PyObject *slots_ccm_header(PyObject *m, PyObject *args)
+{
+    Py_buffer nonce;
+    unsigned tag_len;
+    unsigned long long data_len, aad_len;
+    (void)m;
+    if (!PyArg_ParseTuple(args, "y*IKK:_ccm_header", &nonce, &tag_len, &data_len, &aad_len))
+        return NULL;
+    PyObject *r = NULL;
+    if (nonce.len < AESKIT_CCM_NONCE_MIN || nonce.len > AESKIT_CCM_NONCE_MAX ||
+        tag_len < 4 || tag_len > 16 || tag_len % 2 ||
+        data_len > aeskit_ccm_max_data((size_t)nonce.len)) {
+        PyErr_SetString(PyExc_ValueError, "need a CCM nonce, tag length and data length");
+    } else {
+        uint8_t out[26];
+        aeskit_ccm_b0(out, nonce.buf, (size_t)nonce.len, tag_len, data_len, aad_len > 0);
+        const size_t pre = aad_len > 0 ? aeskit_ccm_aad_prefix(out + 16, aad_len) : 0;
+        r = PyBytes_FromStringAndSize((const char *)out, (Py_ssize_t)(16 + pre));
+    }
+    PyBuffer_Release(&nonce);
+    return r;
+}
+
 static PyMethodDef slots_methods[] = {
     {"_ctr_slot", slots_ctr, METH_VARARGS,
      PyDoc_STR("_ctr_slot(backend, key, kind, counter, data) -> (out, next_counter)\n\n"
@@ -241,6 +298,13 @@ static PyMethodDef slots_methods[] = {
      PyDoc_STR("mode_constants(aead) -> dict[str, int]\n\nThe block counts where an AEAD's "
                "own code hands over (GCM's one-shot short path, its chunks), for tests "
                "that must cross them.")},
+    {"_aead_max_data", slots_aead_max_data, METH_VARARGS,
+     PyDoc_STR("_aead_max_data(aead, nonce_len) -> int\n\nTests only: the most bytes of "
+               "data an AEAD takes with a nonce of that length (CCM's length field).")},
+    {"_ccm_header", slots_ccm_header, METH_VARARGS,
+     PyDoc_STR("_ccm_header(nonce, tag_length, data_len, aad_len) -> bytes\n\nTests only: "
+               "CCM's B0 for that message, then the encoding of aad_len that precedes the "
+               "AAD (none for 0), at any length the length field holds.")},
     {NULL, NULL, 0, NULL},
 };
 
