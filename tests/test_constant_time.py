@@ -10,9 +10,9 @@ secret-indexed table lookup, must be flagged, or the check proves nothing.
 
 CCM runs through its descriptor's seal and open, a tampered tag's verdict kept secret.
 
-On x86 with AES-NI a second build runs the AEADs (CCM too) and key wrap on the aesni table the same way (GCM's
-12-byte nonce public, as its counters are; every other nonce secret, so a counter derived
-from the hash key must steer nothing). valgrind has no VAES or AVX-512, so the vaes
+On x86 with AES-NI a second build runs the AEADs and key wrap on the aesni table the same
+way (GCM's 12-byte nonce public, as its counters are; every other nonce secret, so a counter
+derived from the hash key must steer nothing; CCM's nonce public, as its counter is). valgrind has no VAES or AVX-512, so the vaes
 backends cannot be checked here; they share modes/gcm.c's choice of path with aesni.
 
 Without valgrind or a C compiler the module skips, unless AESKIT_REQUIRE_VALGRIND=1.
