@@ -34,7 +34,8 @@
  * nothing until the caller reads it, and must leave the output zeroed.
  *
  * --aesni (a build with -DAESKIT_HAVE_X86 and the aesni sources) runs the
- * AEADs, key wrap and the cbc_mac and xts slots on the aesni table instead: key, AAD and data secret, and the
+ * AEADs, key wrap and the cbc_mac, xts and fused ctr_cbcmac slots (its
+ * counter secret too) on the aesni table instead: key, AAD and data secret, and the
  * nonce too except GCM's 12-byte one, whose counters are public by design
  * (modes/gcm.c); a nonce of any other length makes J0, and so every
  * counter, a function of the hash key. The block modes and the bare ctr
@@ -512,6 +513,55 @@ static void check_aead(size_t keylen, int ocb, size_t nonce_len, size_t aad_len,
     aeskit_secure_zero(&k, sizeof k);
 }
 
+/* ---- the fused ctr_cbcmac slot: key, data, MAC and counter secret (EAX's
+ * counter is a MAC), checked afterwards against the split slots on the
+ * values made public (the ctr slot may branch on a BE128 counter) ---------- */
+
+static void check_ctr_cbcmac_slot(size_t keylen, size_t n, int mac_dst)
+{
+    if (impl->ctr_cbcmac == NULL)
+        return;
+    uint8_t key[32], ctr[16], ctr0[16], mac[16], mac0[16], msg[MAXLEN], out[MAXLEN];
+    aeskit_key k;
+
+    fill(key, keylen);
+    fill(ctr0, sizeof ctr0);
+    memset(ctr0 + 8, 0xff, 7);   /* the low half wraps inside the call */
+    fill(mac0, sizeof mac0);
+    fill(msg, 16 * n);
+    memcpy(ctr, ctr0, 16);
+    memcpy(mac, mac0, 16);
+    SECRET(key, keylen);
+    SECRET(ctr, sizeof ctr);
+    SECRET(mac, sizeof mac);
+    SECRET(msg, 16 * n);
+
+    impl->set_key(&k, key, keylen);
+    const size_t done = impl->ctr_cbcmac(&k, mac_dst, ctr, mac, out, msg, n);
+
+    PUBLIC(key, keylen);
+    PUBLIC(msg, 16 * n);
+    PUBLIC(ctr, sizeof ctr);
+    PUBLIC(mac, sizeof mac);
+    PUBLIC(out, 16 * n);
+    PUBLIC(&k, sizeof k);
+    uint8_t want[MAXLEN], ctr2[16], mac2[16];
+    memcpy(ctr2, ctr0, 16);
+    memcpy(mac2, mac0, 16);
+    impl->ctr(&k, AESKIT_CTR_BE128, ctr2, want, msg, done);
+    impl->cbc_mac(&k, mac2, mac_dst ? want : msg, done);
+    cases++;
+    if (done != n || memcmp(out, want, 16 * done) != 0 || memcmp(ctr, ctr2, 16) != 0 ||
+        memcmp(mac, mac2, 16) != 0) {
+        char detail[64];
+        snprintf(detail, sizeof detail, "AES-%zu n=%zu mac_dst=%d", 8 * keylen, n, mac_dst);
+        fail("ctr_cbcmac slot", detail);
+    }
+    absorb(out, 16 * n);
+    absorb(mac, sizeof mac);
+    aeskit_secure_zero(&k, sizeof k);
+}
+
 /* ---- CCM through its descriptor: seal, open, a tampered open ------------- */
 
 static void check_ccm(size_t keylen, size_t nonce_len, unsigned tag_len, size_t aad_len,
@@ -758,6 +808,10 @@ int main(int argc, char **argv)
             check_keywraps(keylen);
             check_mac_xts_slots(keylen, 3);
             check_mac_xts_slots(keylen, 37);
+            for (int mac_dst = 0; mac_dst <= 1; mac_dst++) {
+                check_ctr_cbcmac_slot(keylen, 1, mac_dst);
+                check_ctr_cbcmac_slot(keylen, 37, mac_dst);
+            }
             if (keylen != 24)
                 check_xts_lengths(keylen);
         }

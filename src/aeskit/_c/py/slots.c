@@ -5,7 +5,7 @@
  * public mode uses yet (the ctr slot's LE32 counters, cbc_mac, xts, a GHASH
  * key built for a few blocks), so that no kernel ships unchecked. An
  * optional fused slot gets its entry here with its first kernel
- * (ctr_cbcmac has none yet). Two more entry points serve the tests of
+ * (ctr_cbcmac's: _ctr_cbcmac_slot). Two more entry points serve the tests of
  * lengths no buffer can have: an AEAD's data limit for a nonce length, and
  * CCM's formatting (B0, the AAD length's encoding).
  *
@@ -13,6 +13,8 @@
  *   _cbc_mac_slot(backend, key, mac, data) -> mac
  *   _xts_slot(backend, key, encrypt, tweak, data) -> (out, next_tweak)
  *   _ghash_slot(backend, h, acc, data, max_blocks) -> acc
+ *   _ctr_cbcmac_slot(backend, key, mac_dst, counter, mac, data)
+ *       -> (out, next_counter, mac, blocks_done), or None without the slot
  *   backend_constants(backend) -> dict[str, int]
  *   mode_constants(aead) -> dict[str, int]
  *   _aead_max_data(aead, nonce_len) -> int
@@ -182,6 +184,36 @@ static PyObject *slots_ghash(PyObject *m, PyObject *args)
     return slot_end(&c);
 }
 
+static PyObject *slots_ctr_cbcmac(PyObject *m, PyObject *args)
+{
+    const char *backend;
+    PyObject *key, *mac_dst, *counter, *mac, *data;
+    Py_buffer mb = {0};
+    slot_call c;
+    if (!PyArg_ParseTuple(args, "sOO!OOO:_ctr_cbcmac_slot", &backend, &key, &PyBool_Type,
+                          &mac_dst, &counter, &mac, &data) ||
+        slot_begin(m, &c, backend, key, counter, data, 1) < 0)
+        return NULL;
+    PyObject *r = NULL;
+    if (aeskit_get_buffer(mac, &mb, 0, "mac") == 0 && mb.len != 16)
+        PyErr_SetString(PyExc_ValueError, "need a 16-byte mac");
+    if (!PyErr_Occurred() && c.impl->ctr_cbcmac == NULL) {
+        r = Py_NewRef(Py_None);
+    } else if (!PyErr_Occurred()) {
+        uint8_t tag[16];
+        memcpy(tag, mb.buf, 16);
+        const size_t done = c.impl->ctr_cbcmac(&c.key, mac_dst == Py_True, c.block, tag,
+                                               slot_dst(&c), c.data.buf, slot_blocks(&c));
+        r = Py_BuildValue("(Oy#y#n)", c.out, (const char *)c.block, (Py_ssize_t)16,
+                          (const char *)tag, (Py_ssize_t)16, (Py_ssize_t)done);
+    }
+    aeskit_release(&mb);
+    Py_XDECREF(c.out);
+    aeskit_release(&c.data);
+    aeskit_secure_zero(&c.key, sizeof c.key);
+    return r;
+}
+
 /* A dict of a NULL-ended list of constants. */
 static PyObject *constants_dict(const aeskit_constant *c)
 {
@@ -290,6 +322,11 @@ static PyMethodDef slots_methods[] = {
      PyDoc_STR("_ghash_slot(backend, h, acc, data, max_blocks) -> acc\n\nTests only: a "
                "GHASH key for H = h built for calls of at most max_blocks blocks, then the "
                "backend's ghash slot on data from the accumulator acc.")},
+    {"_ctr_cbcmac_slot", slots_ctr_cbcmac, METH_VARARGS,
+     PyDoc_STR("_ctr_cbcmac_slot(backend, key, mac_dst, counter, mac, data) -> (out, "
+               "next_counter, mac, blocks_done) | None\n\nTests only: the backend's fused "
+               "ctr_cbcmac slot (CTR with BE128 counters and CBC-MAC of the data read, or "
+               "written if mac_dst); None when its table has none.")},
     {"backend_constants", slots_constants, METH_VARARGS,
      PyDoc_STR("backend_constants(name) -> dict[str, int]\n\nThe block counts where a "
                "backend's kernels hand over (batch widths, the fused GCM's minimum), for "
