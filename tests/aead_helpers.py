@@ -22,6 +22,7 @@ from cryptography.exceptions import InvalidTag as _PycaInvalidTag
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM as _PycaGCM
 from cryptography.hazmat.primitives.ciphers.aead import AESOCB3 as _PycaOCB3
+from cryptography.hazmat.primitives.ciphers.aead import AESCCM as _PycaCCM
 
 from helpers import (  # noqa: F401 (re-exported)
     BATCH_STEP,
@@ -78,6 +79,14 @@ def _pyca_ocb3_open(key, nonce, ct, tag, aad):
     return _PycaOCB3(key).decrypt(nonce, ct + tag, aad)
 
 
+def _pyca_ccm_seal(key, nonce, data, aad, tag_length):
+    return _PycaCCM(key, tag_length).encrypt(nonce, data, aad)
+
+
+def _pyca_ccm_open(key, nonce, ct, tag, aad):
+    return _PycaCCM(key, len(tag)).decrypt(nonce, ct + tag, aad)
+
+
 def _pycryptodome(mode):
     """pycryptodome's seal and open for one of its AEAD modes."""
 
@@ -121,6 +130,10 @@ class AeadSpec:
     # limit a test can reach.
     max_data: int | None = None
     max_aad: int | None = None
+    # Online, with encryptor()/decryptor() contexts; CCM is not (B0 holds the length).
+    streams: bool = True
+    # tag_length may be given second, positionally (pyca's AESCCM(key, tag_length)).
+    tag_positional: bool = False
 
     @property
     def cls(self):
@@ -129,6 +142,7 @@ class AeadSpec:
 
 _pycryptodome_gcm = _pycryptodome(_PyCryptodomeAES.MODE_GCM)
 _pycryptodome_ocb = _pycryptodome(_PyCryptodomeAES.MODE_OCB)
+_pycryptodome_ccm = _pycryptodome(_PyCryptodomeAES.MODE_CCM)
 
 AEADS = (
     AeadSpec(
@@ -158,6 +172,21 @@ AEADS = (
               Reference("pycryptodome", range(1, 16), range(8, 17), *_pycryptodome_ocb)),
         whole_blocks=True,
     ),
+    AeadSpec(
+        "CCM",
+        tag_lengths=(16, 14, 12, 10, 8, 6, 4),
+        bad_tag_lengths=(-1, 0, 1, 2, 3, 5, 7, 9, 11, 13, 15, 17, 32),
+        nonce_lengths=tuple(range(7, 14)),
+        bad_nonce_lengths=(0, 1, 6, 14, 15, 16),
+        nonce_max=13,
+        refs=(Reference("cryptography", range(7, 14), range(4, 17, 2),
+                        _pyca_ccm_seal, _pyca_ccm_open),
+              Reference("pycryptodome", range(7, 14), range(4, 17, 2), *_pycryptodome_ccm)),
+        whole_blocks=False,
+        # The data limit is 2^(8 * (15 - nonce length)) - 1 bytes, by nonce: test_ccm.py.
+        streams=False,
+        tag_positional=True,
+    ),
 )
 AEAD = {spec.name: spec for spec in AEADS}
 
@@ -175,7 +204,10 @@ def aead_vectors(filename):
     out = []
     for v in parse_vectors(os.path.join(AEAD_VECTOR_DIR, filename)):
         d = {k: (val if k in ("section", "file") else
-                 int(val) if k == "tag_bits" else bytes.fromhex(val)) for k, val in v.items()}
+                 int(val) if k in ("tag_bits", "aad_repeat") else bytes.fromhex(val))
+             for k, val in v.items()}
+        if "aad_repeat" in d:  # associated data given by a rule (SP 800-38C Example 4)
+            d["aad"] *= d["aad_repeat"]
         out.append(d)
     return out
 
@@ -384,7 +416,7 @@ def stream_open(obj, spec, nonce, tag, aad_pieces, data_pieces, use_into=()):
 def check_every_path(obj, spec, nonce, aad, pt, sealed):
     """obj gives `sealed` (ciphertext || tag) for pt and opens it, through every entry point:
     one-shot, keywords, _into (larger buffer), in place, and streaming (one piece and
-    byte-at-a-time pieces of AAD and data)."""
+    byte-at-a-time pieces of AAD and data) for an AEAD that streams."""
     t = obj.tag_length
     n = len(pt)
     ct, tag = sealed[:n], sealed[n:]
@@ -410,6 +442,9 @@ def check_every_path(obj, spec, nonce, aad, pt, sealed):
     assert store == sealed
     assert obj.decrypt_into(nonce, store, aad, store) == n
     assert store[:n] == pt
+    if not spec.streams:
+        assert not hasattr(obj, "encryptor") and not hasattr(obj, "decryptor")
+        return
     # Streaming: whole, and in 1-byte pieces (AAD too).
     aad = bytes(aad or b"")
     whole = stream_seal(obj, spec, nonce, pt, [aad], [pt])

@@ -1,5 +1,6 @@
-"""Differential tests of AES-GCM and AES-OCB3 against pyca/cryptography and pycryptodome
-(every reference that takes the parameters), and every backend against "portable".
+"""Differential tests of AES-GCM, AES-OCB3 and AES-CCM against pyca/cryptography and
+pycryptodome (every reference that takes the parameters), and every backend against
+"portable".
 
 hypothesis draws data and AAD lengths weighted to where kernels hand over to their tails:
 every length 0..(3W+2)*16+17 for W the widest batch, multiples of every backend's batch
@@ -120,7 +121,7 @@ def test_gcm_one_shot_short_path(backend, ks):
         assert not any(bad[:n]), na
 
 
-@spec_param
+@pytest.mark.parametrize("spec", spec_params(AEADS, streams=True))
 @ks_param
 @given(data=st.data(), n=lengths, na=aad_lengths, seed=seeds)
 def test_streaming_splits_match_one_shot(backend, spec, ks, data, n, na, seed):
@@ -202,6 +203,8 @@ def test_short_tags_write_exactly_tag_length(backend, spec, t):
     assert obj.encrypt_into(nonce, pt, b"", buf) == 40 + t
     assert buf[:40 + t] == ref_seal(spec, key, nonce, pt, b"", t)
     assert buf[40 + t:] == b"\xee" * (16 - t)
+    if not spec.streams:
+        return
     enc = obj.encryptor(nonce)
     enc.update(pt)
     enc.finalize()
@@ -286,6 +289,8 @@ def test_no_access_past_the_end(backend, spec, length):
     assert bytes(back.view) == bytes(pt.view)
     assert obj.decrypt_into(nonce.view, out.view, aad.view, out.view) == length  # in place
     assert bytes(out.view[:length]) == bytes(pt.view)
+    if not spec.streams:
+        return
     # Streaming over guarded pieces, and the tag through a guarded buffer.
     ctx = obj.encryptor(nonce.view)
     ctx.authenticate_additional_data(aad.view)
@@ -320,10 +325,12 @@ def test_shared_key_object_threads(backend, spec):
                     continue
                 sealed = obj.encrypt(nonce, data, aad)
                 assert obj.decrypt(nonce, sealed, aad) == data
-                ctx = obj.encryptor(nonce)
-                ctx.authenticate_additional_data(aad)
-                s = ctx.update(data[:len(data) // 2]) + ctx.update(data[len(data) // 2:])
-                s += ctx.finalize() + ctx.tag
+                s = sealed
+                if spec.streams:
+                    ctx = obj.encryptor(nonce)
+                    ctx.authenticate_additional_data(aad)
+                    s = ctx.update(data[:len(data) // 2]) + ctx.update(data[len(data) // 2:])
+                    s += ctx.finalize() + ctx.tag
                 buf = bytearray(data) + bytearray(16)
                 obj.encrypt_into(nonce, memoryview(buf)[:len(data)], aad, buf)
                 assert sealed == s == buf

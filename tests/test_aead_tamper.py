@@ -47,7 +47,8 @@ def _flips(b):
 
 
 def assert_rejected(obj, nonce, data, aad, streaming=True):
-    """data (ciphertext || tag) must fail through every entry point, leaving nothing."""
+    """data (ciphertext || tag) must fail through every entry point, leaving nothing (a
+    decryptor's too, where the type has one: test_aead_api checks which do)."""
     n = max(len(data) - obj.tag_length, 0)
     with pytest.raises(aeskit.InvalidTag):
         obj.decrypt(nonce, data, aad)
@@ -59,7 +60,7 @@ def assert_rejected(obj, nonce, data, aad, streaming=True):
     with pytest.raises(aeskit.InvalidTag):
         obj.decrypt_into(nonce, inplace, aad, inplace)
     assert inplace[:n] == bytes(n), "in-place decrypt_into left plaintext behind"
-    if streaming and len(data) >= obj.tag_length:
+    if streaming and hasattr(obj, "decryptor") and len(data) >= obj.tag_length:
         ctx = obj.decryptor(nonce)
         ctx.authenticate_additional_data(aad or b"")
         ctx.update(data[:n])
@@ -110,6 +111,8 @@ def test_truncated_tag(backend, spec, ks, t, nl):
     for k in range(t):
         # One-shot: the last t bytes are taken as the tag, so a short tag shifts them.
         assert_rejected(obj, nonce, ct + tag[:k], aad, streaming=False)
+        if not spec.streams:
+            continue
         ctx = obj.decryptor(nonce)
         ctx.authenticate_additional_data(aad)
         ctx.update(ct)

@@ -179,21 +179,24 @@ def test_aead_json_run():
     installed = [name for name, have in (("cryptography", HAVE_CRYPTOGRAPHY),
                                          ("pycryptodome", HAVE_PYCRYPTODOME)) if have]
     peers = ["--peers", ",".join(installed) or "none"]
-    proc = bench(*TINY, "--modes", "ctr,gcm,ocb", "--backend", "all", *peers,
+    proc = bench(*TINY, "--modes", "ctr,gcm,ocb,ccm", "--backend", "all", *peers,
                  "--sizes", "16,100", "--json")
     doc = json.loads(proc.stdout)
     check_schema(doc)
-    assert doc["meta"]["settings"]["modes"] == ["CTR", "GCM", "OCB"]
+    assert doc["meta"]["settings"]["modes"] == ["CTR", "GCM", "OCB", "CCM"]
     ops = {(r["mode"], r["direction"]) for r in doc["slope"]}
-    assert ops == {(m, d) for m in ("CTR", "GCM", "OCB") for d in ("enc", "dec")}
+    assert ops == {(m, d) for m in ("CTR", "GCM", "OCB", "CCM") for d in ("enc", "dec")}
+    # CCM's peers: both libraries have it
+    assert {r["impl"] for r in doc["slope"] if r["mode"] == "CCM"} == {"aeskit", *installed}
     layers = {(r["backend"], r["layer"]) for r in doc["slope"] if r["impl"] == "aeskit"}
     assert layers == {(b, la) for b in aeskit.backends().available for la in ("kernel", "api")}
     for r in doc["slope"] + doc["by_length"]:
-        if r["mode"] in ("GCM", "OCB") and r["impl"] == "aeskit" and r["layer"] == "api":
+        if r["mode"] in ("GCM", "OCB", "CCM") and r["impl"] == "aeskit" and r["layer"] == "api":
             # an AEAD decryption reads a kept ciphertext into a second buffer
             assert r["in_place"] == (r["direction"] == "enc")
     for r in doc["slope"]:
-        if r["mode"] in ("GCM", "OCB") and r["impl"] == "aeskit" and r["backend"] == "aesni":
+        if (r["mode"] in ("GCM", "OCB", "CCM") and r["impl"] == "aeskit"
+                and r["backend"] == "aesni"):
             assert isinstance(r["floor_cycles_per_byte"], (int, float))
     assert len(doc["by_length"]) == len(doc["slope"])
 

@@ -3,9 +3,9 @@
 Mainly the AEADs: every target, aeskit's on both layers and each installed
 peer's, runs whole messages without error, which for a decryption means the
 kept ciphertext authenticates under that library; aeskit's api layer writes
-exactly what AESGCM/AESOCB3.encrypt would. GHASH: the kernel runs the ghash
-slot of an AESGCM object only, on whole blocks; the api layer and the peers
-compute the GMAC of the buffer.
+exactly what AESGCM/AESOCB3/AESCCM.encrypt would (CCM with its 11-byte
+nonce). GHASH: the kernel runs the ghash slot of an AESGCM object only, on
+whole blocks; the api layer and the peers compute the GMAC of the buffer.
 """
 
 import argparse
@@ -24,25 +24,40 @@ from aeskit.bench.targets import (
     make_targets,
 )
 
-AEAD_CLASSES = {"GCM": aeskit.AESGCM, "OCB": aeskit.AESOCB3, "GCMSIV": aeskit.AESGCMSIV}
+AEAD_CLASSES = {"GCM": aeskit.AESGCM, "OCB": aeskit.AESOCB3, "GCMSIV": aeskit.AESGCMSIV,
+                "CCM": aeskit.AESCCM}
 PEERS = [p for p in targets.PEERS if targets.peer_available(p)]
 
 
 def test_mode_list_has_the_aeads():
     assert set(targets.MODES) >= {"ECB", "CBC", "CFB", "CFB8", "OFB", "CTR", "GHASH", "GCM",
-                                  "OCB", "GCMSIV"}
-    assert targets.AEAD_MODES == {"GCM", "OCB", "GCMSIV"}
+                                  "OCB", "GCMSIV", "CCM"}
+    assert targets.AEAD_MODES == {"GCM", "OCB", "GCMSIV", "CCM"}
     assert not any(Operation(m, True, 128).whole_blocks for m in targets.AEAD_MODES)
 
 
-@pytest.mark.parametrize("mode", ["GCM", "OCB", "GCMSIV"])
+@pytest.mark.parametrize("mode", ["GCM", "OCB", "GCMSIV", "CCM"])
 @pytest.mark.parametrize("backend", aeskit.backends().available)
 @pytest.mark.parametrize("encrypt", [True, False])
 def test_kernel_time_takes_aead_objects(mode, backend, encrypt):
     obj = AEAD_CLASSES[mode](bytes(16), backend=backend)
     for size in (0, 1, 16, 17, 100, 4096):
-        ns = native().kernel_time(obj, encrypt, size, 3, 5)
+        nonce_len = len(Operation(mode, True, 128).nonce)
+        ns = native().kernel_time(obj, encrypt, size, 3, 5, nonce_len)
         assert isinstance(ns, int) and ns >= 0
+
+
+def test_aead_nonces():
+    """12 bytes (NONCE), CCM's 11 (its limit with 12, 2^24 - 1 bytes, is below 16 MiB); the
+    kernel takes the length and refuses one the mode does not, or a size past its limit."""
+    assert Operation("GCM", True, 128).nonce == NONCE and len(NONCE) == 12
+    assert Operation("CCM", True, 128).nonce == NONCE[:11]
+    ccm = aeskit.AESCCM(bytes(16))
+    assert native().kernel_time(ccm, True, 64, 1, 0, 11) >= 0
+    with pytest.raises(ValueError, match="14-byte nonce"):
+        native().kernel_time(ccm, True, 64, 1, 0, 14)
+    with pytest.raises(ValueError, match="at most 65535 bytes with a 13-byte nonce"):
+        native().kernel_time(ccm, True, 2**16, 1, 0, 13)
 
 
 def test_kernel_time_refuses_other_objects():
@@ -52,7 +67,7 @@ def test_kernel_time_refuses_other_objects():
         native().kernel_time(b"key", True, 16, 1, 0)
 
 
-@pytest.mark.parametrize("mode", ["GCM", "OCB"])
+@pytest.mark.parametrize("mode", ["GCM", "OCB", "CCM"])
 @pytest.mark.parametrize("bits", [128, 256])
 def test_api_encrypt_writes_ciphertext_and_tag(mode, bits):
     op = Operation(mode, True, bits)
@@ -62,13 +77,13 @@ def test_api_encrypt_writes_ciphertext_and_tag(mode, bits):
     size = 100
     t._buf[:] = bytes(len(t._buf))  # the same plaintext wherever the call lands
     t.time(size, 1)
-    want = AEAD_CLASSES[mode](op.key()).encrypt(NONCE, bytes(size), None)
+    want = AEAD_CLASSES[mode](op.key()).encrypt(op.nonce, bytes(size), None)
     at = t._place.offset  # the page offset moves with each timing
     assert at % 64 == 0 and bytes(t._buf[at:at + size + TAG_BYTES]) == want
     t.release()
 
 
-@pytest.mark.parametrize("mode", ["GCM", "OCB"])
+@pytest.mark.parametrize("mode", ["GCM", "OCB", "CCM"])
 @pytest.mark.parametrize("encrypt", [True, False])
 def test_every_aead_target_runs(mode, encrypt):
     op = Operation(mode, encrypt, 192)

@@ -8,9 +8,11 @@ status finish returns, the one thing the glue branches on. The harness
 is a plain C program (through the interpreter memcheck is noisy). A negative control, a
 secret-indexed table lookup, must be flagged, or the check proves nothing.
 
-On x86 with AES-NI a second build runs the AEADs and key wrap on the aesni table the same way (GCM's
-12-byte nonce public, as its counters are; every other nonce secret, so a counter derived
-from the hash key must steer nothing). valgrind has no VAES or AVX-512, so the vaes
+CCM runs through its descriptor's seal and open, a tampered tag's verdict kept secret.
+
+On x86 with AES-NI a second build runs the AEADs and key wrap on the aesni table the same
+way (GCM's 12-byte nonce public, as its counters are; every other nonce secret, so a counter
+derived from the hash key must steer nothing; CCM's nonce public, as its counter is). valgrind has no VAES or AVX-512, so the vaes
 backends cannot be checked here; they share modes/gcm.c's choice of path with aesni.
 
 Without valgrind or a C compiler the module skips, unless AESKIT_REQUIRE_VALGRIND=1.
@@ -40,6 +42,7 @@ SOURCES = [
     CSRC / "modes" / "kw.c",
     CSRC / "modes" / "xts.c",
     CSRC / "modes" / "gcmsiv.c",
+    CSRC / "modes" / "ccm.c",
 ]
 VALGRIND_ARGS = ["--error-exitcode=42", "--track-origins=yes", "-q"]
 FLAGGED = ("Conditional jump or move depends on uninitialised value",

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import aeskit
 from aeskit import _aeskit
-from aead_helpers import aead_vectors, gf_inv, gf_mul, rand, vector_id
+from aead_helpers import aead_vectors, gf_inv, gf_mul, rand, vector_id, zero_map
 from helpers import WIDE_BATCH
 
 VECTORS = aead_vectors("gcmsiv.txt")
@@ -210,3 +210,50 @@ def test_a_repeated_nonce_shows_only_equality(backend):
     a, b = x.encrypt(nonce, b"attack at dawn", None), x.encrypt(nonce, b"attack at dusk", None)
     assert x.encrypt(nonce, b"attack at dawn", None) == a
     assert a[-16:] != b[-16:] and a[:-16] != b[:-16]
+
+
+def test_limits_before_any_work(backend):
+    """2^36 bytes of data and of AAD (RFC 8452 6), refused with LimitExceeded before the
+    data is read or the output allocated (a sparse mapping stands in for 64 GiB)."""
+    assert _aeskit._aead_max_data("GCM-SIV", 12) == 2**36
+    x = aeskit.AESGCMSIV(bytes(16), backend=backend)
+    big = memoryview(zero_map(2**36 + 32))
+    nonce = bytes(12)
+    for call in (lambda: x.encrypt(nonce, big[:2**36 + 1], None),
+                 lambda: x.decrypt(nonce, big[:2**36 + 17], None),
+                 lambda: x.encrypt(nonce, b"", big[:2**36 + 1]),
+                 lambda: x.decrypt(nonce, bytes(16), big[:2**36 + 1]),
+                 lambda: x.encrypt_into(nonce, big[:2**36 + 1], None, bytearray(16))):
+        with pytest.raises(aeskit.LimitExceeded):
+            call()
+
+
+def test_every_bit_tampered_fails_and_releases_nothing(backend):
+    """Any bit of the tag, the ciphertext, the AAD or the nonce flipped: InvalidTag, and
+    decrypt_into leaves zeros (not plaintext) in its buffer, in place too. (GCM-SIV's
+    12-byte nonces and 16-byte tags only fit the shared AEAD suites' parameters in part.)"""
+    key, nonce, pt, aad = rand(1, 32), rand(2, 12), rand(3, 40), rand(4, 7)
+    x = aeskit.AESGCMSIV(key, backend=backend)
+    sealed = x.encrypt(nonce, pt, aad)
+
+    def refused(n, data, a):
+        with pytest.raises(aeskit.InvalidTag):
+            x.decrypt(n, data, a)
+        buf = bytearray(data)
+        with pytest.raises(aeskit.InvalidTag):
+            x.decrypt_into(n, buf, a, buf)
+        assert buf[:len(data) - 16] == bytes(len(data) - 16)   # the output's bytes
+
+    def flipped(b, i):
+        c = bytearray(b)
+        c[i // 8] ^= 1 << i % 8
+        return bytes(c)
+    for i in range(8 * len(sealed)):   # ciphertext and tag
+        refused(nonce, flipped(sealed, i), aad)
+    for i in range(8 * len(aad)):
+        refused(nonce, sealed, flipped(aad, i))
+    for i in range(8 * len(nonce)):
+        refused(flipped(nonce, i), sealed, aad)
+    refused(nonce, sealed, aad + b"\x00")
+    refused(nonce, sealed[:-1], aad)
+    assert x.decrypt(nonce, sealed, aad) == pt

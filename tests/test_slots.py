@@ -471,3 +471,58 @@ def test_xts_slot_direction_is_a_bool():
         _aeskit._xts_slot("portable", KEYS[16], "decrypt", bytes(16), bytes(16))
     with pytest.raises(TypeError):
         _aeskit._xts_slot("portable", KEYS[16], 1, bytes(16), bytes(16))
+
+
+# ---------------------------------------------------------------- ctr_cbcmac (fused, optional)
+
+# The x86 tables have it (aesni's kernel, which the vaes tables share); portable has none.
+CTR_CBCMAC_TABLES = ("aesni", "vaes_avx2", "vaes_avx512")
+# BE128 counters: pseudo-random; the low 64 bits a few blocks before they wrap (the carry
+# into the high half); all ones (the whole counter wraps to zero); CCM's shape (flags,
+# nonce, a 2-byte block index about to pass 0xff and 0xffff).
+CTR_CBCMAC_COUNTERS = (rand(701, 16), rand(702, 8) + (2**64 - 3).to_bytes(8, "big"),
+                       b"\xff" * 16, b"\x01" + rand(703, 13) + b"\xff\xfe")
+
+
+@functools.cache
+def _ctr_cbcmac_split(ks, mac_dst, counter, n):
+    """portable's ctr and cbc_mac slots one after the other: what the fused slot does."""
+    key, data = KEYS[ks], DATA[:16 * n]
+    out, next_counter = _aeskit._ctr_slot("portable", key, "be128", counter, data)
+    mac = _aeskit._cbc_mac_slot("portable", key, MACS[1], out if mac_dst else data)
+    return out, next_counter, mac
+
+
+@pytest.mark.parametrize("ks", KEY_SIZES)
+def test_ctr_cbcmac_is_ctr_then_cbc_mac(backend, ks):
+    """At every block count (0..3W+2 and larger), both directions (MAC what is read or what
+    is written) and counters whose low half or whole wraps inside the call, the fused slot
+    gives what the ctr and cbc_mac slots give one after the other: output, next counter,
+    MAC. It does every block (it returns the count it did, here all of them)."""
+    key = KEYS[ks]
+    probe = _aeskit._ctr_cbcmac_slot(backend, key, False, bytes(16), MACS[1], bytes(16))
+    assert (probe is None) == (backend not in CTR_CBCMAC_TABLES), backend
+    if probe is None:
+        return
+    for counter in CTR_CBCMAC_COUNTERS:
+        for mac_dst in (False, True):
+            for n in COUNTS:
+                got = _aeskit._ctr_cbcmac_slot(backend, key, mac_dst, counter, MACS[1],
+                                               DATA[:16 * n])
+                assert got[3] == n, (n, mac_dst)
+                assert got[:3] == _ctr_cbcmac_split(ks, mac_dst, counter, n), (
+                    counter.hex(), mac_dst, n)
+
+
+def test_ctr_cbcmac_split_anywhere(backend):
+    """One message in two calls, counter and MAC carried, cut at every block."""
+    key, counter, data = KEYS[16], CTR_CBCMAC_COUNTERS[1], DATA[:16 * SLOT_BLOCKS]
+    if _aeskit._ctr_cbcmac_slot(backend, key, False, counter, MACS[1], b"") is None:
+        return
+    for mac_dst in (False, True):
+        want = _ctr_cbcmac_split(16, mac_dst, counter, SLOT_BLOCKS)
+        for cut in range(SLOT_BLOCKS + 1):
+            a = _aeskit._ctr_cbcmac_slot(backend, key, mac_dst, counter, MACS[1],
+                                         data[:16 * cut])
+            b = _aeskit._ctr_cbcmac_slot(backend, key, mac_dst, a[1], a[2], data[16 * cut:])
+            assert (a[0] + b[0], b[1], b[2]) == want, (mac_dst, cut)

@@ -155,7 +155,7 @@ def _check_stream(obj, spec, want, data_pieces, aad_pieces=(AAD,)):
     assert stream_open(obj, spec, NONCE, tag, list(aad_pieces), ct_pieces) == data
 
 
-@pytest.mark.parametrize("spec", spec_params(AEADS))
+@pytest.mark.parametrize("spec", spec_params(AEADS, streams=True))
 def test_streaming_two_pieces(backend, spec):
     """The first update ends at block k (and k blocks plus 7 bytes), for every k in
     0..2W+1: the second update's fused call starts at block k + 1, any residue mod W."""
@@ -167,7 +167,7 @@ def test_streaming_two_pieces(backend, spec):
             _check_stream(obj, spec, want, [data[:cut], data[cut:]])
 
 
-@pytest.mark.parametrize("spec", spec_params(AEADS))
+@pytest.mark.parametrize("spec", spec_params(AEADS, streams=True))
 def test_streaming_steps(backend, spec):
     """Steps of 1, W/2+1, W-1, W+1 and 2W-1 blocks, exact and off by odd byte counts, and
     mixed; the AAD in two pieces too."""

@@ -32,6 +32,7 @@ from ._aeskit import (
     InvalidUnwrap,
     LimitExceeded,
     NotYetFinalized,
+    AESCCM,
 )
 from .keywrap import (
     aes_key_unwrap,
@@ -70,6 +71,7 @@ __all__ = [
     "backends",
     "cpu_features",
     "__version__",
+    "AESCCM",
 ]
 
 

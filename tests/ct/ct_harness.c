@@ -22,13 +22,20 @@
  * --negative-control adds a deliberate secret-indexed table lookup that
  * memcheck must flag; it proves the check can fail.
  *
+ * CCM runs through its descriptor's seal and open (what the glue calls),
+ * key, nonce, AAD and data secret (the nonce public on aesni, whose CTR
+ * may branch on its BE128 counter, which CCM's nonce makes public), in
+ * place and not, with every tag length, and a tampered tag whose verdict
+ * stays secret until it is read.
+ *
  * Key wrap (KW, KWP) runs with key and data secret, the wrapped data too
  * when it is unwrapped: a good unwrap, and a tampered one whose verdict
  * (integrity value, KWP's length indicator and padding) must steer
  * nothing until the caller reads it, and must leave the output zeroed.
  *
  * --aesni (a build with -DAESKIT_HAVE_X86 and the aesni sources) runs the
- * AEADs, key wrap and the cbc_mac and xts slots on the aesni table instead: key, AAD and data secret, and the
+ * AEADs, key wrap and the cbc_mac, xts and fused ctr_cbcmac slots (its
+ * counter secret too) on the aesni table instead: key, AAD and data secret, and the
  * nonce too except GCM's 12-byte one, whose counters are public by design
  * (modes/gcm.c); a nonce of any other length makes J0, and so every
  * counter, a function of the hash key. The block modes and the bare ctr
@@ -45,6 +52,7 @@
 #include "common.h"
 #include "dispatch.h"
 #include "modes/block.h"
+#include "modes/ccm.h"
 #include "modes/gcm.h"
 #include "modes/gcmsiv.h"
 #include "modes/kw.h"
@@ -547,6 +555,122 @@ static void check_gcmsiv(size_t keylen, size_t aad_len, size_t len)
     aeskit_secure_zero(&k, sizeof k);
 }
 
+
+/* ---- the fused ctr_cbcmac slot: key, data, MAC and counter secret (EAX's
+ * counter is a MAC), checked afterwards against the split slots on the
+ * values made public (the ctr slot may branch on a BE128 counter) ---------- */
+
+static void check_ctr_cbcmac_slot(size_t keylen, size_t n, int mac_dst)
+{
+    if (impl->ctr_cbcmac == NULL)
+        return;
+    uint8_t key[32], ctr[16], ctr0[16], mac[16], mac0[16], msg[MAXLEN], out[MAXLEN];
+    aeskit_key k;
+
+    fill(key, keylen);
+    fill(ctr0, sizeof ctr0);
+    memset(ctr0 + 8, 0xff, 7);   /* the low half wraps inside the call */
+    fill(mac0, sizeof mac0);
+    fill(msg, 16 * n);
+    memcpy(ctr, ctr0, 16);
+    memcpy(mac, mac0, 16);
+    SECRET(key, keylen);
+    SECRET(ctr, sizeof ctr);
+    SECRET(mac, sizeof mac);
+    SECRET(msg, 16 * n);
+
+    impl->set_key(&k, key, keylen);
+    const size_t done = impl->ctr_cbcmac(&k, mac_dst, ctr, mac, out, msg, n);
+
+    PUBLIC(key, keylen);
+    PUBLIC(msg, 16 * n);
+    PUBLIC(ctr, sizeof ctr);
+    PUBLIC(mac, sizeof mac);
+    PUBLIC(out, 16 * n);
+    PUBLIC(&k, sizeof k);
+    uint8_t want[MAXLEN], ctr2[16], mac2[16];
+    memcpy(ctr2, ctr0, 16);
+    memcpy(mac2, mac0, 16);
+    impl->ctr(&k, AESKIT_CTR_BE128, ctr2, want, msg, done);
+    impl->cbc_mac(&k, mac2, mac_dst ? want : msg, done);
+    cases++;
+    if (done != n || memcmp(out, want, 16 * done) != 0 || memcmp(ctr, ctr2, 16) != 0 ||
+        memcmp(mac, mac2, 16) != 0) {
+        char detail[64];
+        snprintf(detail, sizeof detail, "AES-%zu n=%zu mac_dst=%d", 8 * keylen, n, mac_dst);
+        fail("ctr_cbcmac slot", detail);
+    }
+    absorb(out, 16 * n);
+    absorb(mac, sizeof mac);
+    aeskit_secure_zero(&k, sizeof k);
+}
+
+/* ---- CCM through its descriptor: seal, open, a tampered open ------------- */
+
+static void check_ccm(size_t keylen, size_t nonce_len, unsigned tag_len, size_t aad_len,
+                      size_t len, int in_place)
+{
+    const struct aeskit_aead *d = &aeskit_ccm_aead;
+    uint8_t key[32], nonce[13], aad[300], pt[MAXLEN], buf[MAXLEN], back[MAXLEN];
+    uint8_t tag[16], want[16], expect[16], expect2[16];
+    aeskit_ccm_key ks;
+
+    fill(key, keylen);
+    fill(nonce, nonce_len);
+    fill(aad, aad_len);
+    fill(pt, len);
+    memcpy(buf, pt, len);
+    SECRET(key, keylen);
+    if (impl == &aeskit_portable_impl)
+        SECRET(nonce, nonce_len);
+    SECRET(aad, aad_len);
+    SECRET(buf, len);
+
+    d->key_init(&ks, impl, key, keylen, tag_len);
+    const aeskit_span ad = {aad, aad_len};
+    const aeskit_aead_msg m = {.nonce = nonce, .nonce_len = nonce_len, .ad = &ad,
+                               .n_ad = aad_len > 0};
+    uint8_t *ct = in_place ? buf : back;
+    d->seal(&ks, &m, ct, buf, len, tag);
+    memcpy(want, tag, 16);
+    uint8_t *out = in_place ? ct : buf;
+    d->open(&ks, &m, out, ct, len, want, expect);
+    int good = aeskit_ct_memeq(expect, want, tag_len);
+    /* the received tag with one bit changed: the verdict must steer nothing */
+    want[tag_len - 1] ^= 0x01;
+    uint8_t ct2[MAXLEN];
+    d->seal(&ks, &m, ct2, out, len, tag);
+    d->open(&ks, &m, ct2, ct2, len, want, expect2);
+    int bad = aeskit_ct_memeq(expect2, want, tag_len);
+
+    PUBLIC(&good, sizeof good);
+    PUBLIC(&bad, sizeof bad);
+    PUBLIC(ct2, len);
+    PUBLIC(out, len);
+    PUBLIC(tag, sizeof tag);
+    cases++;
+    if (!good || bad || memcmp(out, pt, len) != 0 || memcmp(ct2, pt, len) != 0) {
+        char detail[96];
+        snprintf(detail, sizeof detail, "AES-%zu nonce %zu tag %u aad %zu len %zu%s",
+                 8 * keylen, nonce_len, tag_len, aad_len, len, in_place ? " in place" : "");
+        fail("CCM round trip", detail);
+    }
+    absorb(tag, tag_len);
+    aeskit_secure_zero(&ks, sizeof ks);
+}
+
+/* Lengths across a block, the generic helpers' 32-block batch and aesni's
+ * 8; AAD across the first AAD block (14 bytes after the 2-byte length). */
+static void check_ccms(size_t keylen)
+{
+    static const size_t lens[] = {0, 1, 15, 16, 17, 16 * 9 + 5, 16 * 37};
+    static const size_t aads[] = {0, 1, 14, 15, 30, 200, 299};
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
+        check_ccm(keylen, 7 + i % 7, (unsigned)(4 + 2 * (i % 7)), aads[i], lens[i], (int)(i & 1));
+    check_ccm(keylen, 13, 16, 0, 16 * 3, 0);
+    check_ccm(keylen, 12, 16, 21, 16 * 3 + 1, 1);
+}
+
 /* ---- key wrap: the unwrap's verdict constant time ------------------------ */
 
 static int all_zero(const uint8_t *p, size_t n)
@@ -725,9 +849,14 @@ int main(int argc, char **argv)
         impl = &aeskit_aesni_impl;
         for (size_t keylen = 16; keylen <= 32; keylen += 8) {
             check_aeads(keylen);
+            check_ccms(keylen);
             check_keywraps(keylen);
             check_mac_xts_slots(keylen, 3);
             check_mac_xts_slots(keylen, 37);
+            for (int mac_dst = 0; mac_dst <= 1; mac_dst++) {
+                check_ctr_cbcmac_slot(keylen, 1, mac_dst);
+                check_ctr_cbcmac_slot(keylen, 37, mac_dst);
+            }
             if (keylen != 24)
                 check_xts_lengths(keylen);
         }
@@ -758,6 +887,7 @@ int main(int argc, char **argv)
             }
         }
         check_aeads(keylen);
+        check_ccms(keylen);
         check_keywraps(keylen);
         for (int kind = AESKIT_CTR_BE128; kind <= AESKIT_CTR_LE32; kind++) {
             check_ctr_slot(keylen, (enum aeskit_ctr)kind, 3);

@@ -125,7 +125,8 @@ def method_lines(run: Run) -> list[Line]:
         "buffer from Python. Peers: reused context, update_into / output=.",
     ]
     if any(row.op.aead for row in run.slope):
-        paras.append("AEADs (GCM, OCB = OCB3): one call = one message, 12-byte nonce + data, no "
+        paras.append("AEADs (GCM, OCB = OCB3, CCM): one call = one message, 12-byte nonce "
+                     "(CCM: 11) + data, no "
                      "associated data, 16-byte tag; api = encrypt_into in place / decrypt_into "
                      "from a kept ciphertext; peers: one-shot encrypt_into, pycryptodome "
                      "AES.new per message.")

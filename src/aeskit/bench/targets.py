@@ -15,8 +15,9 @@ interleaved under identical conditions.
   ``update_into``, pycryptodome with one reused cipher object and
   ``output=``: their fastest idiomatic calls, also looped in Python.
 
-The AEADs (GCM, OCB3, GCM-SIV) time whole messages instead: one call is a 12-byte
-nonce plus ``size`` bytes of data, no associated data, a 16-byte tag. An
+The AEADs (GCM, OCB3, GCM-SIV, CCM) time whole messages instead: one call is a
+nonce (12 bytes; CCM's 11, ``AEAD_NONCE_BYTES``) plus ``size`` bytes of data, no
+associated data, a 16-byte tag. An
 encryption writes ciphertext || tag over the data (the buffer has 16 spare
 bytes); a decryption reads a valid ciphertext made once per size (in place
 would destroy it) into a separate reused buffer, so its working set is
@@ -71,7 +72,8 @@ import aeskit
 
 from .system import native
 
-MODES = ("ECB", "CBC", "CFB", "CFB8", "OFB", "CTR", "XTS", "GHASH", "GCM", "OCB", "GCMSIV")
+MODES = ("ECB", "CBC", "CFB", "CFB8", "OFB", "CTR", "XTS", "GHASH", "GCM", "OCB", "GCMSIV",
+         "CCM")
 #: Timed on whole blocks. XTS takes any length from 16 bytes, but one data unit of whole
 #: blocks is what a disk sector is; stealing adds a block at most.
 WHOLE_BLOCK_MODES = frozenset({"ECB", "CBC", "XTS", "GHASH"})
@@ -81,7 +83,11 @@ TWO_KEY_MODES = frozenset({"XTS"})
 MODE_KEY_BITS = {"XTS": (128, 256), "GCMSIV": (128, 256)}
 #: The AEADs, timed per whole message (module docstring); "OCB" is OCB3, "GCMSIV"
 #: GCM-SIV.
-AEAD_MODES = frozenset({"GCM", "OCB", "GCMSIV"})
+AEAD_MODES = frozenset({"GCM", "OCB", "GCMSIV", "CCM"})
+#: An AEAD's nonce length where not 12 bytes. CCM's data limit with a 12-byte nonce,
+#: 2^24 - 1 bytes, is below the by-length table's 16 MiB; with 11 bytes (pycryptodome's
+#: default) it is 2^32 - 1.
+AEAD_NONCE_BYTES = {"CCM": 11}
 #: Timed in one direction only, once per run (module docstring).
 ONE_WAY_MODES = frozenset({"GHASH"})
 TAG_BYTES = 16
@@ -160,6 +166,11 @@ class Operation:
     def one_way(self) -> bool:
         return self.mode in ONE_WAY_MODES
 
+    @property
+    def nonce(self) -> bytes:
+        """An AEAD row's nonce: NONCE, or its first AEAD_NONCE_BYTES[mode] bytes."""
+        return IV[:AEAD_NONCE_BYTES.get(self.mode, len(NONCE))]
+
     def key(self) -> bytes:
         """The row's key: for XTS two AES keys, which must differ."""
         n = self.key_bits // 8 * (2 if self.mode in TWO_KEY_MODES else 1)
@@ -231,7 +242,7 @@ def _aeskit_class(mode: str) -> Any:
 
 
 def _aead_ciphertexts(op: Operation, offset: int) -> Callable[[int], memoryview]:
-    """size -> a valid ciphertext || tag of size bytes of data under op's key and NONCE,
+    """size -> a valid ciphertext || tag of size bytes of data under op's key and nonce,
     made once per size (by aeskit's default backend) in an aligned buffer."""
     cipher = _aeskit_class(op.mode)(op.key())
     made: dict[int, memoryview] = {}
@@ -239,7 +250,7 @@ def _aead_ciphertexts(op: Operation, offset: int) -> Callable[[int], memoryview]
     def get(size: int) -> memoryview:
         if size not in made:
             buf = aligned(size + TAG_BYTES, offset)
-            cipher.encrypt_into(NONCE, buf[:size], None, buf)
+            cipher.encrypt_into(op.nonce, buf[:size], None, buf)
             made[size] = buf
         return made[size]
     return get
@@ -277,6 +288,9 @@ class KernelTarget:
         if self.op.sector_size:
             return int(self._kernel_time(cipher, self.op.encrypt, size, loops, offset,
                                          self.op.sector_size))
+        if self.op.aead:
+            return int(self._kernel_time(cipher, self.op.encrypt, size, loops, offset,
+                                         len(self.op.nonce)))
         return int(self._kernel_time(cipher, self.op.encrypt, size, loops, offset))
 
     def release(self) -> None:
@@ -390,7 +404,7 @@ class ApiTarget:
                 fn(nonce, b"", buf, tag)
             return time.perf_counter_ns() - t0
         if self.op.aead:
-            nonce = NONCE
+            nonce = self.op.nonce
             if self._ciphertext is not None:  # decrypt_into(nonce, ct || tag, None, out)
                 data, out = self._ciphertext(size), buf
             else:  # encrypt_into(nonce, data, None, data + 16 bytes): exact overlap
@@ -519,7 +533,7 @@ class _AeadPeerTarget:
 
     def time(self, size: int, loops: int) -> int:
         assert self._buf is not None
-        call, nonce = self._call, NONCE
+        call, nonce = self._call, self.op.nonce
         area = self._buf[self._place.next():]
         if self.op.encrypt:
             data, out = area[:size], area[:size + TAG_BYTES]
@@ -629,7 +643,8 @@ def _cryptography_aead(op: Operation, offset: int) -> _AeadPeerTarget | None:
     aead: Any = importlib.import_module("cryptography.hazmat.primitives.ciphers.aead")
     from cryptography.exceptions import UnsupportedAlgorithm
 
-    cls = {"GCM": aead.AESGCM, "OCB": aead.AESOCB3, "GCMSIV": aead.AESGCMSIV}[op.mode]
+    cls = {"GCM": aead.AESGCM, "OCB": aead.AESOCB3, "GCMSIV": aead.AESGCMSIV,
+           "CCM": aead.AESCCM}[op.mode]
     try:
         obj = cls(op.key())
     except UnsupportedAlgorithm:  # OCB3 or GCM-SIV on an OpenSSL without it: no row
@@ -646,11 +661,11 @@ def _pycryptodome_aead(op: Operation, offset: int) -> _AeadPeerTarget | None:
     aes: Any = importlib.import_module("Crypto.Cipher.AES")
     if op.mode == "GCMSIV":  # pycryptodome has no GCM-SIV: no row
         return None
-    mode = aes.MODE_GCM if op.mode == "GCM" else aes.MODE_OCB
-    # GCM's encrypt_and_digest / decrypt_and_verify take output=, OCB's do not
+    mode = {"GCM": aes.MODE_GCM, "OCB": aes.MODE_OCB, "CCM": aes.MODE_CCM}[op.mode]
+    # GCM's and CCM's encrypt_and_digest / decrypt_and_verify take output=, OCB's do not
     return _AeadPeerTarget("pycryptodome", "pycryptodome", op, "pycryptodome",
                            (aes.new, op.key(), mode), offset,
-                           output_keyword=op.mode == "GCM")
+                           output_keyword=op.mode in ("GCM", "CCM"))
 
 
 def _cryptography_gmac(op: Operation, offset: int) -> _GmacPeerTarget:

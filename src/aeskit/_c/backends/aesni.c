@@ -509,6 +509,91 @@ void aeskit_aesni_ctr(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[16]
     aeskit_store128(ctr, _mm_shuffle_epi8(c, swap));
 }
 
+/* ---- CTR and CBC-MAC in one pass (CCM, EAX) ---------------------------
+ * The MAC chain waits a whole AES latency per block; a CTR block beside it
+ * needs the same rounds but depends on nothing, so each MAC round is paired
+ * with one CTR round and the CTR work issues in the chain's idle cycles.
+ * mac_dst 0 (CCM sealing, EAX opening) MACs block i while encrypting block
+ * i. mac_dst 1 (CCM opening, EAX sealing) MACs what the CTR writes, so the
+ * keystream runs one block ahead: block 0's alone first, then block i + 1's
+ * beside block i's MAC, and the last MAC block alone.
+ * The counter is a 128-bit integer in lanes, byte-reversed; it is advanced
+ * with a carry taken from a lane compare, never a branch: EAX's counter is
+ * a secret (aeskit.h). */
+
+/* c + 1 modulo 2^128, c a byte-reversed BE128 counter. */
+AESKIT_INLINE __m128i aesni_be128_inc(__m128i c)
+{
+    c = _mm_add_epi64(c, _mm_set_epi64x(0, 1));
+    /* the low lane wrapped to 0: carry into the high one (subtract -1) */
+    const __m128i wrapped = _mm_cmpeq_epi64(c, _mm_setzero_si128());
+    return _mm_sub_epi64(c, _mm_slli_si128(wrapped, 8));
+}
+
+/* One MAC block x (already xored with its data and rk[0]) and, when two,
+ * one counter block y (already whitened), round by round. */
+AESKIT_INLINE void aesni_mac_ctr_rounds(__m128i *x, __m128i *y, const uint8_t *rk,
+                                        unsigned rounds, int two)
+{
+    const uint8_t *last = rk + AESKIT_BLOCK * rounds;
+    for (const uint8_t *p = rk + AESKIT_BLOCK; p < last; p += AESKIT_BLOCK) {
+        const __m128i key = aeskit_load128(p);
+        *x = _mm_aesenc_si128(*x, key);
+        if (two)
+            *y = _mm_aesenc_si128(*y, key);
+    }
+    const __m128i key = aeskit_load128(last);
+    *x = _mm_aesenclast_si128(*x, key);
+    if (two)
+        *y = _mm_aesenclast_si128(*y, key);
+}
+
+size_t aeskit_aesni_ctr_cbcmac(const aeskit_key *k, int mac_dst, uint8_t ctr[16],
+                               uint8_t mac[16], uint8_t *dst, const uint8_t *src, size_t n)
+{
+    if (n == 0)
+        return 0;
+    const uint8_t *rk = aeskit_aesni_enc_keys(k);
+    const unsigned rounds = k->rounds;
+    const __m128i swap = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m128i k0 = aeskit_load128(rk);
+    __m128i c = _mm_shuffle_epi8(aeskit_load128(ctr), swap);
+    __m128i m = aeskit_load128(mac);
+
+    if (!mac_dst) {
+        for (size_t i = 0; i < n; i++, src += AESKIT_BLOCK, dst += AESKIT_BLOCK) {
+            const __m128i p = aeskit_load128(src);
+            __m128i x = _mm_xor_si128(m, _mm_xor_si128(p, k0));
+            __m128i y = _mm_xor_si128(_mm_shuffle_epi8(c, swap), k0);
+            c = aesni_be128_inc(c);
+            aesni_mac_ctr_rounds(&x, &y, rk, rounds, 1);
+            m = x;
+            aeskit_store128(dst, _mm_xor_si128(y, p));
+        }
+    } else {
+        __m128i ks = _mm_xor_si128(_mm_shuffle_epi8(c, swap), k0);
+        c = aesni_be128_inc(c);
+        aesni_mac_ctr_rounds(&ks, &ks, rk, rounds, 0);
+        for (size_t i = 1; i < n; i++, src += AESKIT_BLOCK, dst += AESKIT_BLOCK) {
+            const __m128i p = _mm_xor_si128(aeskit_load128(src), ks);
+            aeskit_store128(dst, p);
+            __m128i x = _mm_xor_si128(m, _mm_xor_si128(p, k0));
+            __m128i y = _mm_xor_si128(_mm_shuffle_epi8(c, swap), k0);
+            c = aesni_be128_inc(c);
+            aesni_mac_ctr_rounds(&x, &y, rk, rounds, 1);
+            m = x;
+            ks = y;
+        }
+        const __m128i p = _mm_xor_si128(aeskit_load128(src), ks);
+        aeskit_store128(dst, p);
+        m = _mm_xor_si128(m, _mm_xor_si128(p, k0));
+        aesni_mac_ctr_rounds(&m, &m, rk, rounds, 0);
+    }
+    aeskit_store128(mac, m);
+    aeskit_store128(ctr, _mm_shuffle_epi8(c, swap));
+    return n;
+}
+
 /* ---- XTS --------------------------------------------------------------
  * Block j is E(P[j] ^ T[j]) ^ T[j], with T[j+1] = T[j] * alpha in IEEE
  * 1619's little-endian GF(2^128). The doubling runs on the two 64-bit
@@ -617,6 +702,7 @@ const struct aeskit_impl aeskit_aesni_impl = {
     .ocb = aeskit_aesni_ocb,
     .gcm = aeskit_aesni_gcm,
     .gcmsiv_open = aeskit_aesni_gcmsiv_open,
+    .ctr_cbcmac = aeskit_aesni_ctr_cbcmac,
     .constants = (const aeskit_constant[]){
         {"batch_blocks", AESNI_W},
         {"gcm_batch_blocks", AESKIT_AESNI_GCM_W},

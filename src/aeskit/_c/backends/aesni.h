@@ -47,6 +47,7 @@ aeskit_xts_fn aeskit_aesni_xts;
 aeskit_ocb_fn aeskit_aesni_ocb;
 aeskit_gcm_fn aeskit_aesni_gcm;
 aeskit_gcmsiv_open_fn aeskit_aesni_gcmsiv_open;
+aeskit_ctr_cbcmac_fn aeskit_aesni_ctr_cbcmac;
 aeskit_ghash_key_fn aeskit_clmul_ghash_key;
 aeskit_ghash_fn aeskit_clmul_ghash;
 aeskit_ghash_fn aeskit_clmul_polyval;

@@ -53,6 +53,7 @@ const struct aeskit_impl aeskit_vaes_avx512_impl = {
     .ofb = aeskit_aesni_ofb,
     .ctr = vaes_avx512_ctr,
     .cbc_mac = aeskit_aesni_cbc_mac,
+    .ctr_cbcmac = aeskit_aesni_ctr_cbcmac,   /* xmm: the chain is one block wide */
     .xts = vaes_avx512_xts,
     .ghash_key = vaes_avx512_ghash_key,
     .ghash = vaes_avx512_ghash,

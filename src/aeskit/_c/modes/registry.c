@@ -25,7 +25,8 @@
 
 extern const struct aeskit_cipher aeskit_ecb_cipher, aeskit_cbc_cipher, aeskit_cfb_cipher,
     aeskit_cfb8_cipher, aeskit_ofb_cipher, aeskit_ctr_cipher, aeskit_xts_cipher;
-extern const struct aeskit_aead aeskit_gcm_aead, aeskit_ocb3_aead, aeskit_gcmsiv_aead;
+extern const struct aeskit_aead aeskit_gcm_aead, aeskit_ocb3_aead, aeskit_gcmsiv_aead,
+    aeskit_ccm_aead;
 
 const struct aeskit_cipher *const aeskit_ciphers[] = {
     &aeskit_ecb_cipher, &aeskit_cbc_cipher, &aeskit_cfb_cipher,
@@ -38,6 +39,7 @@ const struct aeskit_aead *const aeskit_aeads[] = {
     &aeskit_gcm_aead,
     &aeskit_ocb3_aead,
     &aeskit_gcmsiv_aead,
+    &aeskit_ccm_aead,
     NULL,
 };
 

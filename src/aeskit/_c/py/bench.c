@@ -150,16 +150,17 @@ static void bench_chain(uint8_t *next, size_t next_len, const uint8_t *out, size
         next[i % next_len] ^= out[i];
 }
 
-/* The first 12-byte nonce of the timed AEAD messages. */
-static const uint8_t bench_nonce[12] = {0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5,
-                                        0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb};
+/* The first nonce of the timed AEAD messages: its first nonce_len bytes
+ * (12 unless the caller asks for another length). */
+static const uint8_t bench_nonce[16] = {0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7,
+                                        0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff};
 
 static PyObject *bench_kernel_time(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)m;
     if (nargs != 5 && nargs != 6) {
         PyErr_SetString(PyExc_TypeError, "kernel_time(key_object, encrypt, size, loops, "
-                                         "offset[, sector_size]) takes 5 or 6 arguments");
+                                         "offset[, unit]) takes 5 or 6 arguments");
         return NULL;
     }
     const aeskit_key *keys = NULL;
@@ -176,7 +177,10 @@ static PyObject *bench_kernel_time(PyObject *m, PyObject *const *args, Py_ssize_
     Py_ssize_t size = PyLong_AsSsize_t(args[2]);
     Py_ssize_t loops = PyLong_AsSsize_t(args[3]);
     Py_ssize_t offset = PyLong_AsSsize_t(args[4]);
-    Py_ssize_t unit = nargs == 6 ? PyLong_AsSsize_t(args[5]) : 0;
+    /* the optional unit: a cipher's sector size (XTS), an AEAD's nonce length */
+    const Py_ssize_t unit_arg = nargs == 6 ? PyLong_AsSsize_t(args[5]) : 0;
+    const Py_ssize_t unit = ad == NULL ? unit_arg : 0;
+    const Py_ssize_t nonce_len = ad != NULL && nargs == 6 ? unit_arg : 12;
     if (enc < 0 || PyErr_Occurred())
         return NULL;
     if (unit != 0 && (cd == NULL || cd->sectors == NULL || unit < 0 || unit % 16 != 0 ||
@@ -199,13 +203,16 @@ static PyObject *bench_kernel_time(PyObject *m, PyObject *const *args, Py_ssize_
                      (unsigned)cd->min_len, (unsigned long long)cd->max_len);
         return NULL;
     }
-    if (ad != NULL && (ad->nonce_min > sizeof bench_nonce || ad->nonce_max < sizeof bench_nonce)) {
-        PyErr_Format(PyExc_ValueError, "%s takes no 12-byte nonce to time", ad->name);
+    if (ad != NULL && (nonce_len < 1 || (size_t)nonce_len > sizeof bench_nonce ||
+                       (size_t)nonce_len < ad->nonce_min || (size_t)nonce_len > ad->nonce_max)) {
+        PyErr_Format(PyExc_ValueError, "%s takes no %zd-byte nonce to time", ad->name,
+                     nonce_len);
         return NULL;
     }
-    if (ad != NULL && (uint64_t)size > aeskit_aead_max_data(ad, sizeof bench_nonce)) {
-        PyErr_Format(PyExc_ValueError, "%s takes at most %llu bytes with a 12-byte nonce",
-                     ad->name, (unsigned long long)aeskit_aead_max_data(ad, sizeof bench_nonce));
+    if (ad != NULL && (uint64_t)size > aeskit_aead_max_data(ad, (size_t)nonce_len)) {
+        PyErr_Format(PyExc_ValueError, "%s takes at most %llu bytes with a %zd-byte nonce",
+                     ad->name, (unsigned long long)aeskit_aead_max_data(ad, (size_t)nonce_len),
+                     nonce_len);
         return NULL;
     }
     void *mem;
@@ -222,7 +229,7 @@ static PyObject *bench_kernel_time(PyObject *m, PyObject *const *args, Py_ssize_
          * Each message's nonce is the last one XOR its tag (bench_chain). */
         uint8_t nonce[sizeof bench_nonce], tag[16] = {0};
         memcpy(nonce, bench_nonce, sizeof nonce);
-        const aeskit_aead_msg msg = {.nonce = nonce, .nonce_len = sizeof nonce};
+        const aeskit_aead_msg msg = {.nonce = nonce, .nonce_len = (size_t)nonce_len};
         for (Py_ssize_t i = 0; i < loops; i++) {
             if (enc) {
                 ad->seal(ks, &msg, buf, buf, n, tag);
@@ -230,7 +237,7 @@ static PyObject *bench_kernel_time(PyObject *m, PyObject *const *args, Py_ssize_
             } else {
                 ad->open(ks, &msg, buf, buf, n, buf + n, tag);
             }
-            bench_chain(nonce, sizeof nonce, tag, tag_len);
+            bench_chain(nonce, (size_t)nonce_len, tag, tag_len);
         }
         aeskit_secure_zero(tag, sizeof tag);
     } else {
@@ -329,15 +336,15 @@ static PyMethodDef bench_methods[] = {
                "(gcm_mix_xmm, gcm_mix_ymm, gcm_mix_zmm); None where the CPU or OS lacks "
                "it.")},
     {"kernel_time", (PyCFunction)(void (*)(void))bench_kernel_time, METH_FASTCALL,
-     PyDoc_STR("kernel_time(key_object, encrypt, size, loops, offset[, sector_size]) -> "
-               "int\n\n"
+     PyDoc_STR("kernel_time(key_object, encrypt, size, loops, offset[, unit]) -> int\n\n"
                "Nanoseconds for loops one-shot calls on size bytes in place, buffer at "
                "a page boundary + offset (< 8192), GIL released, each call waiting for the last "
                "(its IV or nonce XORs in the last one's final output block or tag). For an "
-               "AEAD object one call is a whole message: 12-byte nonce, no associated data, "
-               "the tag written after the data (enc) or computed and not compared (dec). "
-               "sector_size (XTS): the calls are encrypt/decrypt_sectors' over sectors of "
-               "that size, the first numbered by the chained IV.")},
+               "AEAD object one call is a whole message: a nonce of unit bytes (12 unless "
+               "given), no associated data, the tag written after the data (enc) or computed "
+               "and not compared (dec). For XTS, unit is a sector size: the calls are "
+               "encrypt/decrypt_sectors' over sectors of that size, the first numbered by the "
+               "chained IV.")},
     {"ghash_time", (PyCFunction)(void (*)(void))bench_ghash_time, METH_FASTCALL,
      PyDoc_STR("ghash_time(aesgcm_object, size, loops, offset) -> int\n\n"
                "Nanoseconds for loops calls of the object's backend's ghash slot on size "

@@ -4,8 +4,10 @@
  * is compared with portable's on every backend, including those that no
  * public mode uses yet (the ctr slot's LE32 counters, cbc_mac, xts, a GHASH
  * key built for a few blocks), so that no kernel ships unchecked. An
- * optional slot gets its entry here with its first kernel (ctr_cbcmac has
- * none yet; polyval rides on _ghash_slot).
+ * optional slot gets its entry here with its first kernel (ctr_cbcmac's:
+ * _ctr_cbcmac_slot; polyval rides on _ghash_slot). Two more entry points
+ * serve the tests of lengths no buffer can have: an AEAD's data limit for a
+ * nonce length, and CCM's formatting (B0, the AAD length's encoding).
  *
  *   _ctr_slot(backend, key, kind, counter, data) -> (out, next_counter)
  *   _cbc_mac_slot(backend, key, mac, data) -> mac
@@ -13,8 +15,12 @@
  *   _ghash_slot(backend, h, acc, data, max_blocks[, polyval]) -> acc
  *   _gcmsiv_open_slot(backend, key, h, counter, data) -> (out, next_counter, acc, done)
  *   _ghash_key_extent(backend, h, max_blocks) -> (from, used, written_outside)
+ *   _ctr_cbcmac_slot(backend, key, mac_dst, counter, mac, data)
+ *       -> (out, next_counter, mac, blocks_done), or None without the slot
  *   backend_constants(backend) -> dict[str, int]
  *   mode_constants(aead) -> dict[str, int]
+ *   _aead_max_data(aead, nonce_len) -> int
+ *   _ccm_header(nonce, tag_length, data_len, aad_len) -> bytes
  *
  * key is an AES key (16, 24 or 32 bytes), data whole 16-byte blocks, and
  * the other buffers 16 bytes.
@@ -26,6 +32,7 @@
 #include "dispatch.h"
 #include "modes/aead.h"
 #include "modes/block.h"
+#include "modes/ccm.h"
 
 static int ctr_kind(const char *name, enum aeskit_ctr *kind)
 {
@@ -224,6 +231,36 @@ static PyObject *slots_gcmsiv_open(PyObject *m, PyObject *args)
     return r;
 }
 
+static PyObject *slots_ctr_cbcmac(PyObject *m, PyObject *args)
+{
+    const char *backend;
+    PyObject *key, *mac_dst, *counter, *mac, *data;
+    Py_buffer mb = {0};
+    slot_call c;
+    if (!PyArg_ParseTuple(args, "sOO!OOO:_ctr_cbcmac_slot", &backend, &key, &PyBool_Type,
+                          &mac_dst, &counter, &mac, &data) ||
+        slot_begin(m, &c, backend, key, counter, data, 1) < 0)
+        return NULL;
+    PyObject *r = NULL;
+    if (aeskit_get_buffer(mac, &mb, 0, "mac") == 0 && mb.len != 16)
+        PyErr_SetString(PyExc_ValueError, "need a 16-byte mac");
+    if (!PyErr_Occurred() && c.impl->ctr_cbcmac == NULL) {
+        r = Py_NewRef(Py_None);
+    } else if (!PyErr_Occurred()) {
+        uint8_t tag[16];
+        memcpy(tag, mb.buf, 16);
+        const size_t done = c.impl->ctr_cbcmac(&c.key, mac_dst == Py_True, c.block, tag,
+                                               slot_dst(&c), c.data.buf, slot_blocks(&c));
+        r = Py_BuildValue("(Oy#y#n)", c.out, (const char *)c.block, (Py_ssize_t)16,
+                          (const char *)tag, (Py_ssize_t)16, (Py_ssize_t)done);
+    }
+    aeskit_release(&mb);
+    Py_XDECREF(c.out);
+    aeskit_release(&c.data);
+    aeskit_secure_zero(&c.key, sizeof c.key);
+    return r;
+}
+
 /* Where ghash_key writes: hk filled with a pattern first, the bytes of w
  * outside [from, from + used) that changed are counted (a per-message key
  * wipes only that range). */
@@ -301,6 +338,58 @@ static PyObject *slots_mode_constants(PyObject *m, PyObject *args)
     return NULL;
 }
 
+/* The AEAD named name, or NULL with a ValueError. */
+static const struct aeskit_aead *aead_named(const char *name)
+{
+    for (size_t i = 0; aeskit_aeads[i] != NULL; i++)
+        if (strcmp(aeskit_aeads[i]->name, name) == 0)
+            return aeskit_aeads[i];
+    PyErr_Format(PyExc_ValueError, "unknown AEAD '%s'", name);
+    return NULL;
+}
+
+static PyObject *slots_aead_max_data(PyObject *m, PyObject *args)
+{
+    const char *name;
+    Py_ssize_t nonce_len;
+    (void)m;
+    if (!PyArg_ParseTuple(args, "sn:_aead_max_data", &name, &nonce_len))
+        return NULL;
+    const struct aeskit_aead *d = aead_named(name);
+    if (d == NULL)
+        return NULL;
+    if (nonce_len < 0 || (size_t)nonce_len < d->nonce_min || (size_t)nonce_len > d->nonce_max) {
+        PyErr_Format(PyExc_ValueError, "%s takes no %zd-byte nonce", d->name, nonce_len);
+        return NULL;
+    }
+    return PyLong_FromUnsignedLongLong(aeskit_aead_max_data(d, (size_t)nonce_len));
+}
+
+/* CCM's B0 and the encoding of the AAD's length (none when aad_len is 0),
+ * at lengths no buffer can have. */
+static PyObject *slots_ccm_header(PyObject *m, PyObject *args)
+{
+    Py_buffer nonce;
+    unsigned tag_len;
+    unsigned long long data_len, aad_len;
+    (void)m;
+    if (!PyArg_ParseTuple(args, "y*IKK:_ccm_header", &nonce, &tag_len, &data_len, &aad_len))
+        return NULL;
+    PyObject *r = NULL;
+    if (nonce.len < AESKIT_CCM_NONCE_MIN || nonce.len > AESKIT_CCM_NONCE_MAX ||
+        tag_len < 4 || tag_len > 16 || tag_len % 2 ||
+        data_len > aeskit_ccm_max_data((size_t)nonce.len)) {
+        PyErr_SetString(PyExc_ValueError, "need a CCM nonce, tag length and data length");
+    } else {
+        uint8_t out[26];
+        aeskit_ccm_b0(out, nonce.buf, (size_t)nonce.len, tag_len, data_len, aad_len > 0);
+        const size_t pre = aad_len > 0 ? aeskit_ccm_aad_prefix(out + 16, aad_len) : 0;
+        r = PyBytes_FromStringAndSize((const char *)out, (Py_ssize_t)(16 + pre));
+    }
+    PyBuffer_Release(&nonce);
+    return r;
+}
+
 static PyMethodDef slots_methods[] = {
     {"_ctr_slot", slots_ctr, METH_VARARGS,
      PyDoc_STR("_ctr_slot(backend, key, kind, counter, data) -> (out, next_counter)\n\n"
@@ -327,6 +416,11 @@ static PyMethodDef slots_methods[] = {
      PyDoc_STR("_ghash_key_extent(backend, h, max_blocks) -> (from, used, written_outside)\n\n"
                "Tests only: the range of the GHASH key's words ghash_key says it wrote, and "
                "how many bytes outside it changed (must be none).")},
+    {"_ctr_cbcmac_slot", slots_ctr_cbcmac, METH_VARARGS,
+     PyDoc_STR("_ctr_cbcmac_slot(backend, key, mac_dst, counter, mac, data) -> (out, "
+               "next_counter, mac, blocks_done) | None\n\nTests only: the backend's fused "
+               "ctr_cbcmac slot (CTR with BE128 counters and CBC-MAC of the data read, or "
+               "written if mac_dst); None when its table has none.")},
     {"backend_constants", slots_constants, METH_VARARGS,
      PyDoc_STR("backend_constants(name) -> dict[str, int]\n\nThe block counts where a "
                "backend's kernels hand over (batch widths, the fused GCM's minimum), for "
@@ -335,6 +429,13 @@ static PyMethodDef slots_methods[] = {
      PyDoc_STR("mode_constants(aead) -> dict[str, int]\n\nThe block counts where an AEAD's "
                "own code hands over (GCM's one-shot short path, its chunks), for tests "
                "that must cross them.")},
+    {"_aead_max_data", slots_aead_max_data, METH_VARARGS,
+     PyDoc_STR("_aead_max_data(aead, nonce_len) -> int\n\nTests only: the most bytes of "
+               "data an AEAD takes with a nonce of that length (CCM's length field).")},
+    {"_ccm_header", slots_ccm_header, METH_VARARGS,
+     PyDoc_STR("_ccm_header(nonce, tag_length, data_len, aad_len) -> bytes\n\nTests only: "
+               "CCM's B0 for that message, then the encoding of aad_len that precedes the "
+               "AAD (none for 0), at any length the length field holds.")},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,0 +1,203 @@
+/*
+ * ccm.c: CCM (NIST SP 800-38C; RFC 3610) written once against the backend
+ * table: the MAC is the cbc_mac slot over B0, the encoded AAD and the
+ * plaintext; encryption is the ctr slot with BE128 counters. Contracts:
+ * aeskit.h.
+ *
+ * The counter block is flags (q - 1) || nonce || i in q = 15 - nonce_len
+ * bytes. The glue refuses more than 2^(8q) - 1 bytes of data before any
+ * work (max_data_for), so i, at most 2^(8q) / 16, never carries into the
+ * nonce, and a 128-bit counter is CCM's. The counter is public (the nonce
+ * and a block index), so a ctr slot may branch on it; nothing here
+ * branches on key, AAD or data, only on lengths.
+ *
+ * The tag is T ^ E(A_0) with T the CBC-MAC; the glue keeps its first t
+ * bytes. A backend's fused ctr_cbcmac slot, when it has one, takes the
+ * whole blocks in one pass (the CTR rounds in the MAC chain's idle
+ * cycles). Otherwise sealing MACs the plaintext before encrypting it,
+ * opening after decrypting it, both chunk by chunk (CHUNK_BLOCKS, small
+ * enough to stay in L1 between the two passes), so dst == src works either
+ * way. Everything
+ * read from the nonce and the AAD is read before dst is written (the glue
+ * lets dst overlap them).
+ */
+#include "ccm.h"
+#include "common.h"
+
+#define CHUNK_BLOCKS 256   /* 4 KiB */
+
+uint64_t aeskit_ccm_max_data(size_t nonce_len)
+{
+    assert(nonce_len >= AESKIT_CCM_NONCE_MIN && nonce_len <= AESKIT_CCM_NONCE_MAX);
+    const unsigned q = (unsigned)(15 - nonce_len);
+    return q >= 8 ? UINT64_MAX : (UINT64_C(1) << (8 * q)) - 1;
+}
+
+void aeskit_ccm_b0(uint8_t b0[16], const uint8_t *nonce, size_t nonce_len, unsigned tag_len,
+                   uint64_t data_len, int has_aad)
+{
+    assert(nonce_len >= AESKIT_CCM_NONCE_MIN && nonce_len <= AESKIT_CCM_NONCE_MAX);
+    assert(tag_len >= 4 && tag_len <= 16 && tag_len % 2 == 0);
+    assert(data_len <= aeskit_ccm_max_data(nonce_len));
+    const size_t q = 15 - nonce_len;
+    b0[0] = (uint8_t)((has_aad ? 0x40 : 0) | ((tag_len - 2) / 2) << 3 | (q - 1));
+    memcpy(b0 + 1, nonce, nonce_len);
+    for (size_t i = 0; i < q; i++)
+        b0[15 - i] = (uint8_t)(data_len >> (8 * i));   /* q <= 8 */
+}
+
+size_t aeskit_ccm_aad_prefix(uint8_t out[10], uint64_t aad_len)
+{
+    assert(aad_len > 0);
+    if (aad_len < 0xff00) {
+        out[0] = (uint8_t)(aad_len >> 8);
+        out[1] = (uint8_t)aad_len;
+        return 2;
+    }
+    out[0] = 0xff;
+    if (aad_len <= UINT32_MAX) {
+        out[1] = 0xfe;
+        aeskit_store_be32(out + 2, (uint32_t)aad_len);
+        return 6;
+    }
+    out[1] = 0xff;
+    aeskit_store_be64(out + 2, aad_len);
+    return 10;
+}
+
+/* B0 and the encoded AAD into the MAC: the first AAD block (the length's
+ * encoding and the AAD's first bytes) goes with B0 in one call, the AAD's
+ * whole blocks straight from the caller, the rest zero-padded. */
+static void mac_header(const aeskit_key *k, uint8_t mac[16], const uint8_t b0[16],
+                       const uint8_t *aad, size_t aad_len)
+{
+    uint8_t blk[32];
+    memcpy(blk, b0, 16);
+    if (aad_len == 0) {
+        k->impl->cbc_mac(k, mac, blk, 1);
+        return;
+    }
+    const size_t pre = aeskit_ccm_aad_prefix(blk + 16, aad_len);
+    const size_t first = aad_len < 16 - pre ? aad_len : 16 - pre;
+    memcpy(blk + 16 + pre, aad, first);
+    memset(blk + 16 + pre + first, 0, 16 - pre - first);
+    k->impl->cbc_mac(k, mac, blk, 2);
+    aad += first;
+    aad_len -= first;
+    k->impl->cbc_mac(k, mac, aad, aad_len / 16);
+    const size_t rest = aad_len % 16;
+    if (rest > 0) {
+        memcpy(blk, aad + aad_len - rest, rest);
+        memset(blk + rest, 0, 16 - rest);
+        k->impl->cbc_mac(k, mac, blk, 1);
+    }
+    aeskit_secure_zero(blk, sizeof blk);
+}
+
+/* One message: seal (enc) or open; tag gets T ^ E(A_0), all 16 bytes. */
+static void ccm_crypt(const aeskit_ccm_key *c, int enc, const aeskit_aead_msg *m, uint8_t *dst,
+                      const uint8_t *src, size_t len, uint8_t tag[16])
+{
+    const aeskit_key *k = &c->key;
+    const struct aeskit_impl *impl = k->impl;
+    const uint8_t *aad = m->n_ad ? m->ad->p : NULL;
+    const size_t aad_len = m->n_ad ? m->ad->len : 0;
+    assert(m->n_ad <= 1);
+    uint8_t mac[16] = {0}, b0[16], ctr[16], s0[16] = {0}, pad[16];
+
+    /* The nonce and the AAD are read here, before dst is written. */
+    aeskit_ccm_b0(b0, m->nonce, m->nonce_len, c->tag_len, len, aad_len > 0);
+    mac_header(k, mac, b0, aad, aad_len);
+    memset(ctr, 0, 16);
+    ctr[0] = (uint8_t)(14 - m->nonce_len);   /* q - 1 */
+    memcpy(ctr + 1, m->nonce, m->nonce_len);
+    impl->ctr(k, AESKIT_CTR_BE128, ctr, s0, s0, 1);   /* S_0 = E(A_0); ctr <- A_1 */
+
+    size_t n = len / 16;
+    if (n > 0 && impl->ctr_cbcmac != NULL) {
+        /* CCM MACs the plaintext: what it reads when sealing, writes when opening */
+        const size_t done = impl->ctr_cbcmac(k, !enc, ctr, mac, dst, src, n);
+        assert(done <= n);
+        src += 16 * done; dst += 16 * done; n -= done;
+    }
+    while (n > 0) {
+        const size_t b = n < CHUNK_BLOCKS ? n : CHUNK_BLOCKS;
+        if (enc)
+            impl->cbc_mac(k, mac, src, b);
+        impl->ctr(k, AESKIT_CTR_BE128, ctr, dst, src, b);
+        if (!enc)
+            impl->cbc_mac(k, mac, dst, b);
+        src += 16 * b; dst += 16 * b; n -= b;
+    }
+    const size_t rest = len % 16;
+    if (rest > 0) {
+        uint8_t ks[16] = {0};
+        impl->ctr(k, AESKIT_CTR_BE128, ctr, ks, ks, 1);
+        memset(pad, 0, 16);
+        if (enc)
+            memcpy(pad, src, rest);
+        aeskit_xor_bytes(dst, src, ks, rest);
+        if (!enc)
+            memcpy(pad, dst, rest);
+        impl->cbc_mac(k, mac, pad, 1);
+        aeskit_secure_zero(ks, sizeof ks);
+        aeskit_secure_zero(pad, sizeof pad);
+    }
+    aeskit_xor16(tag, mac, s0);
+    aeskit_secure_zero(mac, sizeof mac);
+    aeskit_secure_zero(s0, sizeof s0);
+}
+
+/* ---- the AEAD descriptor (modes/aead.h) ------------------------------- */
+
+static_assert(_Alignof(aeskit_ccm_key) <= 8, "the glue keeps the states 8-byte aligned");
+
+static void ccm_key_init(void *ks, const struct aeskit_impl *impl, const uint8_t *key,
+                         size_t key_len, unsigned tag_len)
+{
+    aeskit_ccm_key *c = ks;
+    impl->set_key(&c->key, key, key_len);
+    c->tag_len = tag_len;
+}
+
+static void ccm_seal(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
+                     const uint8_t *src, size_t len, uint8_t tag[16])
+{
+    ccm_crypt(ks, 1, m, dst, src, len, tag);
+}
+
+static void ccm_open(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
+                     const uint8_t *src, size_t len, const uint8_t *tag, uint8_t expect[16])
+{
+    (void)tag;
+    ccm_crypt(ks, 0, m, dst, src, len, expect);
+}
+
+const struct aeskit_aead aeskit_ccm_aead = {
+    .name = "CCM",
+    .type_name = "aeskit.AESCCM",
+    .doc = "AESCCM(key, tag_length=16, *, backend='auto')\n\nAES-CCM (SP 800-38C, RFC 3610). "
+           "Nonces of 7 to 13 bytes; tags of 4, 6, 8, 10, 12, 14 or 16 bytes; at most "
+           "2**(8*(15 - len(nonce))) - 1 bytes of data. No streaming contexts: CCM needs the "
+           "data's length before it starts.",
+    .key_sizes = AESKIT_KEY_ANY,
+    .n_keys = 1,
+    .tag_lengths = AESKIT_TAG(4) | AESKIT_TAG(6) | AESKIT_TAG(8) | AESKIT_TAG(10) |
+                   AESKIT_TAG(12) | AESKIT_TAG(14) | AESKIT_TAG(16),
+    .tag_positional = 1,
+    .nonce_min = AESKIT_CCM_NONCE_MIN,
+    .nonce_max = AESKIT_CCM_NONCE_MAX,
+    .nonce_note = "",
+    .max_ad = 1,
+    .max_aad = UINT64_MAX,
+    .max_data = UINT64_MAX,
+    .max_data_for = aeskit_ccm_max_data,
+    .key_state = sizeof(aeskit_ccm_key),
+    .key_init = ccm_key_init,
+    .seal = ccm_seal,
+    .open = ccm_open,
+    .constants = (const aeskit_constant[]){
+        {"chunk_blocks", CHUNK_BLOCKS},
+        {NULL, 0},
+    },
+};
