@@ -32,6 +32,9 @@ from ._aeskit import (
     InvalidUnwrap,
     LimitExceeded,
     NotYetFinalized,
+    AESCMAC,
+    AESEAX,
+    MACContext,
 )
 from .keywrap import (
     aes_key_unwrap,
@@ -70,6 +73,9 @@ __all__ = [
     "backends",
     "cpu_features",
     "__version__",
+    "AESCMAC",
+    "AESEAX",
+    "MACContext",
 ]
 
 
