@@ -604,7 +604,7 @@ static void check_eax(size_t keylen, size_t nonce_len, size_t aad_len, size_t le
 {
     uint8_t key[32], nonce[40], aad[64], pt[MAXLEN], msg[MAXLEN], ct[MAXLEN], back[MAXLEN];
     uint8_t tag[16], tag2[16];
-    aeskit_cmac_key ck;
+    aeskit_eax_key ek;
     aeskit_eax e;
 
     fill(key, keylen);
@@ -617,15 +617,15 @@ static void check_eax(size_t keylen, size_t nonce_len, size_t aad_len, size_t le
     SECRET(aad, aad_len);
     SECRET(msg, len);
 
-    aeskit_cmac_key_init(&ck, impl, key, keylen);
-    aeskit_eax_init(&e, &ck, 1, nonce, nonce_len);
+    aeskit_eax_key_init(&ek, impl, key, keylen);
+    aeskit_eax_init(&e, &ek, 1, nonce, nonce_len);
     aeskit_eax_aad(&e, aad, aad_len / 2);
     aeskit_eax_aad(&e, aad + aad_len / 2, aad_len - aad_len / 2);
     aeskit_eax_update(&e, ct, msg, len / 3);   /* a partial block, then the rest */
     aeskit_eax_update(&e, ct + len / 3, msg + len / 3, len - len / 3);
     aeskit_eax_finish(&e, tag);
     memcpy(back, ct, len);
-    aeskit_eax_init(&e, &ck, 0, nonce, nonce_len);
+    aeskit_eax_init(&e, &ek, 0, nonce, nonce_len);
     aeskit_eax_aad(&e, aad, aad_len);
     aeskit_eax_update(&e, back, back, len);   /* in place */
     aeskit_eax_finish(&e, tag2);
@@ -644,7 +644,7 @@ static void check_eax(size_t keylen, size_t nonce_len, size_t aad_len, size_t le
     }
     absorb(ct, len);
     absorb(tag, sizeof tag);
-    aeskit_secure_zero(&ck, sizeof ck);
+    aeskit_secure_zero(&ek, sizeof ek);
 }
 
 /* CMAC at the lengths that take K2 (0, partial) and K1 (whole blocks), and

@@ -33,6 +33,12 @@ void aeskit_cmac_init(aeskit_cmac *c, const aeskit_cmac_key *ck)
     c->ck = ck;
 }
 
+void aeskit_cmac_init_after(aeskit_cmac *c, const aeskit_cmac_key *ck, const uint8_t mac[16])
+{
+    aeskit_cmac_init(c, ck);
+    memcpy(c->mac, mac, 16);
+}
+
 void aeskit_cmac_update(aeskit_cmac *c, const uint8_t *p, size_t len)
 {
     const aeskit_key *k = &c->ck->key;

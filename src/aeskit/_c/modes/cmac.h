@@ -30,6 +30,11 @@ typedef struct aeskit_cmac {
 void aeskit_cmac_key_init(aeskit_cmac_key *ck, const struct aeskit_impl *impl,
                           const uint8_t *key, size_t key_len);
 void aeskit_cmac_init(aeskit_cmac *c, const aeskit_cmac_key *ck);
+/* init, then skip a first whole block whose chain value E(block) the
+ * caller knows (EAX's [t] prefixes, computed once per key): only for a
+ * message that goes on past that block (the block alone would be the last
+ * one, which takes K1). */
+void aeskit_cmac_init_after(aeskit_cmac *c, const aeskit_cmac_key *ck, const uint8_t mac[16]);
 void aeskit_cmac_update(aeskit_cmac *c, const uint8_t *p, size_t len);   /* p: NULL if len 0 */
 /* The full 16-byte tag of the data so far; c is unchanged and may go on. */
 void aeskit_cmac_final(const aeskit_cmac *c, uint8_t tag[16]);

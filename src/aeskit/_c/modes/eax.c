@@ -19,27 +19,47 @@
 
 #define CHUNK_BLOCKS 256   /* 4 KiB */
 
-/* OMAC^t: CMAC over [t]_16 (15 zero bytes, then t) followed by the data. */
-static void omac_start(aeskit_cmac *c, const aeskit_cmac_key *ck, uint8_t t)
+/* OMAC^t(M) = CMAC([t]_16 || M), [t]_16 being 15 zero bytes and then t.
+ * The chain after [t] and the OMAC of an empty M are the key's (EAX's key
+ * state): a message's OMAC starts after [t], and one that took no data
+ * ends with the stored value. Whether it took any is its length, public. */
+void aeskit_eax_key_init(aeskit_eax_key *ek, const struct aeskit_impl *impl, const uint8_t *key,
+                         size_t key_len)
 {
-    uint8_t prefix[16] = {0};
-    prefix[15] = t;
-    aeskit_cmac_init(c, ck);
-    aeskit_cmac_update(c, prefix, 16);
+    aeskit_cmac_key_init(&ek->ck, impl, key, key_len);
+    uint8_t blocks[6][16] = {{0}};
+    for (unsigned t = 0; t < 3; t++) {
+        blocks[t][15] = (uint8_t)t;
+        aeskit_xor16(blocks[3 + t], blocks[t], ek->ck.k1);
+    }
+    impl->ecb_enc(&ek->ck.key, blocks[0], blocks[0], 6);
+    memcpy(ek->after, blocks[0], sizeof ek->after);
+    memcpy(ek->empty, blocks[3], sizeof ek->empty);
+    aeskit_secure_zero(blocks, sizeof blocks);
 }
 
-void aeskit_eax_init(aeskit_eax *e, const aeskit_cmac_key *ck, int enc, const uint8_t *nonce,
+static void omac_final(const aeskit_eax_key *ek, unsigned t, const aeskit_cmac *c,
+                       uint8_t out[16])
+{
+    if (c->pos == 0)
+        memcpy(out, ek->empty[t], 16);
+    else
+        aeskit_cmac_final(c, out);
+}
+
+void aeskit_eax_init(aeskit_eax *e, const aeskit_eax_key *ek, int enc, const uint8_t *nonce,
                      size_t nonce_len)
 {
     memset(e, 0, sizeof *e);
+    e->ek = ek;
     e->enc = (uint8_t)(enc != 0);
     aeskit_cmac *n = &e->c;   /* borrowed for N', then restarted for OMAC^2 */
-    omac_start(n, ck, 0);
+    aeskit_cmac_init_after(n, &ek->ck, ek->after[0]);
     aeskit_cmac_update(n, nonce, nonce_len);
-    aeskit_cmac_final(n, e->n);
+    omac_final(ek, 0, n, e->n);
     memcpy(e->ctr, e->n, 16);
-    omac_start(&e->h, ck, 1);
-    omac_start(&e->c, ck, 2);
+    aeskit_cmac_init_after(&e->h, &ek->ck, ek->after[1]);
+    aeskit_cmac_init_after(&e->c, &ek->ck, ek->after[2]);
 }
 
 void aeskit_eax_aad(aeskit_eax *e, const uint8_t *aad, size_t len)
@@ -86,8 +106,8 @@ void aeskit_eax_update(aeskit_eax *e, uint8_t *dst, const uint8_t *src, size_t l
 void aeskit_eax_finish(aeskit_eax *e, uint8_t tag[16])
 {
     uint8_t h[16], c[16];
-    aeskit_cmac_final(&e->h, h);
-    aeskit_cmac_final(&e->c, c);
+    omac_final(e->ek, 1, &e->h, h);
+    omac_final(e->ek, 2, &e->c, c);
     aeskit_xor16(tag, e->n, h);
     aeskit_xor16(tag, tag, c);
     aeskit_secure_zero(h, sizeof h);
@@ -97,14 +117,14 @@ void aeskit_eax_finish(aeskit_eax *e, uint8_t tag[16])
 
 /* ---- the AEAD descriptor (modes/aead.h) ------------------------------- */
 
-static_assert(_Alignof(aeskit_cmac_key) <= 8 && _Alignof(aeskit_eax) <= 8,
+static_assert(_Alignof(aeskit_eax_key) <= 8 && _Alignof(aeskit_eax) <= 8,
               "the glue keeps the states 8-byte aligned");
 
 static void eax_key_init(void *ks, const struct aeskit_impl *impl, const uint8_t *key,
                          size_t key_len, unsigned tag_len)
 {
     (void)tag_len;   /* EAX truncates its tag, which the glue does */
-    aeskit_cmac_key_init(ks, impl, key, key_len);
+    aeskit_eax_key_init(ks, impl, key, key_len);
 }
 
 /* One message: the nonce and the associated data are read whole (init,
@@ -172,7 +192,7 @@ const struct aeskit_aead aeskit_eax_aead = {
     .max_ad = 1,
     .max_aad = UINT64_MAX,
     .max_data = UINT64_MAX,
-    .key_state = sizeof(aeskit_cmac_key),
+    .key_state = sizeof(aeskit_eax_key),
     .key_init = eax_key_init,
     .seal = eax_seal,
     .open = eax_open,

@@ -12,6 +12,16 @@
 
 extern const struct aeskit_aead aeskit_eax_aead;
 
+/* What an AESEAX object keeps: CMAC's key and subkeys, and for each OMAC
+ * prefix [t], t = 0, 1, 2, the chain value after it, E([t]), and the OMAC
+ * of no data, E([t] ^ K1): three AES calls fewer per message, a third of
+ * a short one's. */
+typedef struct aeskit_eax_key {
+    aeskit_cmac_key ck;
+    uint8_t after[3][16];
+    uint8_t empty[3][16];
+} aeskit_eax_key;
+
 /*
  * Streaming: init, any number of aad calls, any number of update calls,
  * then finish. Nonce and associated data of any length (0 included);
@@ -21,8 +31,9 @@ extern const struct aeskit_aead aeskit_eax_aead;
  * the ctr slot as AESKIT_CTR_BE128_SECRET.
  */
 typedef struct aeskit_eax {
-    aeskit_cmac h;      /* OMAC^1 over the associated data */
-    aeskit_cmac c;      /* OMAC^2 over the ciphertext */
+    const aeskit_eax_key *ek;
+    aeskit_cmac h;      /* OMAC^1 over the associated data, after [1] */
+    aeskit_cmac c;      /* OMAC^2 over the ciphertext, after [2] */
     uint8_t n[16];      /* N' = OMAC^0(nonce), the first counter */
     uint8_t ctr[16];    /* the next counter block */
     uint8_t ks[16];     /* keystream of the current partial block */
@@ -30,7 +41,9 @@ typedef struct aeskit_eax {
     uint8_t enc;
 } aeskit_eax;
 
-void aeskit_eax_init(aeskit_eax *e, const aeskit_cmac_key *ck, int enc, const uint8_t *nonce,
+void aeskit_eax_key_init(aeskit_eax_key *ek, const struct aeskit_impl *impl, const uint8_t *key,
+                         size_t key_len);
+void aeskit_eax_init(aeskit_eax *e, const aeskit_eax_key *ek, int enc, const uint8_t *nonce,
                      size_t nonce_len);
 void aeskit_eax_aad(aeskit_eax *e, const uint8_t *aad, size_t len);
 void aeskit_eax_update(aeskit_eax *e, uint8_t *dst, const uint8_t *src, size_t len);
