@@ -19,10 +19,10 @@
 #include "modes/block.h"   /* AESKIT_KEY_ANY */
 #include "modes/mac.h"
 
-/* CMAC is one serial chain of single-block AES, about 8 times ECB's cost
- * per byte on the parallel backends (the bench's serial floor against
- * ECB's), so a call does the threshold's bulk work at an eighth of its
- * length. */
+/* CMAC is one serial chain of single-block AES: aeskit bench measured 2.50
+ * c/B against ECB's 0.34 on aesni (AES-128), and 88 against 21 on
+ * portable. So a call does the threshold's bulk work in about an eighth
+ * of its length on the hardware backends (and sooner on portable). */
 #define MAC_GIL_THRESHOLD (AESKIT_GIL_THRESHOLD / 8)
 
 typedef struct {
