@@ -5,7 +5,8 @@ and the checks that run a known answer through every entry point.
 References: pyca/cryptography (OpenSSL) wherever it takes the parameters, pycryptodome where
 it refuses them (cryptography's GCM takes nonces of 8..128 bytes, its AESOCB3 nonces of
 12..15 bytes and 16-byte tags only; pycryptodome takes GCM nonces of any length >= 1 and
-tags of 4..16 bytes, OCB nonces of 1..15 bytes and tags of 8..16 bytes).
+tags of 4..16 bytes, OCB nonces of 1..15 bytes and tags of 8..16 bytes). cryptography has
+no EAX; pycryptodome's takes nonces of any length >= 1 (not the empty one EAX allows).
 """
 
 import ctypes
@@ -143,6 +144,9 @@ class AeadSpec:
     streams: bool = True
     # tag_length may be given second, positionally (pyca's AESCCM(key, tag_length)).
     tag_positional: bool = False
+    # Nonce lengths no reference takes (EAX's empty nonce): the mode's own test file checks
+    # them against a model instead; the differential suite leaves them out.
+    unreferenced_nonces: tuple[int, ...] = ()
 
     @property
     def cls(self):
@@ -152,6 +156,7 @@ class AeadSpec:
 _pycryptodome_gcm = _pycryptodome(_PyCryptodomeAES.MODE_GCM)
 _pycryptodome_ocb = _pycryptodome(_PyCryptodomeAES.MODE_OCB)
 _pycryptodome_ccm = _pycryptodome(_PyCryptodomeAES.MODE_CCM)
+_pycryptodome_eax = _pycryptodome(_PyCryptodomeAES.MODE_EAX)
 
 AEADS = (
     AeadSpec(
@@ -195,6 +200,20 @@ AEADS = (
         # The data limit is 2^(8 * (15 - nonce length)) - 1 bytes, by nonce: test_ccm.py.
         streams=False,
         tag_positional=True,
+    ),
+    AeadSpec(
+        "EAX",
+        tag_lengths=tuple(range(4, 17)),
+        bad_tag_lengths=(-1, 0, 1, 2, 3, 17, 32),
+        # any length, the empty nonce included (the EAX paper allows it; pycryptodome
+        # refuses it, so it has no reference here)
+        nonce_lengths=(0, 1, 7, 12, 15, 16, 17, 31, 32, 33, 100),
+        bad_nonce_lengths=(),
+        nonce_max=None,
+        refs=(Reference("pycryptodome", range(1, sys.maxsize), range(4, 17),
+                        *_pycryptodome_eax),),
+        whole_blocks=False,
+        unreferenced_nonces=(0,),  # tests/test_eax.py: against a model of EAX
     ),
 )
 #: AEADs with a test file of their own instead of the shared suites above, which take

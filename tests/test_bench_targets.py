@@ -5,7 +5,8 @@ peer's, runs whole messages without error, which for a decryption means the
 kept ciphertext authenticates under that library; aeskit's api layer writes
 exactly what AESGCM/AESOCB3/AESCCM.encrypt would (CCM with its 11-byte
 nonce). GHASH: the kernel runs the ghash slot of an AESGCM object only, on
-whole blocks; the api layer and the peers compute the GMAC of the buffer.
+whole blocks; the api layer and the peers compute the GMAC of the buffer. CMAC: one
+direction under every key size, each target computing the tag of the whole buffer.
 """
 
 import argparse
@@ -25,18 +26,18 @@ from aeskit.bench.targets import (
 )
 
 AEAD_CLASSES = {"GCM": aeskit.AESGCM, "OCB": aeskit.AESOCB3, "GCMSIV": aeskit.AESGCMSIV,
-                "CCM": aeskit.AESCCM}
+                "CCM": aeskit.AESCCM, "EAX": aeskit.AESEAX}
 PEERS = [p for p in targets.PEERS if targets.peer_available(p)]
 
 
 def test_mode_list_has_the_aeads():
     assert set(targets.MODES) >= {"ECB", "CBC", "CFB", "CFB8", "OFB", "CTR", "GHASH", "GCM",
-                                  "OCB", "GCMSIV", "CCM"}
-    assert targets.AEAD_MODES == {"GCM", "OCB", "GCMSIV", "CCM"}
+                                  "OCB", "GCMSIV", "CCM", "CMAC", "EAX"}
+    assert targets.AEAD_MODES == {"GCM", "OCB", "GCMSIV", "CCM", "EAX"}
     assert not any(Operation(m, True, 128).whole_blocks for m in targets.AEAD_MODES)
 
 
-@pytest.mark.parametrize("mode", ["GCM", "OCB", "GCMSIV", "CCM"])
+@pytest.mark.parametrize("mode", ["GCM", "OCB", "GCMSIV", "CCM", "EAX"])
 @pytest.mark.parametrize("backend", aeskit.backends().available)
 @pytest.mark.parametrize("encrypt", [True, False])
 def test_kernel_time_takes_aead_objects(mode, backend, encrypt):
@@ -67,7 +68,7 @@ def test_kernel_time_refuses_other_objects():
         native().kernel_time(b"key", True, 16, 1, 0)
 
 
-@pytest.mark.parametrize("mode", ["GCM", "OCB", "CCM"])
+@pytest.mark.parametrize("mode", ["GCM", "OCB", "CCM", "EAX"])
 @pytest.mark.parametrize("bits", [128, 256])
 def test_api_encrypt_writes_ciphertext_and_tag(mode, bits):
     op = Operation(mode, True, bits)
@@ -83,7 +84,7 @@ def test_api_encrypt_writes_ciphertext_and_tag(mode, bits):
     t.release()
 
 
-@pytest.mark.parametrize("mode", ["GCM", "OCB", "CCM"])
+@pytest.mark.parametrize("mode", ["GCM", "OCB", "CCM", "EAX"])
 @pytest.mark.parametrize("encrypt", [True, False])
 def test_every_aead_target_runs(mode, encrypt):
     op = Operation(mode, encrypt, 192)
@@ -104,7 +105,8 @@ def test_ghash_is_one_way_on_whole_blocks():
     op = Operation("GHASH", True, 128)
     assert op.one_way and op.whole_blocks and not op.aead
     assert op.direction is None and op.label == "GHASH"
-    assert targets.ONE_WAY_MODES == {"GHASH"}
+    assert targets.ONE_WAY_MODES == {"GHASH", "CMAC"}
+    assert targets.ONE_KEY_SIZE_MODES == {"GHASH"}
     assert Operation("CTR", False, 128).label == "CTR dec"
     assert not Operation("GCM", True, 128).one_way
 
@@ -228,3 +230,49 @@ def test_xts_has_no_192_bit_rows():
     ops = _ops("--modes", "XTS,CTR", "--key-bits", "128,192,256")
     assert {op.key_bits for op in ops if op.mode == "XTS"} == {128, 256}
     assert {op.key_bits for op in ops if op.mode == "CTR"} == {128, 192, 256}
+
+
+# ---------------------------------------------------------------- CMAC
+
+def test_cmac_is_one_way_under_every_key_size():
+    op = Operation("CMAC", True, 256)
+    assert op.one_way and op.mac and not op.aead and not op.whole_blocks
+    assert op.label == "CMAC" and op.direction is None
+    ops = _ops("--modes", "CMAC,EAX", "--key-bits", "128,256")
+    assert [op for op in ops if op.mode == "CMAC"] == [Operation("CMAC", True, 128),
+                                                       Operation("CMAC", True, 256)]
+    assert len([op for op in ops if op.mode == "EAX"]) == 4
+    assert targets.MODE_ALIASES["AESCMAC"] == "CMAC" and targets.MODE_ALIASES["AESEAX"] == "EAX"
+
+
+@pytest.mark.parametrize("backend", aeskit.backends().available)
+def test_kernel_time_takes_cmac_objects(backend):
+    obj = aeskit.AESCMAC(bytes(16), backend=backend)
+    for size in (0, 1, 16, 17, 100, 4096):
+        ns = native().kernel_time(obj, True, size, 3, 5)
+        assert isinstance(ns, int) and ns >= 0
+
+
+def test_every_cmac_target_computes_the_tag(monkeypatch):
+    """Every target's timed call is a tag of the buffer: the api layer calls AESCMAC.mac and
+    the peers their CMAC, each on exactly the data (recorded through a spy on aeskit, and
+    checked against the peers' own answers)."""
+    op = Operation("CMAC", True, 128)
+    got = make_targets(op, list(aeskit.backends().available), ["kernel", "api"], PEERS, 3)
+    assert {t.impl for t in got} == {"aeskit", *PEERS}
+    assert all(t.in_place for t in got)
+    for t in got:
+        t.prepare(5000)
+        try:
+            for size in (0, 16, 33, 5000):
+                assert t.time(size, 2) >= 0
+        finally:
+            t.release()
+    api = ApiTarget(op, "auto", 3)
+    seen = []
+    api._fns = [lambda data: seen.append(bytes(data))] * targets.KEY_OBJECTS
+    api.prepare(100)
+    api._buf[:] = bytes(range(256)) * (len(api._buf) // 256) + bytes(len(api._buf) % 256)
+    api.time(40, 2)
+    at = api._place.offset
+    assert seen == [bytes(api._buf[at:at + 40])] * 2

@@ -4,16 +4,21 @@ tests/ct/ct_harness.c marks key, iv, counter, tweak and data (key wrap: the wrap
 the unwrap's verdict too) undefined before every call, so memcheck reports any branch,
 memory address or syscall that depends on them. That includes PKCS#7's unpadding
 (modes/padding.c): the decrypted last block, valid or not, stays undefined until the
-status finish returns, the one thing the glue branches on. The harness
+status finish returns, the one thing the glue branches on. CMAC (tags secret too, compared
+as the glue compares) and EAX (nonce secret, so its counter OMAC^0(N) is) run the same way.
+The harness
 is a plain C program (through the interpreter memcheck is noisy). A negative control, a
 secret-indexed table lookup, must be flagged, or the check proves nothing.
 
 CCM runs through its descriptor's seal and open, a tampered tag's verdict kept secret.
 
-On x86 with AES-NI a second build runs the AEADs and key wrap on the aesni table the same
-way (GCM's 12-byte nonce public, as its counters are; every other nonce secret, so a counter
-derived from the hash key must steer nothing; CCM's nonce public, as its counter is). valgrind has no VAES or AVX-512, so the vaes
-backends cannot be checked here; they share modes/gcm.c's choice of path with aesni.
+On x86 with AES-NI a second build runs the AEADs, key wrap and CMAC on the aesni table the
+same way (GCM's 12-byte nonce public, as its counters are; every other nonce secret, so a
+counter derived from the hash key must steer nothing; CCM's nonce public, as its counter
+is), and its ctr slot with the secret counter kinds (BE32, BE128_SECRET). valgrind has no
+VAES or AVX-512, so the vaes backends cannot be checked here; they share modes/gcm.c's
+choice of path with aesni, and their ctr slot takes both secret kinds on one path with no
+head and no branch on the counter.
 
 Without valgrind or a C compiler the module skips, unless AESKIT_REQUIRE_VALGRIND=1.
 """
@@ -43,6 +48,8 @@ SOURCES = [
     CSRC / "modes" / "xts.c",
     CSRC / "modes" / "gcmsiv.c",
     CSRC / "modes" / "ccm.c",
+    CSRC / "modes" / "cmac.c",
+    CSRC / "modes" / "eax.c",
 ]
 VALGRIND_ARGS = ["--error-exitcode=42", "--track-origins=yes", "-q"]
 FLAGGED = ("Conditional jump or move depends on uninitialised value",

@@ -97,6 +97,42 @@ def test_ctr_slot_32bit_wrap(backend, kind, ks):
         assert got == _ctr_model(key, kind, counter, data)
 
 
+def _ctr128_model(key, counter, data):
+    """BE128 counters (all 16 bytes, modulo 2^128), block by block, XORed with data."""
+    value = int.from_bytes(counter, "big")
+    blocks = b"".join(((value + i) % 2**128).to_bytes(16, "big") for i in range(len(data) // 16))
+    return _xor(_ecb(key, blocks), data)
+
+
+@pytest.mark.parametrize("ks", (16, 32))
+def test_ctr_slot_be128_secret(backend, ks):
+    """be128_secret (EAX's counter) counts exactly as be128: carries out of the low 8, 32,
+    64 and 96 bits and the wrap modulo 2^128 fall at every position of a wide batch and of
+    the tail, from counters at every residue mod 16 (no head aligns them: the slot may not
+    branch on this counter)."""
+    key = KEYS[ks]
+    data = DATA[:16 * SLOT_BLOCKS]
+    prefix = bytes(range(0xa0, 0xb0))
+    starts = []
+    for bits in (8, 32, 64, 96, 128):
+        top = int.from_bytes(prefix, "big") >> bits << bits
+        starts += [(top + 2**bits - short) % 2**128 for short in CARRY_SHORT]
+    starts += [int.from_bytes(prefix, "big") + r for r in range(16)]
+    for start in starts:
+        counter = start.to_bytes(16, "big")
+        want = _ctr_slot(backend, key, "be128", counter, data)
+        got = _ctr_slot(backend, key, "be128_secret", counter, data)
+        assert got == want, hex(start)
+        assert got[1] == ((start + SLOT_BLOCKS) % 2**128).to_bytes(16, "big"), hex(start)
+        for n in (1, 3, 15, 16, 17, W // 2, W - 1, W + 1):
+            part = _ctr_slot(backend, key, "be128_secret", counter, data[:16 * n])
+            assert part == (want[0][:16 * n], ((start + n) % 2**128).to_bytes(16, "big"))
+    for start in (2**128 - 1, 2**128 - W - 1, 2**64 - 3):
+        counter = start.to_bytes(16, "big")
+        got = _ctr_slot(backend, key, "be128_secret", counter, data)[0]
+        assert got == _ctr128_model(key, counter, data)
+
+
 # ---------------------------------------------------------------- cbc_mac
 
 # Chaining values: zero (plain CBC-MAC), and pseudo-random ones.

@@ -2,6 +2,7 @@
 (aeskit._aeskit.MODES): a mode added in C without its spec entry fails here, and with it
 every parametrized test runs the new mode."""
 
+import aeskit
 from aeskit import _aeskit
 
 from aead_helpers import AEAD, ALL_AEADS as AEADS, aead_vectors
@@ -40,14 +41,24 @@ def test_aead_specs_are_consistent():
             assert spec.nonce_max + 1 in spec.bad_nonce_lengths, spec.name
         for t in spec.tag_lengths:
             assert any(r.takes(12, t) for r in spec.refs), (spec.name, t)
+        assert set(spec.unreferenced_nonces) <= set(spec.nonce_lengths), spec.name
         for n in spec.nonce_lengths:
-            assert any(r.takes(n, min(spec.tag_lengths)) for r in spec.refs), (spec.name, n)
+            referenced = any(r.takes(n, min(spec.tag_lengths)) for r in spec.refs)
+            assert referenced != (n in spec.unreferenced_nonces), (spec.name, n)
 
 
 def test_every_aead_has_known_answers():
     """tests/vectors/aead/<name lowercased>.txt exists and holds vectors."""
     for spec in AEADS:
         assert aead_vectors(spec.name.lower() + ".txt"), spec.name
+
+
+def test_macs_are_the_registry():
+    """Every MAC in the registry is a class (its own test file, test_<name>.py, holds its
+    known answers and references)."""
+    assert _aeskit.MODES["macs"] == ("CMAC",)
+    for name in _aeskit.MODES["macs"]:
+        assert isinstance(getattr(aeskit, "AES" + name), type), name
 
 
 def test_keywrap_specs_are_the_registry():

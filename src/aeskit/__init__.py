@@ -33,6 +33,9 @@ from ._aeskit import (
     LimitExceeded,
     NotYetFinalized,
     AESCCM,
+    AESCMAC,
+    AESEAX,
+    MACContext,
 )
 from .keywrap import (
     aes_key_unwrap,
@@ -72,6 +75,9 @@ __all__ = [
     "cpu_features",
     "__version__",
     "AESCCM",
+    "AESCMAC",
+    "AESEAX",
+    "MACContext",
 ]
 
 

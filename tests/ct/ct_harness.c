@@ -34,13 +34,14 @@
  * nothing until the caller reads it, and must leave the output zeroed.
  *
  * --aesni (a build with -DAESKIT_HAVE_X86 and the aesni sources) runs the
- * AEADs, key wrap and the cbc_mac, xts and fused ctr_cbcmac slots (its
- * counter secret too) on the aesni table instead: key, AAD and data secret, and the
- * nonce too except GCM's 12-byte one, whose counters are public by design
- * (modes/gcm.c); a nonce of any other length makes J0, and so every
- * counter, a function of the hash key. The block modes and the bare ctr
- * slot stay portable-only: aesni's CTR branches on its counter, which CTR
- * mode's IV makes public.
+ * AEADs, key wrap, CMAC and the cbc_mac, xts and fused ctr_cbcmac slots
+ * (its counter secret too) on the aesni table instead: key, AAD and data
+ * secret, and the nonce too except GCM's 12-byte one, whose counters are
+ * public by design (modes/gcm.c); a nonce of any other length makes J0, and
+ * so every counter, a function of the hash key. The bare ctr slot runs there
+ * with the kinds it may not branch on (BE32, BE128_SECRET); BE128 and LE32
+ * and the block modes stay portable-only: aesni's CTR branches on those
+ * counters, which are public.
  *
  * Build: tests/test_constant_time.py says how (SOURCES).
  */
@@ -53,6 +54,8 @@
 #include "dispatch.h"
 #include "modes/block.h"
 #include "modes/ccm.h"
+#include "modes/cmac.h"
+#include "modes/eax.h"
 #include "modes/gcm.h"
 #include "modes/gcmsiv.h"
 #include "modes/kw.h"
@@ -671,6 +674,110 @@ static void check_ccms(size_t keylen)
     check_ccm(keylen, 12, 16, 21, 16 * 3 + 1, 1);
 }
 
+/* ---- CMAC: key, data and tags secret ------------------------------------ */
+
+static void check_cmac(size_t keylen, size_t len)
+{
+    uint8_t key[32], msg[MAXLEN], tag[16], tag2[16], tag3[16];
+    aeskit_cmac_key ck;
+    aeskit_cmac c;
+
+    fill(key, keylen);
+    fill(msg, len);
+    SECRET(key, keylen);
+    SECRET(msg, len);
+    aeskit_cmac_key_init(&ck, impl, key, keylen);
+    aeskit_cmac_oneshot(&ck, msg, len, tag);
+    /* by parts: a digest midway (final does not end c), then the rest in
+     * two pieces that leave 1..16 bytes held back */
+    aeskit_cmac_init(&c, &ck);
+    aeskit_cmac_update(&c, msg, len / 3);
+    aeskit_cmac_final(&c, tag3);
+    aeskit_cmac_update(&c, msg + len / 3, len / 2 - len / 3);
+    aeskit_cmac_update(&c, msg + len / 2, len - len / 2);
+    aeskit_cmac_final(&c, tag2);
+    /* the glue's verdicts: the full tag, a truncated one, and a wrong one (the
+     * midway digest, a bit flipped) */
+    int same = aeskit_ct_memeq(tag, tag2, 16) & aeskit_ct_memeq(tag, tag2, 4);
+    tag3[0] ^= 1;
+    int differs = !aeskit_ct_memeq(tag, tag3, 16);
+
+    PUBLIC(&same, sizeof same);
+    PUBLIC(&differs, sizeof differs);
+    PUBLIC(tag, sizeof tag);
+    cases++;
+    if (!same || !differs) {
+        char detail[64];
+        snprintf(detail, sizeof detail, "AES-%zu len %zu", 8 * keylen, len);
+        fail("cmac", detail);
+    }
+    absorb(tag, sizeof tag);
+    aeskit_secure_zero(&ck, sizeof ck);
+    aeskit_secure_zero(&c, sizeof c);
+}
+
+/* ---- EAX: key, nonce, AAD and data secret; the counter a secret --------- */
+
+static void check_eax(size_t keylen, size_t nonce_len, size_t aad_len, size_t len)
+{
+    uint8_t key[32], nonce[40], aad[64], pt[MAXLEN], msg[MAXLEN], ct[MAXLEN], back[MAXLEN];
+    uint8_t tag[16], tag2[16];
+    aeskit_eax_key ek;
+    aeskit_eax e;
+
+    fill(key, keylen);
+    fill(nonce, nonce_len);
+    fill(aad, aad_len);
+    fill(pt, len);
+    memcpy(msg, pt, len);
+    SECRET(key, keylen);
+    SECRET(nonce, nonce_len);
+    SECRET(aad, aad_len);
+    SECRET(msg, len);
+
+    aeskit_eax_key_init(&ek, impl, key, keylen);
+    aeskit_eax_init(&e, &ek, 1, nonce, nonce_len);
+    aeskit_eax_aad(&e, aad, aad_len / 2);
+    aeskit_eax_aad(&e, aad + aad_len / 2, aad_len - aad_len / 2);
+    aeskit_eax_update(&e, ct, msg, len / 3);   /* a partial block, then the rest */
+    aeskit_eax_update(&e, ct + len / 3, msg + len / 3, len - len / 3);
+    aeskit_eax_finish(&e, tag);
+    memcpy(back, ct, len);
+    aeskit_eax_init(&e, &ek, 0, nonce, nonce_len);
+    aeskit_eax_aad(&e, aad, aad_len);
+    aeskit_eax_update(&e, back, back, len);   /* in place */
+    aeskit_eax_finish(&e, tag2);
+    int same = aeskit_ct_memeq(tag, tag2, 16);
+
+    PUBLIC(&same, sizeof same);
+    PUBLIC(ct, len);
+    PUBLIC(back, len);
+    PUBLIC(tag, sizeof tag);
+    cases++;
+    if (!same || memcmp(back, pt, len) != 0) {
+        char detail[96];
+        snprintf(detail, sizeof detail, "EAX AES-%zu nonce %zu aad %zu len %zu", 8 * keylen,
+                 nonce_len, aad_len, len);
+        fail("eax round trip", detail);
+    }
+    absorb(ct, len);
+    absorb(tag, sizeof tag);
+    aeskit_secure_zero(&ek, sizeof ek);
+}
+
+/* CMAC at the lengths that take K2 (0, partial) and K1 (whole blocks), and
+ * EAX across the generic batch (32 blocks) and aesni's (8), with the empty
+ * nonce and AAD among them. */
+static void check_cmac_eax(size_t keylen)
+{
+    static const size_t lens[] = {0, 1, 15, 16, 17, 32, 16 * 9 + 5, 16 * 37};
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        check_cmac(keylen, lens[i]);
+        check_eax(keylen, (i * 5) % 20, (i * 7) % 40, lens[i]);
+    }
+    check_eax(keylen, 0, 0, 16 * 37 + 3);
+}
+
 /* ---- key wrap: the unwrap's verdict constant time ------------------------ */
 
 static int all_zero(const uint8_t *p, size_t n)
@@ -857,6 +964,11 @@ int main(int argc, char **argv)
                 check_ctr_cbcmac_slot(keylen, 1, mac_dst);
                 check_ctr_cbcmac_slot(keylen, 37, mac_dst);
             }
+            check_cmac_eax(keylen);
+            for (size_t n = 1; n <= 19; n += 2) {   /* aesni's batch of 8, its 4-2-1 tail */
+                check_ctr_slot(keylen, AESKIT_CTR_BE32, n);
+                check_ctr_slot(keylen, AESKIT_CTR_BE128_SECRET, n);
+            }
             if (keylen != 24)
                 check_xts_lengths(keylen);
         }
@@ -889,7 +1001,8 @@ int main(int argc, char **argv)
         check_aeads(keylen);
         check_ccms(keylen);
         check_keywraps(keylen);
-        for (int kind = AESKIT_CTR_BE128; kind <= AESKIT_CTR_LE32; kind++) {
+        check_cmac_eax(keylen);
+        for (int kind = AESKIT_CTR_BE128; kind <= AESKIT_CTR_BE128_SECRET; kind++) {
             check_ctr_slot(keylen, (enum aeskit_ctr)kind, 3);
             check_ctr_slot(keylen, (enum aeskit_ctr)kind, 37);
         }

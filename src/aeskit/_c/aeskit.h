@@ -45,15 +45,17 @@ typedef struct aeskit_key {
 /* Counter formats for the ctr slot. The counter is the whole 16-byte
  * block; only the named part is incremented, modulo its width. A ctr slot
  * may branch on a BE128 or LE32 counter's value (CTR mode's IV and
- * GCM-SIV's tag are public) but never on a BE32 one: GCM's counters derive
- * from the hash key when the nonce is not 12 bytes (modes/gcm.c). So a
- * mode whose 128-bit counter is a secret (EAX's first counter is a MAC of
- * the nonce) must not pass it as BE128: it needs a kind that no slot
- * branches on, as BE32 is. */
+ * GCM-SIV's tag are public) but never on a BE32 or BE128_SECRET one:
+ * GCM's counters derive from the hash key when the nonce is not 12 bytes
+ * (modes/gcm.c), and EAX's first counter is a MAC of the nonce
+ * (modes/eax.c). BE128_SECRET counts exactly as BE128 does; only the
+ * promise differs: no branch and no memory index depends on any bit of
+ * it, the carries included. */
 enum aeskit_ctr {
     AESKIT_CTR_BE128,   /* all 16 bytes big-endian (SP 800-38A, OpenSSL CTR) */
     AESKIT_CTR_BE32,    /* bytes 12..15 big-endian, rest fixed (GCM inc32) */
     AESKIT_CTR_LE32,    /* bytes 0..3 little-endian, rest fixed (GCM-SIV) */
+    AESKIT_CTR_BE128_SECRET,   /* BE128 that is a secret (EAX) */
 };
 
 /* CPU feature bits, for a table's cpu_needs (detected in cpu.c). A bit is

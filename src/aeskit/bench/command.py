@@ -34,6 +34,7 @@ from .targets import (
     MODE_ALIASES,
     MODE_KEY_BITS,
     MODES,
+    ONE_KEY_SIZE_MODES,
     ONE_WAY_MODES,
     PEER_EXTRA,
     PEERS,
@@ -240,8 +241,8 @@ def resolve(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Option
 def _operations(opts: Options) -> list[Operation]:
     """bench-slope's order: key size, then mode, encryption before decryption.
 
-    A one-way mode (GHASH) runs once, under the first key size: its speed
-    does not depend on the AES key size.
+    A one-way mode (GHASH, CMAC) runs in one direction; GHASH only once,
+    under the first key size: its speed does not depend on the AES key size.
     """
     ops = []
     for bits in opts.key_bits:
@@ -249,7 +250,7 @@ def _operations(opts: Options) -> list[Operation]:
             if bits not in MODE_KEY_BITS.get(mode, (bits,)):
                 continue  # XTS has no AES-192
             if mode in ONE_WAY_MODES:
-                if bits == opts.key_bits[0]:
+                if bits == opts.key_bits[0] or mode not in ONE_KEY_SIZE_MODES:
                     ops.append(Operation(mode, True, bits))
             else:
                 ops += [Operation(mode, True, bits), Operation(mode, False, bits)]

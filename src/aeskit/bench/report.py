@@ -125,11 +125,15 @@ def method_lines(run: Run) -> list[Line]:
         "buffer from Python. Peers: reused context, update_into / output=.",
     ]
     if any(row.op.aead for row in run.slope):
-        paras.append("AEADs (GCM, OCB = OCB3, CCM): one call = one message, 12-byte nonce "
-                     "(CCM: 11) + data, no "
-                     "associated data, 16-byte tag; api = encrypt_into in place / decrypt_into "
-                     "from a kept ciphertext; peers: one-shot encrypt_into, pycryptodome "
-                     "AES.new per message.")
+        paras.append("AEADs (GCM, OCB = OCB3, GCM-SIV, CCM, EAX): one call = one message, "
+                     "12-byte nonce (CCM: 11) + data, no associated data, 16-byte tag; api = "
+                     "encrypt_into in place / decrypt_into from a kept ciphertext; peers: "
+                     "one-shot encrypt_into, pycryptodome AES.new per message.")
+    if any(row.op.mac for row in run.slope):
+        paras.append("CMAC: one direction, one call = the 16-byte tag of one message; kernel = "
+                     "the one-shot MAC, each tag XORed into the next message; api = "
+                     "AESCMAC.mac(); peers: cryptography's CMAC copy() + update + finalize, "
+                     "pycryptodome's CMAC.new(...).digest() per message.")
     ghash = [row for row in run.slope if row.op.mode == "GHASH"]
     if ghash:
         paras.append(f"GHASH: one direction, whole blocks, H from an AES-{ghash[0].op.key_bits} "

@@ -15,9 +15,9 @@ interleaved under identical conditions.
   ``update_into``, pycryptodome with one reused cipher object and
   ``output=``: their fastest idiomatic calls, also looped in Python.
 
-The AEADs (GCM, OCB3, GCM-SIV, CCM) time whole messages instead: one call is a
-nonce (12 bytes; CCM's 11, ``AEAD_NONCE_BYTES``) plus ``size`` bytes of data, no
-associated data, a 16-byte tag. An
+The AEADs (GCM, OCB3, GCM-SIV, CCM, EAX) time whole messages instead: one call
+is a nonce (12 bytes; CCM's 11, ``AEAD_NONCE_BYTES``) plus ``size`` bytes of data,
+no associated data, a 16-byte tag. An
 encryption writes ciphertext || tag over the data (the buffer has 16 spare
 bytes); a decryption reads a valid ciphertext made once per size (in place
 would destroy it) into a separate reused buffer, so its working set is
@@ -25,7 +25,15 @@ twice the data. Peers: cryptography's one-shot ``encrypt_into`` /
 ``decrypt_into`` (``encrypt``/``decrypt`` on releases without them),
 pycryptodome's ``AES.new(...)`` per message (its objects take one nonce
 each) with ``encrypt_and_digest``/``decrypt_and_verify``, ``output=`` where
-the mode accepts it (GCM, not OCB).
+the mode accepts it (GCM and EAX, not OCB). cryptography has no EAX.
+
+CMAC is timed in one direction, per whole message of ``size`` bytes, its
+16-byte tag returned. ``kernel``: the mode's one-shot MAC looped in C, each
+call's tag XORed into the next message's first bytes so that calls cannot
+overlap (``_aeskit.kernel_time`` on an AESCMAC object). ``api``:
+``AESCMAC.mac(data)``. Peers: cryptography's ``CMAC`` (one object made per
+key, ``copy()`` per message, then ``update`` and ``finalize``), and
+pycryptodome's ``CMAC.new(key, data, ciphermod=AES).digest()`` per message.
 
 GHASH is timed in one direction on whole blocks, with H from an AES-GCM
 key (its speed does not depend on the AES key size). ``kernel``: the
@@ -73,7 +81,7 @@ import aeskit
 from .system import native
 
 MODES = ("ECB", "CBC", "CFB", "CFB8", "OFB", "CTR", "XTS", "GHASH", "GCM", "OCB", "GCMSIV",
-         "CCM")
+         "CCM", "CMAC", "EAX")
 #: Timed on whole blocks. XTS takes any length from 16 bytes, but one data unit of whole
 #: blocks is what a disk sector is; stealing adds a block at most.
 WHOLE_BLOCK_MODES = frozenset({"ECB", "CBC", "XTS", "GHASH"})
@@ -83,13 +91,19 @@ TWO_KEY_MODES = frozenset({"XTS"})
 MODE_KEY_BITS = {"XTS": (128, 256), "GCMSIV": (128, 256)}
 #: The AEADs, timed per whole message (module docstring); "OCB" is OCB3, "GCMSIV"
 #: GCM-SIV.
-AEAD_MODES = frozenset({"GCM", "OCB", "GCMSIV", "CCM"})
+AEAD_MODES = frozenset({"GCM", "OCB", "GCMSIV", "CCM", "EAX"})
 #: An AEAD's nonce length where not 12 bytes. CCM's data limit with a 12-byte nonce,
 #: 2^24 - 1 bytes, is below the by-length table's 16 MiB; with 11 bytes (pycryptodome's
 #: default) it is 2^32 - 1.
 AEAD_NONCE_BYTES = {"CCM": 11}
-#: Timed in one direction only, once per run (module docstring).
-ONE_WAY_MODES = frozenset({"GHASH"})
+#: Timed in one direction only (module docstring).
+ONE_WAY_MODES = frozenset({"GHASH", "CMAC"})
+#: Timed once per run, under the first key size: their speed does not depend on it.
+ONE_KEY_SIZE_MODES = frozenset({"GHASH"})
+#: MACs: one direction, a tag per whole message (module docstring).
+MAC_MODES = frozenset({"CMAC"})
+#: Modes with no aeskit class of their own (GHASH is timed through AESGCM).
+CLASSLESS_MODES = frozenset({"GHASH"})
 TAG_BYTES = 16
 KEY_BITS = (128, 192, 256)
 LAYERS = ("kernel", "api")
@@ -113,7 +127,7 @@ def _mode_aliases() -> dict[str, str]:
     no mode a user encrypts with (no AESGHASH class): its name alone.
     """
     aliases = {m: m for m in MODES}
-    aliases.update({"AES" + m: m for m in MODES if m not in ONE_WAY_MODES})
+    aliases.update({"AES" + m: m for m in MODES if m not in CLASSLESS_MODES})
     for alias, mode in EXTRA_MODE_ALIASES.items():
         assert mode in MODES and aliases.get(alias, mode) == mode, alias
         aliases[alias] = mode
@@ -170,6 +184,10 @@ class Operation:
     def nonce(self) -> bytes:
         """An AEAD row's nonce: NONCE, or its first AEAD_NONCE_BYTES[mode] bytes."""
         return IV[:AEAD_NONCE_BYTES.get(self.mode, len(NONCE))]
+
+    @property
+    def mac(self) -> bool:
+        return self.mode in MAC_MODES
 
     def key(self) -> bytes:
         """The row's key: for XTS two AES keys, which must differ."""
@@ -375,7 +393,8 @@ class ApiTarget:
             self._fns = [c.encrypt_sectors_into if op.encrypt else c.decrypt_sectors_into
                          for c in ciphers]
         else:
-            self._fns = [c.encrypt_into if op.encrypt else c.decrypt_into for c in ciphers]
+            self._fns = [c.mac if op.mac else c.encrypt_into if op.encrypt else c.decrypt_into
+                         for c in ciphers]
         self._buf: memoryview | None = None
         # an AEAD decryption reads a kept ciphertext into a separate buffer
         self.in_place = not op.aead or op.encrypt
@@ -397,6 +416,11 @@ class ApiTarget:
         area = self._buf[self._place.next():]
         buf = area[:size]
         fn = self._fns[self._place.index]
+        if self.op.mac:  # mac(data) -> tag
+            t0 = time.perf_counter_ns()
+            for _ in repeat(None, loops):
+                fn(buf)
+            return time.perf_counter_ns() - t0
         if self.op.mode == "GHASH":  # GMAC: encrypt_into(nonce, b"", aad, tag)
             nonce, tag = NONCE, self._tag
             t0 = time.perf_counter_ns()
@@ -632,6 +656,56 @@ class _GmacPeerTarget:
         self._buf = None
 
 
+class _MacPeerTarget:
+    """A peer's MAC per whole message (module docstring).
+
+    style ``copy``: ``base.copy()``, then ``update(data)`` and ``finalize()``
+    (cryptography); ``new``: ``new(key, data, ciphermod=aes).digest()``
+    (pycryptodome).
+    """
+
+    layer = "api"
+    in_place = True  # the data is only read
+
+    def __init__(self, impl: str, backend: str, style: str, call: Any, offset: int) -> None:
+        self.impl = impl
+        self.backend = backend
+        self.style = style
+        self._call = call
+        self.offset = offset
+        self._buf: memoryview | None = None
+        self._place = Placement()
+
+    @property
+    def name(self) -> str:
+        return self.impl
+
+    def prepare(self, max_size: int) -> None:
+        self._buf = aligned(max_size + PAGE, self.offset)
+        self.time(min(max_size, 16), 1)  # first-call costs (module loads) out of calibration
+
+    def time(self, size: int, loops: int) -> int:
+        assert self._buf is not None
+        at = self._place.next()
+        data = self._buf[at:at + size]
+        if self.style == "copy":
+            copy = self._call.copy
+            t0 = time.perf_counter_ns()
+            for _ in repeat(None, loops):
+                c = copy()
+                c.update(data)
+                c.finalize()
+            return time.perf_counter_ns() - t0
+        new, key, aes = self._call
+        t0 = time.perf_counter_ns()
+        for _ in repeat(None, loops):
+            new(key, data, ciphermod=aes).digest()
+        return time.perf_counter_ns() - t0
+
+    def release(self) -> None:
+        self._buf = None
+
+
 def _openssl_backend() -> str:
     from cryptography.hazmat.backends.openssl import backend as ossl
 
@@ -643,6 +717,8 @@ def _cryptography_aead(op: Operation, offset: int) -> _AeadPeerTarget | None:
     aead: Any = importlib.import_module("cryptography.hazmat.primitives.ciphers.aead")
     from cryptography.exceptions import UnsupportedAlgorithm
 
+    if op.mode == "EAX":  # cryptography has no EAX: no row
+        return None
     cls = {"GCM": aead.AESGCM, "OCB": aead.AESOCB3, "GCMSIV": aead.AESGCMSIV,
            "CCM": aead.AESCCM}[op.mode]
     try:
@@ -661,11 +737,13 @@ def _pycryptodome_aead(op: Operation, offset: int) -> _AeadPeerTarget | None:
     aes: Any = importlib.import_module("Crypto.Cipher.AES")
     if op.mode == "GCMSIV":  # pycryptodome has no GCM-SIV: no row
         return None
-    mode = {"GCM": aes.MODE_GCM, "OCB": aes.MODE_OCB, "CCM": aes.MODE_CCM}[op.mode]
-    # GCM's and CCM's encrypt_and_digest / decrypt_and_verify take output=, OCB's do not
+    mode = {"GCM": aes.MODE_GCM, "OCB": aes.MODE_OCB, "CCM": aes.MODE_CCM,
+            "EAX": aes.MODE_EAX}[op.mode]
+    # GCM's, CCM's and EAX's encrypt_and_digest / decrypt_and_verify take output=, OCB's
+    # do not
     return _AeadPeerTarget("pycryptodome", "pycryptodome", op, "pycryptodome",
                            (aes.new, op.key(), mode), offset,
-                           output_keyword=op.mode in ("GCM", "CCM"))
+                           output_keyword=op.mode in ("GCM", "CCM", "EAX"))
 
 
 def _cryptography_gmac(op: Operation, offset: int) -> _GmacPeerTarget:
@@ -681,6 +759,21 @@ def _pycryptodome_gmac(op: Operation, offset: int) -> _GmacPeerTarget:
     aes: Any = importlib.import_module("Crypto.Cipher.AES")
     return _GmacPeerTarget("pycryptodome", "pycryptodome", "pycryptodome",
                            (aes.new, op.key(), aes.MODE_GCM), offset)
+
+
+def _cryptography_mac(op: Operation, offset: int) -> _MacPeerTarget:
+    from cryptography.hazmat.primitives import cmac
+    from cryptography.hazmat.primitives.ciphers import algorithms
+
+    return _MacPeerTarget("cryptography", _openssl_backend(), "copy",
+                          cmac.CMAC(algorithms.AES(op.key())), offset)
+
+
+def _pycryptodome_mac(op: Operation, offset: int) -> _MacPeerTarget:
+    aes: Any = importlib.import_module("Crypto.Cipher.AES")
+    cmac: Any = importlib.import_module("Crypto.Hash.CMAC")
+    return _MacPeerTarget("pycryptodome", "pycryptodome", "new", (cmac.new, op.key(), aes),
+                          offset)
 
 
 def _cryptography(op: Operation, offset: int) -> _UpdateTarget:
@@ -742,6 +835,10 @@ _GMAC_PEER_FACTORIES: dict[str, Callable[[Operation, int], _GmacPeerTarget]] = {
     "cryptography": _cryptography_gmac,
     "pycryptodome": _pycryptodome_gmac,
 }
+_MAC_PEER_FACTORIES: dict[str, Callable[[Operation, int], _MacPeerTarget]] = {
+    "cryptography": _cryptography_mac,
+    "pycryptodome": _pycryptodome_mac,
+}
 _PEER_MODULES = {"cryptography": "cryptography.hazmat.primitives.ciphers",
                  "pycryptodome": "Crypto.Cipher.AES"}
 
@@ -783,6 +880,8 @@ def make_targets(op: Operation, backends: list[str], layers: list[str], peers: l
         target: Target | None
         if op.mode == "GHASH":
             target = _GMAC_PEER_FACTORIES[peer](op, offset)
+        elif op.mac:
+            target = _MAC_PEER_FACTORIES[peer](op, offset)
         elif op.aead:
             target = _AEAD_PEER_FACTORIES[peer](op, offset)
         else:

@@ -409,9 +409,11 @@ void aeskit_aesni_ofb(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
  * inside the batch (LE32 adds to the whole 32-bit lane, so it never fails).
  * A big-endian counter wraps its last byte in at most 1 batch in 32; that
  * batch counts in lanes. BE32 (GCM's counter, a secret for a nonce of other
- * than 12 bytes: modes/gcm.c) always counts in lanes, so nothing branches
- * on its value; the other branches depend on the kind and on a BE128
- * counter (CTR mode's IV), both public.
+ * than 12 bytes: modes/gcm.c) and BE128_SECRET (EAX's, a MAC of the nonce:
+ * modes/eax.c) always count in lanes, the 128-bit carry of each block
+ * computed as a value (aesni_ctr_add), so nothing branches on their
+ * value; the other branches depend on the kind and on a BE128 counter
+ * (CTR mode's IV), both public.
  *
  * The main loop builds the counter blocks one batch ahead, so that a batch
  * starts from values that are ready, as ECB starts from loads; built in the
@@ -427,10 +429,11 @@ AESKIT_INLINE uint64_t aesni_low64(__m128i v)
     return r;
 }
 
-/* c + j in lanes: modulo 2^128 for BE128, 2^32 in lane 0 otherwise. */
+/* c + j in lanes: modulo 2^128 for BE128 and BE128_SECRET (the carry a
+ * value, not a branch), 2^32 in lane 0 otherwise. */
 AESKIT_INLINE __m128i aesni_ctr_add(enum aeskit_ctr kind, __m128i c, size_t j)
 {
-    if (kind != AESKIT_CTR_BE128)
+    if (kind == AESKIT_CTR_BE32 || kind == AESKIT_CTR_LE32)
         return _mm_add_epi32(c, _mm_cvtsi32_si128((int)j));
     const uint64_t lo = aesni_low64(c);
     const uint64_t carry = lo + j < lo;
@@ -441,7 +444,7 @@ AESKIT_INLINE __m128i aesni_ctr_add(enum aeskit_ctr kind, __m128i c, size_t j)
 AESKIT_INLINE __m128i aesni_ctr_fill(enum aeskit_ctr kind, __m128i swap, __m128i step,
                                     __m128i c, __m128i *x, size_t w)
 {
-    if (kind == AESKIT_CTR_BE32 ||
+    if (kind == AESKIT_CTR_BE32 || kind == AESKIT_CTR_BE128_SECRET ||
         (kind == AESKIT_CTR_BE128 && (aesni_low64(c) & 0xff) > 0x100 - w)) {
         AESNI_UNROLL
         for (size_t j = 0; j < w; j++)
@@ -472,7 +475,8 @@ AESKIT_INLINE void aesni_ctr_xor(const uint8_t *rk, unsigned rounds, __m128i *x,
 void aeskit_aesni_ctr(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[16],
                       uint8_t *dst, const uint8_t *src, size_t n)
 {
-    assert(kind == AESKIT_CTR_BE128 || kind == AESKIT_CTR_BE32 || kind == AESKIT_CTR_LE32);
+    assert(kind == AESKIT_CTR_BE128 || kind == AESKIT_CTR_BE32 || kind == AESKIT_CTR_LE32 ||
+           kind == AESKIT_CTR_BE128_SECRET);
     const uint8_t *rk = aeskit_aesni_enc_keys(k);
     const unsigned rounds = k->rounds;
     const int le = kind == AESKIT_CTR_LE32;

@@ -272,18 +272,27 @@ static void VAES_FN(cfb_dec)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
  * secret for a nonce of other than 12 bytes, so the ctr slot takes it
  * without a head or any branch on its value: an add and a shuffle per
  * vector, hidden behind the rounds (vaes_avx2's GCM runs its bulk here).
+ * BE128_SECRET (EAX's counter, a MAC of the nonce) goes the same way with
+ * a lane-wise 128-bit add (vaes_add128, its carry a compare mask) and c
+ * advanced with the carry computed as a value (vaes_ctr_add).
  * The whitened blocks are never stored. */
 
 #define VAES_G (16 / VAES_BPV) /* vectors per group of 16 counters */
 
-/* c + j: modulo 2^128 for BE128, 2^32 in lane 0 otherwise. The carry into
- * the high half is a branch, taken once in 2^64 / j calls: computed as a
- * value it would move data between the integer and vector units in every
- * batch. */
+/* c + j: modulo 2^128 for BE128 and BE128_SECRET, 2^32 in lane 0
+ * otherwise. BE128's carry into the high half is a branch, taken once in
+ * 2^64 / j calls: computed as a value it would move data between the
+ * integer and vector units in every batch. BE128_SECRET pays that move:
+ * its carry is a value. */
 AESKIT_INLINE __m128i vaes_ctr_add(enum aeskit_ctr kind, __m128i c, size_t j)
 {
-    if (kind != AESKIT_CTR_BE128)
+    if (kind == AESKIT_CTR_BE32 || kind == AESKIT_CTR_LE32)
         return _mm_add_epi32(c, _mm_cvtsi32_si128((int)j));
+    if (kind == AESKIT_CTR_BE128_SECRET) {
+        const uint64_t lo = (uint64_t)_mm_cvtsi128_si64(c);
+        const uint64_t carry = lo + j < lo;
+        return _mm_add_epi64(c, _mm_set_epi64x((long long)carry, (long long)j));
+    }
     const __m128i s = _mm_add_epi64(c, _mm_cvtsi64_si128((long long)j));
     if ((uint64_t)_mm_cvtsi128_si64(c) <= UINT64_MAX - j)
         return s;
@@ -337,6 +346,19 @@ AESKIT_INLINE __m128i vaes_ctr32_whiten(vaes_v k0, __m128i c, vaes_v vswap, cons
     return _mm_add_epi32(c, _mm_cvtsi32_si128((int)(VAES_BPV * w)));
 }
 
+/* The same for BE128_SECRET: a lane-wise 128-bit add (L[j] < 2^64). */
+AESKIT_INLINE __m128i vaes_ctr128_whiten(vaes_v k0, __m128i c, vaes_v vswap, const vaes_v *L,
+                                       vaes_v *x, size_t w)
+{
+    const vaes_v cv = vaes_bcast(c);
+    VAES_UNROLL
+    for (size_t j = 0; j < w; j++)
+        x[j] = vaes_xor(vaes_shuffle8(vaes_add128(cv, L[j]), vswap), k0);
+    return vaes_ctr_add(AESKIT_CTR_BE128_SECRET, c, VAES_BPV * w);
+}
+
+/* L[j]: lane l holds VAES_BPV * j + l in its low 32 bits, the rest zero
+ * (so also as a 64-bit or 128-bit integer). */
 AESKIT_INLINE void vaes_ctr32_offsets(vaes_v *L)
 {
     const vaes_v index = vaes_lane_index();
@@ -392,8 +414,9 @@ AESKIT_INLINE __m128i vaes_ctr_single(const uint8_t *rk, unsigned rounds, enum a
     while (n > 0) {
         const size_t nb = n < VAES_BPV ? n : VAES_BPV;
         const vaes_v cv = vaes_bcast(c);
-        const vaes_v lanes = kind == AESKIT_CTR_BE128 ? vaes_add128(cv, index)
-                                                      : vaes_add32(cv, index);
+        const vaes_v lanes = kind == AESKIT_CTR_BE128 || kind == AESKIT_CTR_BE128_SECRET
+                                 ? vaes_add128(cv, index)
+                                 : vaes_add32(cv, index);
         vaes_v x[1] = {vaes_xor(vaes_shuffle8(lanes, vswap), k0)};
         vaes_ctr_crypt(rk, rounds, x, dst, src, 1, nb);
         c = vaes_ctr_add(kind, c, nb);
@@ -405,7 +428,8 @@ AESKIT_INLINE __m128i vaes_ctr_single(const uint8_t *rk, unsigned rounds, enum a
 static void VAES_FN(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[16],
                          uint8_t *dst, const uint8_t *src, size_t n)
 {
-    assert(kind == AESKIT_CTR_BE128 || kind == AESKIT_CTR_BE32 || kind == AESKIT_CTR_LE32);
+    assert(kind == AESKIT_CTR_BE128 || kind == AESKIT_CTR_BE32 || kind == AESKIT_CTR_LE32 ||
+           kind == AESKIT_CTR_BE128_SECRET);
     if (n == 0)
         return;
     if (n <= VAES_FEW) {
@@ -417,15 +441,19 @@ static void VAES_FN(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[
     const __m128i swap = vaes_ctr_swap(kind);
     __m128i c = _mm_shuffle_epi8(aeskit_load128(ctr), swap);
 
-    if (kind == AESKIT_CTR_BE32) {
+    if (kind == AESKIT_CTR_BE32 || kind == AESKIT_CTR_BE128_SECRET) {
         /* GCM's counter, a secret for a nonce of other than 12 bytes
-         * (modes/gcm.c): no head and no branch on c, each batch's counters
-         * made by a 32-bit add (vaes_ctr32_whiten). */
+         * (modes/gcm.c), and EAX's: no head and no branch on c, each
+         * batch's counters made by a lane-wise add (vaes_ctr32_whiten,
+         * vaes_ctr128_whiten). */
         vaes_v L[VAES_NV], x[VAES_NV];
         const vaes_v k0 = vaes_key(rk, 0), vswap = vaes_bcast(swap);
         vaes_ctr32_offsets(L);
         for (; n >= VAES_W; n -= VAES_W, src += 16 * VAES_W, dst += 16 * VAES_W) {
-            c = vaes_ctr32_whiten(k0, c, vswap, L, x, VAES_NV);
+            if (kind == AESKIT_CTR_BE32)
+                c = vaes_ctr32_whiten(k0, c, vswap, L, x, VAES_NV);
+            else
+                c = vaes_ctr128_whiten(k0, c, vswap, L, x, VAES_NV);
             vaes_ctr_crypt(rk, rounds, x, dst, src, VAES_NV, VAES_BPV);
         }
         c = vaes_ctr_single(rk, rounds, kind, c, swap, dst, src, n);

@@ -85,7 +85,8 @@ void aeskit_generic_ofb(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
 }
 
 /* out = ctr + add as kind counts, without a branch on the counter (it may
- * be a secret: GCM's with a nonce of other than 12 bytes, modes/gcm.c);
+ * be a secret: GCM's with a nonce of other than 12 bytes, modes/gcm.c, and
+ * EAX's; the 128-bit carry is a value, lo < add, never a jump);
  * out may be ctr. Generic CTR writes block i as ctr + i from the unchanged
  * ctr, so the blocks of a batch do not wait on each other's stores (a
  * 16-byte load right after a 4-byte store that advanced ctr cannot be
@@ -96,7 +97,8 @@ AESKIT_INLINE void ctr_plus(enum aeskit_ctr kind, const uint8_t ctr[16], uint64_
                               uint8_t out[16])
 {
     switch (kind) {
-    case AESKIT_CTR_BE128: {
+    case AESKIT_CTR_BE128:
+    case AESKIT_CTR_BE128_SECRET: {
         const uint64_t lo = aeskit_load_be64(ctr + 8) + add;
         aeskit_store_be64(out, aeskit_load_be64(ctr) + (uint64_t)(lo < add));
         aeskit_store_be64(out + 8, lo);

@@ -17,16 +17,20 @@
  * entry point in py/slots.c; an optional fused slot is NULL in every table
  * until its first kernel, which brings its test entry point. Key wrap
  * (KW, KWP) is its own kind of object (wrap/unwrap): a struct
- * aeskit_keywrap (modes/kw.h) in aeskit_keywraps, served by py/kw.c.
+ * aeskit_keywrap (modes/kw.h) in aeskit_keywraps, served by py/kw.c. So
+ * is a MAC (CMAC: mac/verify and an hmac-like context): a struct
+ * aeskit_mac (modes/mac.h) in aeskit_macs, served by py/mac.c.
  */
 #include "aead.h"
 #include "block.h"
 #include "kw.h"
+#include "mac.h"
 
 extern const struct aeskit_cipher aeskit_ecb_cipher, aeskit_cbc_cipher, aeskit_cfb_cipher,
     aeskit_cfb8_cipher, aeskit_ofb_cipher, aeskit_ctr_cipher, aeskit_xts_cipher;
 extern const struct aeskit_aead aeskit_gcm_aead, aeskit_ocb3_aead, aeskit_gcmsiv_aead,
-    aeskit_ccm_aead;
+    aeskit_ccm_aead, aeskit_eax_aead;
+extern const struct aeskit_mac aeskit_cmac_mac;
 
 const struct aeskit_cipher *const aeskit_ciphers[] = {
     &aeskit_ecb_cipher, &aeskit_cbc_cipher, &aeskit_cfb_cipher,
@@ -40,11 +44,17 @@ const struct aeskit_aead *const aeskit_aeads[] = {
     &aeskit_ocb3_aead,
     &aeskit_gcmsiv_aead,
     &aeskit_ccm_aead,
+    &aeskit_eax_aead,
     NULL,
 };
 
 const struct aeskit_keywrap *const aeskit_keywraps[] = {
     &aeskit_kw_keywrap,
     &aeskit_kwp_keywrap,
+    NULL,
+};
+
+const struct aeskit_mac *const aeskit_macs[] = {
+    &aeskit_cmac_mac,
     NULL,
 };

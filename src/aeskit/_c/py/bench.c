@@ -5,7 +5,8 @@
  * kernel_time: loops over one mode's one-shot entry points with the GIL
  * released: the "kernel" layer, comparable with `openssl speed`. A block
  * mode runs its descriptor's stream init and update (what encrypt_into runs,
- * minus Python); an AEAD its descriptor's seal or open on a whole message.
+ * minus Python); an AEAD its descriptor's seal or open on a whole message;
+ * a MAC (CMAC) its descriptor's one-shot mac on a whole message.
  *
  * ghash_time: the same loop around an AESGCM object's ghash slot alone, the
  * GHASH row of the kernel layer.
@@ -18,6 +19,7 @@
 #include "common.h"
 #include "modes/block.h"
 #include "modes/gcm.h"
+#include "modes/mac.h"
 #include "probe.h"
 
 /* A probe's duration argument: milliseconds in (0, 10000]. */
@@ -168,7 +170,8 @@ static PyObject *bench_kernel_time(PyObject *m, PyObject *const *args, Py_ssize_
     unsigned tag_len = 0;
     const struct aeskit_cipher *cd = aeskit_cipher_of(args[0], &keys);
     const struct aeskit_aead *ad = cd == NULL ? aeskit_aead_of(args[0], &ks, &tag_len) : NULL;
-    if (cd == NULL && ad == NULL) {
+    const struct aeskit_mac *md = cd == NULL && ad == NULL ? aeskit_mac_of(args[0], &ks) : NULL;
+    if (cd == NULL && ad == NULL && md == NULL) {
         PyErr_Format(PyExc_TypeError, "expected an aeskit key object, not %.200s",
                      Py_TYPE(args[0])->tp_name);
         return NULL;
@@ -223,7 +226,17 @@ static PyObject *bench_kernel_time(PyObject *m, PyObject *const *args, Py_ssize_
     uint64_t ns;
     Py_BEGIN_ALLOW_THREADS
     uint64_t t0 = aeskit_now_ns();
-    if (ad != NULL) {
+    if (md != NULL) {
+        /* whole messages, each with the last one's tag XORed into its
+         * first bytes (bench_chain), so that calls cannot overlap */
+        uint8_t tag[16] = {0};
+        for (Py_ssize_t i = 0; i < loops; i++) {
+            md->mac(ks, buf, n, tag);
+            if (n > 0)
+                bench_chain(buf, n < 16 ? n : 16, tag, 16);
+        }
+        aeskit_secure_zero(tag, sizeof tag);
+    } else if (ad != NULL) {
         /* whole messages in place; the buffer has room for the tag after the
          * data: sealing writes it, opening computes one and compares none.
          * Each message's nonce is the last one XOR its tag (bench_chain). */
@@ -344,7 +357,9 @@ static PyMethodDef bench_methods[] = {
                "given), no associated data, the tag written after the data (enc) or computed "
                "and not compared (dec). For XTS, unit is a sector size: the calls are "
                "encrypt/decrypt_sectors' over sectors of that size, the first numbered by the "
-               "chained IV.")},
+               "chained IV. "
+               "For a MAC object (AESCMAC) one call is the tag of a whole message; encrypt "
+               "is ignored.")},
     {"ghash_time", (PyCFunction)(void (*)(void))bench_ghash_time, METH_FASTCALL,
      PyDoc_STR("ghash_time(aesgcm_object, size, loops, offset) -> int\n\n"
                "Nanoseconds for loops calls of the object's backend's ghash slot on size "

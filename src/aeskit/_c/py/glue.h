@@ -22,11 +22,11 @@
 typedef struct aeskit_state {
     const struct aeskit_impl *default_impl;
     PyObject *AlreadyFinalized, *InvalidTag, *NotYetFinalized, *LimitExceeded, *InvalidUnwrap;
-    PyTypeObject *cipher_ctx_type, *aead_ctx_type;   /* also in types[] */
+    PyTypeObject *cipher_ctx_type, *aead_ctx_type, *mac_ctx_type;   /* also in types[] */
     size_t ntypes;
     struct {
         PyTypeObject *type;
-        const void *desc;   /* its struct aeskit_cipher or struct aeskit_aead */
+        const void *desc;   /* its struct aeskit_cipher, aeskit_aead, ... */
     } types[AESKIT_MAX_TYPES];
 } aeskit_state;
 
@@ -54,6 +54,7 @@ const struct aeskit_impl *aeskit_resolve_backend(aeskit_state *st, const char *n
 int aeskit_add_cipher_types(PyObject *module, aeskit_state *st);   /* py/cipher.c */
 int aeskit_add_aead_types(PyObject *module, aeskit_state *st);     /* py/aead.c */
 int aeskit_add_keywrap_types(PyObject *module, aeskit_state *st);  /* py/kw.c */
+int aeskit_add_mac_types(PyObject *module, aeskit_state *st);      /* py/mac.c */
 int aeskit_add_bench(PyObject *module);                            /* py/bench.c */
 int aeskit_add_slots(PyObject *module);                            /* py/slots.c */
 
@@ -61,10 +62,13 @@ int aeskit_add_slots(PyObject *module);                            /* py/slots.c
  * exception when obj is not of that kind):
  *   aeskit_cipher_of: the descriptor and the expanded key(s) of an AESECB..
  *   aeskit_aead_of: the descriptor, per-key state and tag length of an AEAD
+ *   aeskit_mac_of: the descriptor and per-key state of a MAC (AESCMAC)
  *   object. The object must stay alive while they are used. */
+struct aeskit_mac;
 const struct aeskit_cipher *aeskit_cipher_of(PyObject *obj, const aeskit_key **keys);
 const struct aeskit_aead *aeskit_aead_of(PyObject *obj, const void **key_state,
                                          unsigned *tag_len);
+const struct aeskit_mac *aeskit_mac_of(PyObject *obj, const void **key_state);
 
 /* The key size in bits of an expanded key (10, 12, 14 rounds: 128, 192, 256). */
 static inline long aeskit_key_bits(const aeskit_key *k)

@@ -13,6 +13,7 @@
 #include "modes/aead.h"
 #include "modes/block.h"
 #include "modes/kw.h"
+#include "modes/mac.h"
 
 static PyObject *known_names(void)
 {
@@ -177,21 +178,23 @@ static int choose_default(aeskit_state *st)
         }                                                                               \
     } while (0)
 
-/* MODES: {"ciphers": (...), "aeads": (...), "keywraps": (...)}, the names of the modes the
- * types were made from, for the tests to check that they cover them all. */
+/* MODES: {"ciphers": (...), "aeads": (...), "keywraps": (...), "macs": (...)}, the names of
+ * the modes the types were made from, for the tests to check that they cover them all. */
 static int add_mode_names(PyObject *m)
 {
-    PyObject *ciphers, *aeads, *keywraps, *d = NULL;
+    PyObject *ciphers, *aeads, *keywraps, *macs, *d = NULL;
     NAMES_OF(aeskit_ciphers, ciphers);
     NAMES_OF(aeskit_aeads, aeads);
     NAMES_OF(aeskit_keywraps, keywraps);
-    if (ciphers != NULL && aeads != NULL && keywraps != NULL)
-        d = Py_BuildValue("{sOsOsO}", "ciphers", ciphers, "aeads", aeads, "keywraps",
-                          keywraps);
+    NAMES_OF(aeskit_macs, macs);
+    if (ciphers != NULL && aeads != NULL && keywraps != NULL && macs != NULL)
+        d = Py_BuildValue("{sOsOsOsO}", "ciphers", ciphers, "aeads", aeads, "keywraps",
+                          keywraps, "macs", macs);
     const int rc = d != NULL ? PyModule_AddObjectRef(m, "MODES", d) : -1;
     Py_XDECREF(ciphers);
     Py_XDECREF(aeads);
     Py_XDECREF(keywraps);
+    Py_XDECREF(macs);
     Py_XDECREF(d);
     return rc;
 }
@@ -219,7 +222,7 @@ static int module_exec(PyObject *m)
         PyModule_AddObjectRef(m, "LimitExceeded", st->LimitExceeded) < 0 ||
         PyModule_AddIntConstant(m, "GIL_THRESHOLD", AESKIT_GIL_THRESHOLD) < 0 ||
         aeskit_add_cipher_types(m, st) < 0 || aeskit_add_aead_types(m, st) < 0 ||
-        aeskit_add_keywrap_types(m, st) < 0 ||
+        aeskit_add_keywrap_types(m, st) < 0 || aeskit_add_mac_types(m, st) < 0 ||
         aeskit_add_bench(m) < 0 || aeskit_add_slots(m) < 0 || add_mode_names(m) < 0)
         return -1;
     return 0;
@@ -246,7 +249,7 @@ static int module_clear(PyObject *m)
     Py_CLEAR(st->NotYetFinalized);
     Py_CLEAR(st->LimitExceeded);
     Py_CLEAR(st->InvalidUnwrap);
-    st->cipher_ctx_type = st->aead_ctx_type = NULL;
+    st->cipher_ctx_type = st->aead_ctx_type = st->mac_ctx_type = NULL;
     for (size_t i = 0; i < st->ntypes; i++)
         Py_CLEAR(st->types[i].type);
     st->ntypes = 0;

@@ -38,6 +38,7 @@ static int ctr_kind(const char *name, enum aeskit_ctr *kind)
 {
     static const struct { const char *name; enum aeskit_ctr kind; } kinds[] = {
         {"be128", AESKIT_CTR_BE128}, {"be32", AESKIT_CTR_BE32}, {"le32", AESKIT_CTR_LE32},
+        {"be128_secret", AESKIT_CTR_BE128_SECRET},
     };
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         if (strcmp(name, kinds[i].name) == 0) {
@@ -45,7 +46,8 @@ static int ctr_kind(const char *name, enum aeskit_ctr *kind)
             return 0;
         }
     }
-    PyErr_Format(PyExc_ValueError, "counter kind must be 'be128', 'be32' or 'le32', not '%s'",
+    PyErr_Format(PyExc_ValueError,
+                 "counter kind must be 'be128', 'be32', 'le32' or 'be128_secret', not '%s'",
                  name);
     return -1;
 }
@@ -394,7 +396,7 @@ static PyMethodDef slots_methods[] = {
     {"_ctr_slot", slots_ctr, METH_VARARGS,
      PyDoc_STR("_ctr_slot(backend, key, kind, counter, data) -> (out, next_counter)\n\n"
                "Tests only: the backend's ctr slot on whole blocks with the counter kind "
-               "'be128', 'be32' or 'le32'.")},
+               "'be128', 'be32', 'le32' or 'be128_secret'.")},
     {"_cbc_mac_slot", slots_cbc_mac, METH_VARARGS,
      PyDoc_STR("_cbc_mac_slot(backend, key, mac, data) -> mac\n\nTests only: the backend's "
                "cbc_mac slot on whole blocks from the chaining value mac.")},

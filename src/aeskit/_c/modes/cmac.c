@@ -1,0 +1,140 @@
+/*
+ * cmac.c: CMAC (NIST SP 800-38B; RFC 4493) written once against the
+ * backend table: the cbc_mac slot takes every block but the last, which
+ * is held back until final, where it is whitened with K1 (a whole block)
+ * or padded with 10* and whitened with K2. Contract: aeskit.h.
+ *
+ * The subkeys come from the shared doubling (aeskit_gf128_double_be,
+ * common.h), masked, not branched on the secret's top bit. The last
+ * block's padding and the choice between K1 and K2 depend only on the
+ * length, which is public; they are still done as masks over all 16
+ * bytes, so that the code takes the same path for every length of the
+ * last block.
+ */
+#include "aead.h"    /* AESKIT_TAGS */
+#include "block.h"
+#include "cmac.h"
+#include "common.h"
+
+void aeskit_cmac_key_init(aeskit_cmac_key *ck, const struct aeskit_impl *impl,
+                          const uint8_t *key, size_t key_len)
+{
+    uint8_t l[16] = {0};
+    impl->set_key(&ck->key, key, key_len);
+    impl->ecb_enc(&ck->key, l, l, 1);
+    aeskit_gf128_double_be(ck->k1, l);
+    aeskit_gf128_double_be(ck->k2, ck->k1);
+    aeskit_secure_zero(l, sizeof l);
+}
+
+void aeskit_cmac_init(aeskit_cmac *c, const aeskit_cmac_key *ck)
+{
+    memset(c, 0, sizeof *c);
+    c->ck = ck;
+}
+
+void aeskit_cmac_init_after(aeskit_cmac *c, const aeskit_cmac_key *ck, const uint8_t mac[16])
+{
+    aeskit_cmac_init(c, ck);
+    memcpy(c->mac, mac, 16);
+}
+
+void aeskit_cmac_update(aeskit_cmac *c, const uint8_t *p, size_t len)
+{
+    const aeskit_key *k = &c->ck->key;
+    if (len == 0)
+        return;
+    /* fill buf; a full buf is flushed only when more data follows it */
+    if (c->pos < 16) {
+        const size_t take = 16 - c->pos < len ? 16 - c->pos : len;
+        memcpy(c->buf + c->pos, p, take);
+        c->pos += (unsigned)take;
+        p += take;
+        len -= take;
+        if (len == 0)
+            return;
+    }
+    k->impl->cbc_mac(k, c->mac, c->buf, 1);
+    /* every whole block but the one that may be last */
+    const size_t n = (len - 1) / 16;
+    k->impl->cbc_mac(k, c->mac, p, n);
+    p += 16 * n;
+    len -= 16 * n;
+    memcpy(c->buf, p, len);
+    c->pos = (unsigned)len;
+}
+
+void aeskit_cmac_final(const aeskit_cmac *c, uint8_t tag[16])
+{
+    const aeskit_cmac_key *ck = c->ck;
+    /* whole = all ones when buf holds a whole block (K1, no padding) */
+    const uint8_t whole = (uint8_t)(0u - (unsigned)(c->pos == 16));
+    uint8_t last[16];
+    for (unsigned i = 0; i < 16; i++) {
+        const uint8_t in = (uint8_t)(0u - (unsigned)(i < c->pos));
+        const uint8_t pad = (uint8_t)(0x80 & (0u - (unsigned)(i == c->pos)));
+        const uint8_t sub = (uint8_t)((ck->k1[i] & whole) | (ck->k2[i] & (uint8_t)~whole));
+        last[i] = (uint8_t)(((c->buf[i] & in) | pad) ^ sub ^ c->mac[i]);
+    }
+    ck->key.impl->ecb_enc(&ck->key, tag, last, 1);
+    aeskit_secure_zero(last, sizeof last);
+}
+
+void aeskit_cmac_oneshot(const aeskit_cmac_key *ck, const uint8_t *p, size_t len,
+                         uint8_t tag[16])
+{
+    aeskit_cmac c;
+    aeskit_cmac_init(&c, ck);
+    aeskit_cmac_update(&c, p, len);
+    aeskit_cmac_final(&c, tag);
+    aeskit_secure_zero(&c, sizeof c);
+}
+
+/* ---- the MAC descriptor (modes/mac.h) --------------------------------- */
+
+static_assert(_Alignof(aeskit_cmac_key) <= 8 && _Alignof(aeskit_cmac) <= 8,
+              "the glue keeps the states 8-byte aligned");
+
+static void cmac_key_init(void *ks, const struct aeskit_impl *impl, const uint8_t *key,
+                          size_t key_len)
+{
+    aeskit_cmac_key_init(ks, impl, key, key_len);
+}
+
+static void cmac_mac(const void *ks, const uint8_t *p, size_t len, uint8_t tag[16])
+{
+    aeskit_cmac_oneshot(ks, p, len, tag);
+}
+
+static void cmac_init(void *st, const void *ks)
+{
+    aeskit_cmac_init(st, ks);
+}
+
+static void cmac_update(void *st, const uint8_t *p, size_t len)
+{
+    aeskit_cmac_update(st, p, len);
+}
+
+static void cmac_final(const void *st, uint8_t tag[16])
+{
+    aeskit_cmac_final(st, tag);
+}
+
+const struct aeskit_mac aeskit_cmac_mac = {
+    .name = "CMAC",
+    .type_name = "aeskit.AESCMAC",
+    .doc = "AESCMAC(key, *, tag_length=16, backend='auto')\n\nAES-CMAC (NIST SP 800-38B, "
+           "RFC 4493). Tags of 4 to 16 bytes; 8 or more is advised (SP 800-38B, appendix "
+           "A).",
+    .key_sizes = AESKIT_KEY_ANY,
+    .tag_lengths = AESKIT_TAGS(4, 16),
+    .block_size = AESKIT_BLOCK,
+    .key_state = sizeof(aeskit_cmac_key),
+    .key_init = cmac_key_init,
+    .mac = cmac_mac,
+    .state = sizeof(aeskit_cmac),
+    .init = cmac_init,
+    .update = cmac_update,
+    .final = cmac_final,
+};

@@ -1,0 +1,208 @@
+/*
+ * eax.c: EAX (Bellare, Rogaway and Wagner, FSE 2004) written once against
+ * the backend table, unfused: three OMACs (CMAC with a one-block prefix
+ * [t], modes/cmac.c, over the cbc_mac slot) and CTR (the ctr slot).
+ *   N' = OMAC^0(N), H' = OMAC^1(H), C = CTR from N' over M,
+ *   C' = OMAC^2(C), tag = N' ^ H' ^ C' (truncated by the glue).
+ * The data goes in chunks small enough to stay in L1 between the two
+ * passes (CTR and the MAC chain); decryption MACs a chunk's ciphertext
+ * before the CTR pass can overwrite it in place.
+ *
+ * N' is a MAC of the nonce under the key, a secret, and so is every
+ * counter after it: they go to the ctr slot as AESKIT_CTR_BE128_SECRET,
+ * which no backend branches on (aeskit.h), and to aeskit_ctr_add, which
+ * computes the carry as a value.
+ */
+#include "common.h"
+#include "eax.h"
+#include "generic.h"
+
+#define CHUNK_BLOCKS 256   /* 4 KiB */
+
+/* OMAC^t(M) = CMAC([t]_16 || M), [t]_16 being 15 zero bytes and then t.
+ * The chain after [t] and the OMAC of an empty M are the key's (EAX's key
+ * state): a message's OMAC starts after [t], and one that took no data
+ * ends with the stored value. Whether it took any is its length, public. */
+void aeskit_eax_key_init(aeskit_eax_key *ek, const struct aeskit_impl *impl, const uint8_t *key,
+                         size_t key_len)
+{
+    aeskit_cmac_key_init(&ek->ck, impl, key, key_len);
+    uint8_t blocks[6][16] = {{0}};
+    for (unsigned t = 0; t < 3; t++) {
+        blocks[t][15] = (uint8_t)t;
+        aeskit_xor16(blocks[3 + t], blocks[t], ek->ck.k1);
+    }
+    impl->ecb_enc(&ek->ck.key, blocks[0], blocks[0], 6);
+    memcpy(ek->after, blocks[0], sizeof ek->after);
+    memcpy(ek->empty, blocks[3], sizeof ek->empty);
+    aeskit_secure_zero(blocks, sizeof blocks);
+}
+
+static void omac_final(const aeskit_eax_key *ek, unsigned t, const aeskit_cmac *c,
+                       uint8_t out[16])
+{
+    if (c->pos == 0)
+        memcpy(out, ek->empty[t], 16);
+    else
+        aeskit_cmac_final(c, out);
+}
+
+void aeskit_eax_init(aeskit_eax *e, const aeskit_eax_key *ek, int enc, const uint8_t *nonce,
+                     size_t nonce_len)
+{
+    memset(e, 0, sizeof *e);
+    e->ek = ek;
+    e->enc = (uint8_t)(enc != 0);
+    aeskit_cmac *n = &e->c;   /* borrowed for N', then restarted for OMAC^2 */
+    aeskit_cmac_init_after(n, &ek->ck, ek->after[0]);
+    aeskit_cmac_update(n, nonce, nonce_len);
+    omac_final(ek, 0, n, e->n);
+    memcpy(e->ctr, e->n, 16);
+    aeskit_cmac_init_after(&e->h, &ek->ck, ek->after[1]);
+    aeskit_cmac_init_after(&e->c, &ek->ck, ek->after[2]);
+}
+
+void aeskit_eax_aad(aeskit_eax *e, const uint8_t *aad, size_t len)
+{
+    aeskit_cmac_update(&e->h, aad, len);
+}
+
+/* len bytes of the current keystream block, from e->pos. */
+static void partial(aeskit_eax *e, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    if (!e->enc)
+        aeskit_cmac_update(&e->c, src, len);
+    aeskit_xor_bytes(dst, src, e->ks + e->pos, len);
+    if (e->enc)
+        aeskit_cmac_update(&e->c, dst, len);
+    e->pos = (unsigned)((e->pos + len) % 16);
+}
+
+void aeskit_eax_update(aeskit_eax *e, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    const aeskit_key *k = &e->c.ck->key;
+    if (e->pos > 0) {
+        const size_t take = 16 - e->pos < len ? 16 - e->pos : len;
+        partial(e, dst, src, take);
+        src += take; dst += take; len -= take;
+    }
+    size_t n = len / 16;
+    while (n > 0) {
+        const size_t b = n < CHUNK_BLOCKS ? n : CHUNK_BLOCKS;
+        if (!e->enc)
+            aeskit_cmac_update(&e->c, src, 16 * b);
+        k->impl->ctr(k, AESKIT_CTR_BE128_SECRET, e->ctr, dst, src, b);
+        if (e->enc)
+            aeskit_cmac_update(&e->c, dst, 16 * b);
+        src += 16 * b; dst += 16 * b; n -= b; len -= 16 * b;
+    }
+    if (len > 0) {
+        k->impl->ecb_enc(k, e->ks, e->ctr, 1);
+        aeskit_ctr_add(AESKIT_CTR_BE128_SECRET, e->ctr, 1);
+        partial(e, dst, src, len);
+    }
+}
+
+void aeskit_eax_finish(aeskit_eax *e, uint8_t tag[16])
+{
+    uint8_t h[16], c[16];
+    omac_final(e->ek, 1, &e->h, h);
+    omac_final(e->ek, 2, &e->c, c);
+    aeskit_xor16(tag, e->n, h);
+    aeskit_xor16(tag, tag, c);
+    aeskit_secure_zero(h, sizeof h);
+    aeskit_secure_zero(c, sizeof c);
+    aeskit_secure_zero(e, sizeof *e);
+}
+
+/* ---- the AEAD descriptor (modes/aead.h) ------------------------------- */
+
+static_assert(_Alignof(aeskit_eax_key) <= 8 && _Alignof(aeskit_eax) <= 8,
+              "the glue keeps the states 8-byte aligned");
+
+static void eax_key_init(void *ks, const struct aeskit_impl *impl, const uint8_t *key,
+                         size_t key_len, unsigned tag_len)
+{
+    (void)tag_len;   /* EAX truncates its tag, which the glue does */
+    aeskit_eax_key_init(ks, impl, key, key_len);
+}
+
+/* One message: the nonce and the associated data are read whole (init,
+ * aad) before dst is written, so dst may overlap them. */
+static void eax_oneshot(const void *ks, const aeskit_aead_msg *m, int enc, uint8_t *dst,
+                        const uint8_t *src, size_t len, uint8_t tag[16])
+{
+    aeskit_eax e;
+    assert(m->n_ad <= 1);
+    aeskit_eax_init(&e, ks, enc, m->nonce, m->nonce_len);
+    if (m->n_ad)
+        aeskit_eax_aad(&e, m->ad->p, m->ad->len);
+    aeskit_eax_update(&e, dst, src, len);
+    aeskit_eax_finish(&e, tag);
+}
+
+static void eax_seal(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
+                     const uint8_t *src, size_t len, uint8_t tag[16])
+{
+    eax_oneshot(ks, m, 1, dst, src, len, tag);
+}
+
+static void eax_open(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
+                     const uint8_t *src, size_t len, const uint8_t *tag, uint8_t expect[16])
+{
+    (void)tag;
+    eax_oneshot(ks, m, 0, dst, src, len, expect);
+}
+
+static void eax_stream_init(void *st, const void *ks, int enc, const uint8_t *nonce,
+                            size_t nonce_len)
+{
+    aeskit_eax_init(st, ks, enc, nonce, nonce_len);
+}
+
+static void eax_stream_aad(void *st, const uint8_t *aad, size_t len)
+{
+    aeskit_eax_aad(st, aad, len);
+}
+
+static size_t eax_stream_update(void *st, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    aeskit_eax_update(st, dst, src, len);
+    return len;
+}
+
+static size_t eax_stream_finish(void *st, uint8_t *dst, uint8_t tag[16])
+{
+    (void)dst;
+    aeskit_eax_finish(st, tag);
+    return 0;
+}
+
+const struct aeskit_aead aeskit_eax_aead = {
+    .name = "EAX",
+    .type_name = "aeskit.AESEAX",
+    .doc = "AESEAX(key, *, tag_length=16, backend='auto')\n\nAES-EAX (Bellare, Rogaway and "
+           "Wagner). Nonces of any length, empty included; tags of 4 to 16 bytes.",
+    .key_sizes = AESKIT_KEY_ANY,
+    .n_keys = 1,
+    .tag_lengths = AESKIT_TAGS(4, 16),
+    .nonce_min = 0,
+    .nonce_max = SIZE_MAX,
+    .nonce_note = "",
+    .max_ad = 1,
+    .max_aad = UINT64_MAX,
+    .max_data = UINT64_MAX,
+    .key_state = sizeof(aeskit_eax_key),
+    .key_init = eax_key_init,
+    .seal = eax_seal,
+    .open = eax_open,
+    .stream_state = sizeof(aeskit_eax),
+    .init = eax_stream_init,
+    .aad = eax_stream_aad,
+    .update = eax_stream_update,
+    .finish = eax_stream_finish,
+    .constants = (const aeskit_constant[]){
+        {"chunk_blocks", CHUNK_BLOCKS},
+        {NULL, 0},
+    },
+};

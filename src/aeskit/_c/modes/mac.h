@@ -1,0 +1,47 @@
+/*
+ * mac.h: a MAC as the Python glue sees it (py/mac.c): a key object with
+ * mac(data) and verify(data, tag), and an hmac-like context from new().
+ * One descriptor per mode, in that mode's file; the list is aeskit_macs[]
+ * (modes/registry.c). The glue never asks which MAC it serves.
+ *
+ * The glue checks the tag length (tag_lengths) when the key object is
+ * made, compares tags itself in constant time, and refuses a tag of any
+ * other length than the object's. The entry points trust their arguments.
+ */
+#ifndef AESKIT_MAC_H
+#define AESKIT_MAC_H
+
+#include "aeskit.h"
+
+struct aeskit_mac {
+    const char *name;           /* "CMAC", for messages */
+    const char *type_name;      /* "aeskit.AESCMAC" */
+    const char *doc;            /* the type's docstring */
+    uint8_t key_sizes;          /* AESKIT_KEY* mask (modes/block.h) */
+    uint32_t tag_lengths;       /* bit t set: a t-byte tag is allowed (1..16) */
+    size_t block_size;          /* the context's block_size, in bytes */
+
+    /* Per-key state, key_state bytes (8-byte aligned), made once per key
+     * object and wiped by the glue when it goes. */
+    size_t key_state;
+    void (*key_init)(void *ks, const struct aeskit_impl *impl, const uint8_t *key,
+                     size_t key_len);
+
+    /* A whole message at once: the full 16-byte tag (the glue truncates). */
+    void (*mac)(const void *ks, const uint8_t *p, size_t len, uint8_t tag[16]);
+
+    /* The context: state bytes (8-byte aligned), which may point into the
+     * key state (the glue keeps the key object alive) and may be copied
+     * with memcpy (copy()). final writes the full tag of what update took
+     * so far without changing st (digest() does not end the context). The
+     * glue wipes the state when the context goes. */
+    size_t state;
+    void (*init)(void *st, const void *ks);
+    void (*update)(void *st, const uint8_t *p, size_t len);
+    void (*final)(const void *st, uint8_t tag[16]);
+};
+
+/* Every MAC, ending NULL (modes/registry.c). */
+extern const struct aeskit_mac *const aeskit_macs[];
+
+#endif
