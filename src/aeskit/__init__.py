@@ -35,6 +35,7 @@ from ._aeskit import (
     AESCMAC,
     AESEAX,
     MACContext,
+    AESSIV,
 )
 from .keywrap import (
     aes_key_unwrap,
@@ -76,6 +77,7 @@ __all__ = [
     "AESCMAC",
     "AESEAX",
     "MACContext",
+    "AESSIV",
 ]
 
 
