@@ -2,10 +2,12 @@
 (aeskit._aeskit.MODES): a mode added in C without its spec entry fails here, and with it
 every parametrized test runs the new mode."""
 
+import os
+
 import aeskit
 from aeskit import _aeskit
 
-from aead_helpers import AEAD, AEADS, aead_vectors
+from aead_helpers import AEAD, AEADS, OWN_SUITE_AEADS, aead_vectors
 from helpers import CIPHER, CIPHERS
 
 
@@ -21,10 +23,16 @@ def test_cipher_specs_are_the_registry():
 def test_aead_specs_are_the_registry():
     names = [spec.name for spec in AEADS]
     assert len(set(names)) == len(names)
-    assert sorted(names) == sorted(_aeskit.MODES["aeads"])
+    assert not set(names) & set(OWN_SUITE_AEADS)
+    assert sorted(names + list(OWN_SUITE_AEADS)) == sorted(_aeskit.MODES["aeads"])
     assert set(AEAD) == set(names)
     for spec in AEADS:
         assert isinstance(spec.cls, type), spec.name  # aeskit.AES<name> exists
+    for name in OWN_SUITE_AEADS:   # their own test file and known answers
+        assert isinstance(getattr(aeskit, "AES" + name), type), name
+        assert os.path.exists(os.path.join(os.path.dirname(__file__),
+                                           f"test_{name.lower()}.py")), name
+        assert aead_vectors(name.lower() + ".txt"), name
 
 
 def test_aead_specs_are_consistent():
