@@ -125,8 +125,9 @@ def method_lines(run: Run) -> list[Line]:
         "buffer from Python. Peers: reused context, update_into / output=.",
     ]
     if any(row.op.aead for row in run.slope):
-        paras.append("AEADs (GCM, OCB = OCB3, EAX): one call = one message, 12-byte nonce + "
-                     "data, no associated data, 16-byte tag; api = encrypt_into in place / "
+        paras.append("AEADs (GCM, OCB = OCB3, EAX, SIV): one call = one message, 12-byte nonce "
+                     "+ data, no associated data, 16-byte tag (SIV: the nonce is its one "
+                     "associated-data component, the tag first); api = encrypt_into in place / "
                      "decrypt_into from a kept ciphertext; peers: one-shot encrypt_into, "
                      "pycryptodome AES.new per message.")
     if any(row.op.mac for row in run.slope):
