@@ -42,6 +42,7 @@ __all__ = [
     "AESCMAC",
     "AESEAX",
     "MACContext",
+    "AESSIV",
 ]
 
 class AlreadyFinalized(Exception):
@@ -374,11 +375,10 @@ class AESEAX:
     def encryptor(self, nonce: Buffer, /) -> AEADContext: ...
     def decryptor(self, nonce: Buffer, /) -> AEADContext: ...
 
-@final
-
 #: SIV's associated data: its components in order, a list (or a tuple).
 _Components = list[Buffer] | tuple[Buffer, ...]
 
+@final
 class AESSIV:
     """AES-SIV (RFC 5297), deterministic and nonce-misuse resistant: 32-, 48- or 64-byte
     keys (K1 for S2V, then K2 for CTR), 16-byte tags. associated_data is a list of at most
