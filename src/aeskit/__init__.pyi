@@ -20,6 +20,7 @@ __all__ = [
     "AESCTR",
     "AESECB",
     "AESGCM",
+    "AESGCMSIV",
     "AESKW",
     "AESKWP",
     "AESOCB3",
