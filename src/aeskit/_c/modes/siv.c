@@ -160,8 +160,7 @@ static void s2v_last(const aeskit_siv_key *sk, const uint8_t d[16], const uint8_
         aeskit_cmac c;
         memcpy(t, p + 16 * q, rest);
         aeskit_xor16(t + rest - 16, t + rest - 16, d);
-        aeskit_cmac_init(&c, &sk->mac);
-        memcpy(c.mac, mac, 16);
+        aeskit_cmac_init_after(&c, &sk->mac, mac);   /* rest >= 16 bytes follow */
         aeskit_cmac_update(&c, t, rest);
         aeskit_cmac_final(&c, v);
         aeskit_secure_zero(&c, sizeof c);
@@ -219,7 +218,7 @@ void aeskit_siv_open(const aeskit_siv_key *sk, const aeskit_span *ad, size_t n_a
                      uint8_t expect[16])
 {
     struct chain c[MAX_CHAINS];
-    uint8_t macs[MAX_CHAINS * 16], d[16], q[16];
+    uint8_t macs[MAX_CHAINS * 16], d[16], q[16], chain[16] = {0};
     const aeskit_key *k = &sk->ctr;
     assert(n_ad <= AESKIT_SIV_MAX_AD);
     for (size_t i = 0; i < n_ad; i++)
@@ -232,8 +231,6 @@ void aeskit_siv_open(const aeskit_siv_key *sk, const aeskit_span *ad, size_t n_a
      * the shared prefix; the rest goes through s2v_last */
     const size_t shared = len >= 16 ? 16 * shared_blocks(len) : 0, n = len / 16;
     size_t done = 0, macd = 0;
-    aeskit_cmac pc;
-    aeskit_cmac_init(&pc, &sk->mac);
     memcpy(q, v, 16);
     q[8] &= 0x7f;
     q[12] &= 0x7f;
@@ -242,7 +239,7 @@ void aeskit_siv_open(const aeskit_siv_key *sk, const aeskit_span *ad, size_t n_a
         k->impl->ctr(k, AESKIT_CTR_BE128, q, dst + 16 * done, src + 16 * done, b);
         done += b;
         const size_t upto = 16 * done < shared ? 16 * done : shared;
-        sk->mac.key.impl->cbc_mac(&sk->mac.key, pc.mac, dst + macd, (upto - macd) / 16);
+        sk->mac.key.impl->cbc_mac(&sk->mac.key, chain, dst + macd, (upto - macd) / 16);
         macd = upto;
     }
     if (len % 16) {
@@ -251,8 +248,8 @@ void aeskit_siv_open(const aeskit_siv_key *sk, const aeskit_span *ad, size_t n_a
         aeskit_xor_bytes(dst + 16 * n, src + 16 * n, ks, len % 16);
         aeskit_secure_zero(ks, sizeof ks);
     }
-    s2v_last(sk, d, pc.mac, dst, len, expect);
-    aeskit_secure_zero(&pc, sizeof pc);
+    s2v_last(sk, d, chain, dst, len, expect);
+    aeskit_secure_zero(chain, sizeof chain);
     aeskit_secure_zero(c, sizeof(struct chain) * n_ad);
     aeskit_secure_zero(macs, 16 * n_ad);
     aeskit_secure_zero(d, sizeof d);
