@@ -7,6 +7,8 @@ exactly what AESGCM/AESOCB3/AESCCM.encrypt would (CCM with its 11-byte
 nonce). GHASH: the kernel runs the ghash slot of an AESGCM object only, on
 whole blocks; the api layer and the peers compute the GMAC of the buffer. CMAC: one
 direction under every key size, each target computing the tag of the whole buffer.
+SIV: the nonce is its one associated-data component on every target, and its sealed
+message is tag || ciphertext.
 """
 
 import argparse
@@ -26,22 +28,33 @@ from aeskit.bench.targets import (
 )
 
 AEAD_CLASSES = {"GCM": aeskit.AESGCM, "OCB": aeskit.AESOCB3, "GCMSIV": aeskit.AESGCMSIV,
-                "CCM": aeskit.AESCCM, "EAX": aeskit.AESEAX}
+                "CCM": aeskit.AESCCM, "EAX": aeskit.AESEAX, "SIV": aeskit.AESSIV}
+#: The AES key of each AEAD's test objects (SIV takes two).
+AEAD_KEY = {"SIV": bytes(32)}
+
+
+def _seal(mode, key, nonce, data):
+    """What the bench's messages seal to: the nonce as the nonce, or as SIV's one component."""
+    if mode in targets.NONCE_AS_AD_MODES:
+        return AEAD_CLASSES[mode](key).encrypt(data, [nonce])
+    return AEAD_CLASSES[mode](key).encrypt(nonce, data, None)
 PEERS = [p for p in targets.PEERS if targets.peer_available(p)]
 
 
 def test_mode_list_has_the_aeads():
     assert set(targets.MODES) >= {"ECB", "CBC", "CFB", "CFB8", "OFB", "CTR", "GHASH", "GCM",
-                                  "OCB", "GCMSIV", "CCM", "CMAC", "EAX"}
-    assert targets.AEAD_MODES == {"GCM", "OCB", "GCMSIV", "CCM", "EAX"}
+                                  "OCB", "GCMSIV", "CCM", "CMAC", "EAX", "SIV"}
+    assert targets.AEAD_MODES == {"GCM", "OCB", "GCMSIV", "CCM", "EAX", "SIV"}
+    assert targets.NONCE_AS_AD_MODES == {"SIV"} and "SIV" in targets.TWO_KEY_MODES
+    assert len(Operation("SIV", True, 192).key()) == 48
     assert not any(Operation(m, True, 128).whole_blocks for m in targets.AEAD_MODES)
 
 
-@pytest.mark.parametrize("mode", ["GCM", "OCB", "GCMSIV", "CCM", "EAX"])
+@pytest.mark.parametrize("mode", ["GCM", "OCB", "GCMSIV", "CCM", "EAX", "SIV"])
 @pytest.mark.parametrize("backend", aeskit.backends().available)
 @pytest.mark.parametrize("encrypt", [True, False])
 def test_kernel_time_takes_aead_objects(mode, backend, encrypt):
-    obj = AEAD_CLASSES[mode](bytes(16), backend=backend)
+    obj = AEAD_CLASSES[mode](AEAD_KEY.get(mode, bytes(16)), backend=backend)
     for size in (0, 1, 16, 17, 100, 4096):
         nonce_len = len(Operation(mode, True, 128).nonce)
         ns = native().kernel_time(obj, encrypt, size, 3, 5, nonce_len)
@@ -68,7 +81,7 @@ def test_kernel_time_refuses_other_objects():
         native().kernel_time(b"key", True, 16, 1, 0)
 
 
-@pytest.mark.parametrize("mode", ["GCM", "OCB", "CCM", "EAX"])
+@pytest.mark.parametrize("mode", ["GCM", "OCB", "CCM", "EAX", "SIV"])
 @pytest.mark.parametrize("bits", [128, 256])
 def test_api_encrypt_writes_ciphertext_and_tag(mode, bits):
     op = Operation(mode, True, bits)
@@ -78,13 +91,13 @@ def test_api_encrypt_writes_ciphertext_and_tag(mode, bits):
     size = 100
     t._buf[:] = bytes(len(t._buf))  # the same plaintext wherever the call lands
     t.time(size, 1)
-    want = AEAD_CLASSES[mode](op.key()).encrypt(op.nonce, bytes(size), None)
+    want = _seal(mode, op.key(), op.nonce, bytes(size))
     at = t._place.offset  # the page offset moves with each timing
     assert at % 64 == 0 and bytes(t._buf[at:at + size + TAG_BYTES]) == want
     t.release()
 
 
-@pytest.mark.parametrize("mode", ["GCM", "OCB", "CCM", "EAX"])
+@pytest.mark.parametrize("mode", ["GCM", "OCB", "CCM", "EAX", "SIV"])
 @pytest.mark.parametrize("encrypt", [True, False])
 def test_every_aead_target_runs(mode, encrypt):
     op = Operation(mode, encrypt, 192)

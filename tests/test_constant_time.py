@@ -5,7 +5,9 @@ the unwrap's verdict too) undefined before every call, so memcheck reports any b
 memory address or syscall that depends on them. That includes PKCS#7's unpadding
 (modes/padding.c): the decrypted last block, valid or not, stays undefined until the
 status finish returns, the one thing the glue branches on. CMAC (tags secret too, compared
-as the glue compares) and EAX (nonce secret, so its counter OMAC^0(N) is) run the same way.
+as the glue compares) and EAX (nonce secret, so its counter OMAC^0(N) is) run the same way,
+and so does SIV (keys, every associated-data component and the data secret; the SIV public
+once sent, as the counter it starts is).
 The harness
 is a plain C program (through the interpreter memcheck is noisy). A negative control, a
 secret-indexed table lookup, must be flagged, or the check proves nothing.
@@ -50,6 +52,7 @@ SOURCES = [
     CSRC / "modes" / "ccm.c",
     CSRC / "modes" / "cmac.c",
     CSRC / "modes" / "eax.c",
+    CSRC / "modes" / "siv.c",
 ]
 VALGRIND_ARGS = ["--error-exitcode=42", "--track-origins=yes", "-q"]
 FLAGGED = ("Conditional jump or move depends on uninitialised value",

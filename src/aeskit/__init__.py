@@ -36,6 +36,7 @@ from ._aeskit import (
     AESCMAC,
     AESEAX,
     MACContext,
+    AESSIV,
 )
 from .keywrap import (
     aes_key_unwrap,
@@ -78,6 +79,7 @@ __all__ = [
     "AESCMAC",
     "AESEAX",
     "MACContext",
+    "AESSIV",
 ]
 
 

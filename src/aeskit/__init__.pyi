@@ -44,6 +44,7 @@ __all__ = [
     "AESCMAC",
     "AESEAX",
     "MACContext",
+    "AESSIV",
 ]
 
 class AlreadyFinalized(Exception):
@@ -400,3 +401,32 @@ class AESEAX:
     ) -> int: ...
     def encryptor(self, nonce: Buffer, /) -> AEADContext: ...
     def decryptor(self, nonce: Buffer, /) -> AEADContext: ...
+
+#: SIV's associated data: its components in order, a list (or a tuple).
+_Components = list[Buffer] | tuple[Buffer, ...]
+
+@final
+class AESSIV:
+    """AES-SIV (RFC 5297), deterministic and nonce-misuse resistant: 32-, 48- or 64-byte
+    keys (K1 for S2V, then K2 for CTR), 16-byte tags. associated_data is a list of at most
+    126 buffers, or None (no component; an empty list is the same); used with a nonce, the
+    nonce is the last item. The sealed message is the 16-byte SIV followed by the
+    ciphertext. Two passes over the data: no streaming contexts."""
+
+    def __new__(cls, key: Buffer, *, backend: str = "auto") -> AESSIV: ...
+    @classmethod
+    def generate_key(cls, bit_length: int) -> bytes: ...
+    @property
+    def backend(self) -> str: ...
+    @property
+    def key_size(self) -> int: ...
+    @property
+    def tag_length(self) -> int: ...
+    def encrypt(self, data: Buffer, associated_data: _Components | None) -> bytes: ...
+    def decrypt(self, data: Buffer, associated_data: _Components | None) -> bytes: ...
+    def encrypt_into(
+        self, data: Buffer, associated_data: _Components | None, buf: Buffer
+    ) -> int: ...
+    def decrypt_into(
+        self, data: Buffer, associated_data: _Components | None, buf: Buffer
+    ) -> int: ...

@@ -33,6 +33,19 @@
  * (integrity value, KWP's length indicator and padding) must steer
  * nothing until the caller reads it, and must leave the output zeroed.
  *
+ * CMAC runs with key, data and the tags secret (one-shot, and by parts
+ * through the held-back last block, compared as the glue compares); EAX
+ * with key, nonce, AAD and data secret, its counter OMAC^0(N) going to the
+ * ctr slot as AESKIT_CTR_BE128_SECRET.
+ *
+ * SIV runs on portable with both keys, every associated-data component
+ * and the data secret: S2V's side-by-side chains, the fold, the xorend or
+ * pad of the last component, and CTR from the SIV, whose counter is
+ * public only once the SIV is sent (seal's V is still secret inside the
+ * call, so the aesni build, whose CTR may branch on a BE128 counter, does
+ * not run it). Opening takes the SIV as received (public), once with the
+ * ciphertext spoilt: only the glue's verdict is made public.
+ *
  * --aesni (a build with -DAESKIT_HAVE_X86 and the aesni sources) runs the
  * AEADs, key wrap, CMAC and the cbc_mac, xts and fused ctr_cbcmac slots
  * (its counter secret too) on the aesni table instead: key, AAD and data
@@ -61,6 +74,7 @@
 #include "modes/kw.h"
 #include "modes/ocb.h"
 #include "modes/padding.h"
+#include "modes/siv.h"
 #include "modes/xts.h"
 
 #define SECRET(p, n) VALGRIND_MAKE_MEM_UNDEFINED((p), (n))
@@ -778,6 +792,72 @@ static void check_cmac_eax(size_t keylen)
     check_eax(keylen, 0, 0, 16 * 37 + 3);
 }
 
+/* ---- SIV: keys, components and data secret; the received SIV public --- */
+
+static void check_siv(size_t keylen, size_t n_ad, size_t ad_step, size_t len)
+{
+    uint8_t key[64], ads[AESKIT_SIV_MAX_AD * 40], pt[MAXLEN], msg[MAXLEN], ct[MAXLEN],
+        back[MAXLEN];
+    uint8_t tag[16], tag2[16], tag3[16];
+    aeskit_span span[AESKIT_SIV_MAX_AD];
+    aeskit_siv_key sk;
+    size_t used = 0;
+
+    fill(key, 2 * keylen);
+    for (size_t i = 0; i < n_ad; i++) {
+        span[i].p = ads + used;
+        span[i].len = (i * ad_step) % 40;   /* 0 (an empty component) .. 39 */
+        used += span[i].len;
+    }
+    fill(ads, used);
+    fill(pt, len);
+    memcpy(msg, pt, len);
+    SECRET(key, 2 * keylen);
+    SECRET(ads, used);
+    SECRET(msg, len);
+
+    aeskit_siv_key_init(&sk, impl, key, 2 * keylen);
+    aeskit_siv_seal(&sk, span, n_ad, ct, msg, len, tag);
+    PUBLIC(tag, sizeof tag);   /* sent: the counter it starts is public */
+    memcpy(back, ct, len);
+    aeskit_siv_open(&sk, span, n_ad, back, back, len, tag, tag2);   /* in place */
+    int same = aeskit_ct_memeq(tag, tag2, 16);
+    int spoilt_ok = 1;
+    if (len > 0) {
+        uint8_t bad[MAXLEN];
+        memcpy(bad, ct, len);
+        bad[(len * 5) % len] ^= 0x08;   /* still secret */
+        aeskit_siv_open(&sk, span, n_ad, bad, bad, len, tag, tag3);
+        spoilt_ok = aeskit_ct_memeq(tag, tag3, 16);
+        PUBLIC(&spoilt_ok, sizeof spoilt_ok);
+    }
+
+    PUBLIC(&same, sizeof same);
+    PUBLIC(ct, len);
+    PUBLIC(back, len);
+    cases++;
+    if (!same || (len > 0 && spoilt_ok) || memcmp(back, pt, len) != 0) {
+        char detail[96];
+        snprintf(detail, sizeof detail, "SIV AES-%zu %zu components len %zu", 8 * keylen,
+                 n_ad, len);
+        fail("siv round trip", detail);
+    }
+    absorb(ct, len);
+    absorb(tag, sizeof tag);
+    aeskit_secure_zero(&sk, sizeof sk);
+}
+
+/* No components, one, several of mixed lengths (empty ones among them)
+ * and the most allowed, over data of every S2V case: under a block (pad),
+ * one or two blocks (xorend with no shared prefix), and longer. */
+static void check_sivs(size_t keylen)
+{
+    static const size_t lens[] = {0, 1, 15, 16, 17, 31, 32, 33, 16 * 9 + 5, 16 * 37};
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
+        check_siv(keylen, i % 4 == 3 ? 9 : i % 4, 7 + i, lens[i]);
+    check_siv(keylen, AESKIT_SIV_MAX_AD, 3, 16 * 5 + 1);
+}
+
 /* ---- key wrap: the unwrap's verdict constant time ------------------------ */
 
 static int all_zero(const uint8_t *p, size_t n)
@@ -1010,6 +1090,7 @@ int main(int argc, char **argv)
         check_mac_xts_slots(keylen, 37);
         if (keylen != 24)
             check_xts_lengths(keylen);
+        check_sivs(keylen);
     }
     if (negative)
         run_negative_control();

@@ -125,9 +125,10 @@ def method_lines(run: Run) -> list[Line]:
         "buffer from Python. Peers: reused context, update_into / output=.",
     ]
     if any(row.op.aead for row in run.slope):
-        paras.append("AEADs (GCM, OCB = OCB3, GCM-SIV, CCM, EAX): one call = one message, "
-                     "12-byte nonce (CCM: 11) + data, no associated data, 16-byte tag; api = "
-                     "encrypt_into in place / decrypt_into from a kept ciphertext; peers: "
+        paras.append("AEADs (GCM, OCB = OCB3, GCM-SIV, CCM, EAX, SIV): one call = one "
+                     "message, 12-byte nonce (CCM: 11) + data, no associated data, 16-byte tag "
+                     "(SIV: the nonce is its one associated-data component, the tag first); "
+                     "api = encrypt_into in place / decrypt_into from a kept ciphertext; peers: "
                      "one-shot encrypt_into, pycryptodome AES.new per message.")
     if any(row.op.mac for row in run.slope):
         paras.append("CMAC: one direction, one call = the 16-byte tag of one message; kernel = "

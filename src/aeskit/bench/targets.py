@@ -27,6 +27,17 @@ pycryptodome's ``AES.new(...)`` per message (its objects take one nonce
 each) with ``encrypt_and_digest``/``decrypt_and_verify``, ``output=`` where
 the mode accepts it (GCM and EAX, not OCB). cryptography has no EAX.
 
+SIV (RFC 5297) takes no nonce argument: its messages carry the same 12-byte
+nonce as their one associated-data component, the nonce-based use of RFC
+5297 section 3 (the nonce is the last component), so one call is S2V over
+that component and ``size`` bytes, and CTR. Its sealed message is the tag,
+then the ciphertext: aeskit's encryption in place takes the data at the
+start of the buffer, which the glue moves 16 bytes on before the mode runs
+(what a user's in-place call costs; the kernel layer has no move). Peers: cryptography's ``AESSIV`` ``encrypt_into``/``decrypt_into``
+(``encrypt``/``decrypt`` before 47) with ``[nonce]``, pycryptodome's
+``AES.new(key, AES.MODE_SIV, nonce=nonce)`` (which puts the nonce last, the
+same S2V input) per message with ``output=``.
+
 CMAC is timed in one direction, per whole message of ``size`` bytes, its
 16-byte tag returned. ``kernel``: the mode's one-shot MAC looped in C, each
 call's tag XORed into the next message's first bytes so that calls cannot
@@ -81,21 +92,24 @@ import aeskit
 from .system import native
 
 MODES = ("ECB", "CBC", "CFB", "CFB8", "OFB", "CTR", "XTS", "GHASH", "GCM", "OCB", "GCMSIV",
-         "CCM", "CMAC", "EAX")
+         "CCM", "CMAC", "EAX", "SIV")
 #: Timed on whole blocks. XTS takes any length from 16 bytes, but one data unit of whole
 #: blocks is what a disk sector is; stealing adds a block at most.
 WHOLE_BLOCK_MODES = frozenset({"ECB", "CBC", "XTS", "GHASH"})
 #: Modes keyed with two AES keys of the row's size (the key is twice as long), and the
 #: sizes they have.
-TWO_KEY_MODES = frozenset({"XTS"})
+TWO_KEY_MODES = frozenset({"XTS", "SIV"})
 MODE_KEY_BITS = {"XTS": (128, 256), "GCMSIV": (128, 256)}
 #: The AEADs, timed per whole message (module docstring); "OCB" is OCB3, "GCMSIV"
 #: GCM-SIV.
-AEAD_MODES = frozenset({"GCM", "OCB", "GCMSIV", "CCM", "EAX"})
+AEAD_MODES = frozenset({"GCM", "OCB", "GCMSIV", "CCM", "EAX", "SIV"})
 #: An AEAD's nonce length where not 12 bytes. CCM's data limit with a 12-byte nonce,
 #: 2^24 - 1 bytes, is below the by-length table's 16 MiB; with 11 bytes (pycryptodome's
 #: default) it is 2^32 - 1.
 AEAD_NONCE_BYTES = {"CCM": 11}
+#: AEADs with no nonce argument: the nonce is their one associated-data component, and the
+#: tag comes before the ciphertext (module docstring).
+NONCE_AS_AD_MODES = frozenset({"SIV"})
 #: Timed in one direction only (module docstring).
 ONE_WAY_MODES = frozenset({"GHASH", "CMAC"})
 #: Timed once per run, under the first key size: their speed does not depend on it.
@@ -268,7 +282,10 @@ def _aead_ciphertexts(op: Operation, offset: int) -> Callable[[int], memoryview]
     def get(size: int) -> memoryview:
         if size not in made:
             buf = aligned(size + TAG_BYTES, offset)
-            cipher.encrypt_into(op.nonce, buf[:size], None, buf)
+            if op.mode in NONCE_AS_AD_MODES:  # tag || ciphertext
+                cipher.encrypt_into(bytes(buf[:size]), [op.nonce], buf)
+            else:
+                cipher.encrypt_into(op.nonce, buf[:size], None, buf)
             made[size] = buf
         return made[size]
     return get
@@ -427,6 +444,17 @@ class ApiTarget:
             for _ in repeat(None, loops):
                 fn(nonce, b"", buf, tag)
             return time.perf_counter_ns() - t0
+        if self.op.mode in NONCE_AS_AD_MODES:
+            ad = [NONCE]
+            if self._ciphertext is not None:  # decrypt_into(tag || ct, [nonce], out)
+                data, out = self._ciphertext(size), buf
+            else:  # encrypt_into(data, [nonce], tag || ct) in place: the glue moves the
+                # data by the tag's length first
+                data, out = buf, area[:size + TAG_BYTES]
+            t0 = time.perf_counter_ns()
+            for _ in repeat(None, loops):
+                fn(data, ad, out)
+            return time.perf_counter_ns() - t0
         if self.op.aead:
             nonce = self.op.nonce
             if self._ciphertext is not None:  # decrypt_into(nonce, ct || tag, None, out)
@@ -539,6 +567,11 @@ class _AeadPeerTarget:
         # encryptions that write over their input; a returned bytes object, or
         # a decryption's output, is a second buffer
         self.in_place = op.encrypt and (style == "into" or output_keyword)
+        # cryptography's SIV writes tag || ciphertext: the plaintext comes from a second
+        # buffer (over its own output it would read blocks it had overwritten)
+        self._siv_src: memoryview | None = None
+        if op.mode in NONCE_AS_AD_MODES and style == "into":
+            self.in_place = False
         self._buf: memoryview | None = None
         self._ciphertext: Callable[[int], memoryview] | None = None
         self._place = Placement()
@@ -551,6 +584,8 @@ class _AeadPeerTarget:
         self._buf = aligned(max_size + TAG_BYTES + PAGE, self.offset)
         if not self.op.encrypt:
             self._ciphertext = _aead_ciphertexts(self.op, self.offset)
+        elif self.op.mode in NONCE_AS_AD_MODES and self.style == "into":
+            self._siv_src = aligned(max_size + PAGE, self.offset)
         # pycryptodome's first GCM message loads its modules and takes over 10 ms,
         # which calibration would keep as a sample of a long call
         self.time(min(max_size, 16), 1)
@@ -566,6 +601,19 @@ class _AeadPeerTarget:
         else:
             assert self._ciphertext is not None
             data, out = self._ciphertext(size), area[:size]
+        if self.op.mode in NONCE_AS_AD_MODES and self.style != "pycryptodome":
+            ad = [nonce]
+            if self._siv_src is not None:
+                data = self._siv_src[self._place.offset:self._place.offset + size]
+            if self.style == "into":
+                t0 = time.perf_counter_ns()
+                for _ in repeat(None, loops):
+                    call(data, ad, out)
+                return time.perf_counter_ns() - t0
+            t0 = time.perf_counter_ns()
+            for _ in repeat(None, loops):
+                call(data, ad)
+            return time.perf_counter_ns() - t0
         if self.style == "into":
             t0 = time.perf_counter_ns()
             for _ in repeat(None, loops):
@@ -588,6 +636,8 @@ class _AeadPeerTarget:
                 new(key, mode, nonce=nonce).encrypt_and_digest(data)
             return time.perf_counter_ns() - t0
         ct, tag = data[:size], bytes(data[size:])
+        if self.op.mode in NONCE_AS_AD_MODES:  # tag || ciphertext
+            ct, tag = data[TAG_BYTES:], bytes(data[:TAG_BYTES])
         if self.output_keyword:
             t0 = time.perf_counter_ns()
             for _ in repeat(None, loops):
@@ -601,6 +651,7 @@ class _AeadPeerTarget:
     def release(self) -> None:
         self._buf = None
         self._ciphertext = None
+        self._siv_src = None
 
 
 class _GmacPeerTarget:
@@ -720,7 +771,7 @@ def _cryptography_aead(op: Operation, offset: int) -> _AeadPeerTarget | None:
     if op.mode == "EAX":  # cryptography has no EAX: no row
         return None
     cls = {"GCM": aead.AESGCM, "OCB": aead.AESOCB3, "GCMSIV": aead.AESGCMSIV,
-           "CCM": aead.AESCCM}[op.mode]
+           "CCM": aead.AESCCM, "SIV": aead.AESSIV}[op.mode]
     try:
         obj = cls(op.key())
     except UnsupportedAlgorithm:  # OCB3 or GCM-SIV on an OpenSSL without it: no row
@@ -738,12 +789,11 @@ def _pycryptodome_aead(op: Operation, offset: int) -> _AeadPeerTarget | None:
     if op.mode == "GCMSIV":  # pycryptodome has no GCM-SIV: no row
         return None
     mode = {"GCM": aes.MODE_GCM, "OCB": aes.MODE_OCB, "CCM": aes.MODE_CCM,
-            "EAX": aes.MODE_EAX}[op.mode]
-    # GCM's, CCM's and EAX's encrypt_and_digest / decrypt_and_verify take output=, OCB's
-    # do not
+            "EAX": aes.MODE_EAX, "SIV": aes.MODE_SIV}[op.mode]
+    # encrypt_and_digest / decrypt_and_verify take output= but for OCB's
     return _AeadPeerTarget("pycryptodome", "pycryptodome", op, "pycryptodome",
                            (aes.new, op.key(), mode), offset,
-                           output_keyword=op.mode in ("GCM", "CCM", "EAX"))
+                           output_keyword=op.mode in ("GCM", "CCM", "EAX", "SIV"))
 
 
 def _cryptography_gmac(op: Operation, offset: int) -> _GmacPeerTarget:
