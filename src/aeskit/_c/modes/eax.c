@@ -1,7 +1,9 @@
 /*
  * eax.c: EAX (Bellare, Rogaway and Wagner, FSE 2004) written once against
- * the backend table, unfused: three OMACs (CMAC with a one-block prefix
- * [t], modes/cmac.c, over the cbc_mac slot) and CTR (the ctr slot).
+ * the backend table: three OMACs (CMAC with a one-block prefix [t],
+ * modes/cmac.c, over the cbc_mac slot) and CTR (the ctr slot), the
+ * ciphertext's OMAC and the CTR in one pass where the backend has the
+ * fused ctr_cbcmac slot (which never branches on its counter).
  *   N' = OMAC^0(N), H' = OMAC^1(H), C = CTR from N' over M,
  *   C' = OMAC^2(C), tag = N' ^ H' ^ C' (truncated by the glue).
  * The data goes in chunks small enough to stay in L1 between the two
@@ -87,6 +89,22 @@ void aeskit_eax_update(aeskit_eax *e, uint8_t *dst, const uint8_t *src, size_t l
         src += take; dst += take; len -= take;
     }
     size_t n = len / 16;
+    aeskit_cmac *c = &e->c;
+    if (n > 1 && k->impl->ctr_cbcmac != NULL) {
+        /* The fused slot runs CTR in the MAC chain's idle cycles (the
+         * ciphertext MACed: what it writes sealing, what it reads opening)
+         * on whole blocks from a chain with nothing held: the held block
+         * goes into the chain first, and the last block stays for the split
+         * path below, which holds it back for OMAC's final step, so that
+         * pos never reads 0 (no data) after data. */
+        if (c->pos == 16) {
+            k->impl->cbc_mac(k, c->mac, c->buf, 1);
+            c->pos = 0;
+        }
+        assert(c->pos == 0);   /* at a block boundary of the ciphertext */
+        const size_t done = k->impl->ctr_cbcmac(k, e->enc, e->ctr, c->mac, dst, src, n - 1);
+        src += 16 * done; dst += 16 * done; n -= done; len -= 16 * done;
+    }
     while (n > 0) {
         const size_t b = n < CHUNK_BLOCKS ? n : CHUNK_BLOCKS;
         if (!e->enc)
