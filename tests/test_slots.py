@@ -550,6 +550,28 @@ def test_ctr_cbcmac_is_ctr_then_cbc_mac(backend, ks):
                     counter.hex(), mac_dst, n)
 
 
+def test_ctr_cbcmac_with_two_keys(backend):
+    """SIV's opening: CTR under one key and the MAC under another, both directions, at
+    counts across aesni's blocks one at a time and the counter wrapping: the ctr slot under
+    the CTR key, then the cbc_mac slot under the MAC key."""
+    if _aeskit._ctr_cbcmac_slot(backend, KEYS[16], False, bytes(16), MACS[1], b"") is None:
+        return
+    for ks in KEY_SIZES:
+        mac_key, ctr_key = KEYS[ks], bytes(range(100, 100 + ks))
+        for mac_dst in (False, True):
+            for n in (0, 1, 2, 3, 9, 17):
+                data = DATA[:16 * n]
+                counter = CTR_CBCMAC_COUNTERS[-1]
+                out, nxt, mac, done = _aeskit._ctr_cbcmac_slot(backend, mac_key, mac_dst, counter,
+                                                               MACS[1], data, ctr_key)
+                want, want_next = _aeskit._ctr_slot("portable", ctr_key, "be128", counter, data)
+                assert done == n and out == want and nxt == want_next, (ks, mac_dst, n)
+                assert mac == _aeskit._cbc_mac_slot("portable", mac_key, MACS[1],
+                                                    want if mac_dst else data), (ks, mac_dst, n)
+    with pytest.raises(ValueError, match="as long"):
+        _aeskit._ctr_cbcmac_slot(backend, KEYS[16], False, bytes(16), MACS[1], b"", KEYS[32])
+
+
 def test_ctr_cbcmac_split_anywhere(backend):
     """One message in two calls, counter and MAC carried, cut at every block."""
     key, counter, data = KEYS[16], CTR_CBCMAC_COUNTERS[1], DATA[:16 * SLOT_BLOCKS]

@@ -597,7 +597,7 @@ static void check_ctr_cbcmac_slot(size_t keylen, size_t n, int mac_dst)
     SECRET(msg, 16 * n);
 
     impl->set_key(&k, key, keylen);
-    const size_t done = impl->ctr_cbcmac(&k, mac_dst, ctr, mac, out, msg, n);
+    const size_t done = impl->ctr_cbcmac(&k, &k, mac_dst, ctr, mac, out, msg, n);
 
     PUBLIC(key, keylen);
     PUBLIC(msg, 16 * n);

@@ -134,9 +134,9 @@ typedef size_t aeskit_gcm_fn(const aeskit_key *k, const aeskit_ghash_key *hk, in
 typedef size_t aeskit_gcmsiv_open_fn(const aeskit_key *k, const aeskit_ghash_key *hk,
                                      uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
                                      const uint8_t *src, size_t n);
-typedef size_t aeskit_ctr_cbcmac_fn(const aeskit_key *k, int mac_dst, uint8_t ctr[16],
-                                    uint8_t mac[16], uint8_t *dst, const uint8_t *src,
-                                    size_t n);
+typedef size_t aeskit_ctr_cbcmac_fn(const aeskit_key *k, const aeskit_key *kc, int mac_dst,
+                                    uint8_t ctr[16], uint8_t mac[16], uint8_t *dst,
+                                    const uint8_t *src, size_t n);
 
 /* A number a backend exports to the tests (py/slots.c: backend_constants):
  * a boundary its kernels hand over at, which the tests must cross. */
@@ -228,12 +228,15 @@ struct aeskit_impl {
      *        this backend's ghash_key for at least the kernel's batch (the
      *        mode's per-message key is). ctr (from the tag) is public. */
     aeskit_gcmsiv_open_fn *gcmsiv_open;
-    /*   ctr_cbcmac: CTR with BE128 counters from ctr and CBC-MAC into mac
-     *        in one pass (CCM, EAX: the CTR blocks ride in the MAC chain's
-     *        idle cycles). mac_dst=1 MACs the blocks written (after the
-     *        CTR), mac_dst=0 the blocks read (before it, so dst == src
-     *        works): CCM MACs the plaintext, EAX the ciphertext. Never
-     *        branches on ctr: EAX's is a secret. */
+    /*   ctr_cbcmac: CTR under kc with BE128 counters from ctr and CBC-MAC
+     *        under k into mac in one pass (CCM, EAX, SIV opening: the CTR
+     *        blocks ride in the MAC chain's idle cycles). kc is k for CCM
+     *        and EAX; SIV's CTR key differs from its MAC key (both of this
+     *        backend and one size). mac_dst=1 MACs the blocks written (after
+     *        the CTR), mac_dst=0 the blocks read (before it, so dst == src
+     *        works): CCM MACs the plaintext, EAX the ciphertext, SIV's
+     *        opening the plaintext it makes. Never branches on ctr: EAX's is
+     *        a secret. */
     aeskit_ctr_cbcmac_fn *ctr_cbcmac;
     /* The boundaries of this table's kernels, for the tests; ends with a
      * NULL name. */

@@ -534,33 +534,33 @@ AESKIT_INLINE __m128i aesni_be128_inc(__m128i c)
     return _mm_sub_epi64(c, _mm_slli_si128(wrapped, 8));
 }
 
-/* One MAC block x (already xored with its data and rk[0]) and, when two,
- * one counter block y (already whitened), round by round. */
+/* One block x under rk (a MAC block, already xored with its data and rk[0])
+ * and, when two, one counter block y under rkc (already whitened with
+ * rkc[0]), round by round. */
 AESKIT_INLINE void aesni_mac_ctr_rounds(__m128i *x, __m128i *y, const uint8_t *rk,
-                                        unsigned rounds, int two)
+                                        const uint8_t *rkc, unsigned rounds, int two)
 {
-    const uint8_t *last = rk + AESKIT_BLOCK * rounds;
-    for (const uint8_t *p = rk + AESKIT_BLOCK; p < last; p += AESKIT_BLOCK) {
-        const __m128i key = aeskit_load128(p);
-        *x = _mm_aesenc_si128(*x, key);
+    for (unsigned r = 1; r < rounds; r++) {
+        *x = _mm_aesenc_si128(*x, aeskit_load128(rk + AESKIT_BLOCK * r));
         if (two)
-            *y = _mm_aesenc_si128(*y, key);
+            *y = _mm_aesenc_si128(*y, aeskit_load128(rkc + AESKIT_BLOCK * r));
     }
-    const __m128i key = aeskit_load128(last);
-    *x = _mm_aesenclast_si128(*x, key);
+    *x = _mm_aesenclast_si128(*x, aeskit_load128(rk + AESKIT_BLOCK * rounds));
     if (two)
-        *y = _mm_aesenclast_si128(*y, key);
+        *y = _mm_aesenclast_si128(*y, aeskit_load128(rkc + AESKIT_BLOCK * rounds));
 }
 
-size_t aeskit_aesni_ctr_cbcmac(const aeskit_key *k, int mac_dst, uint8_t ctr[16],
-                               uint8_t mac[16], uint8_t *dst, const uint8_t *src, size_t n)
+size_t aeskit_aesni_ctr_cbcmac(const aeskit_key *k, const aeskit_key *kc, int mac_dst,
+                               uint8_t ctr[16], uint8_t mac[16], uint8_t *dst,
+                               const uint8_t *src, size_t n)
 {
     if (n == 0)
         return 0;
-    const uint8_t *rk = aeskit_aesni_enc_keys(k);
+    assert(kc->rounds == k->rounds);
+    const uint8_t *rk = aeskit_aesni_enc_keys(k), *rkc = aeskit_aesni_enc_keys(kc);
     const unsigned rounds = k->rounds;
     const __m128i swap = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    const __m128i k0 = aeskit_load128(rk);
+    const __m128i k0 = aeskit_load128(rk), kc0 = aeskit_load128(rkc);
     __m128i c = _mm_shuffle_epi8(aeskit_load128(ctr), swap);
     __m128i m = aeskit_load128(mac);
 
@@ -568,30 +568,30 @@ size_t aeskit_aesni_ctr_cbcmac(const aeskit_key *k, int mac_dst, uint8_t ctr[16]
         for (size_t i = 0; i < n; i++, src += AESKIT_BLOCK, dst += AESKIT_BLOCK) {
             const __m128i p = aeskit_load128(src);
             __m128i x = _mm_xor_si128(m, _mm_xor_si128(p, k0));
-            __m128i y = _mm_xor_si128(_mm_shuffle_epi8(c, swap), k0);
+            __m128i y = _mm_xor_si128(_mm_shuffle_epi8(c, swap), kc0);
             c = aesni_be128_inc(c);
-            aesni_mac_ctr_rounds(&x, &y, rk, rounds, 1);
+            aesni_mac_ctr_rounds(&x, &y, rk, rkc, rounds, 1);
             m = x;
             aeskit_store128(dst, _mm_xor_si128(y, p));
         }
     } else {
-        __m128i ks = _mm_xor_si128(_mm_shuffle_epi8(c, swap), k0);
+        __m128i ks = _mm_xor_si128(_mm_shuffle_epi8(c, swap), kc0);
         c = aesni_be128_inc(c);
-        aesni_mac_ctr_rounds(&ks, &ks, rk, rounds, 0);
+        aesni_mac_ctr_rounds(&ks, &ks, rkc, rkc, rounds, 0);
         for (size_t i = 1; i < n; i++, src += AESKIT_BLOCK, dst += AESKIT_BLOCK) {
             const __m128i p = _mm_xor_si128(aeskit_load128(src), ks);
             aeskit_store128(dst, p);
             __m128i x = _mm_xor_si128(m, _mm_xor_si128(p, k0));
-            __m128i y = _mm_xor_si128(_mm_shuffle_epi8(c, swap), k0);
+            __m128i y = _mm_xor_si128(_mm_shuffle_epi8(c, swap), kc0);
             c = aesni_be128_inc(c);
-            aesni_mac_ctr_rounds(&x, &y, rk, rounds, 1);
+            aesni_mac_ctr_rounds(&x, &y, rk, rkc, rounds, 1);
             m = x;
             ks = y;
         }
         const __m128i p = _mm_xor_si128(aeskit_load128(src), ks);
         aeskit_store128(dst, p);
         m = _mm_xor_si128(m, _mm_xor_si128(p, k0));
-        aesni_mac_ctr_rounds(&m, &m, rk, rounds, 0);
+        aesni_mac_ctr_rounds(&m, &m, rk, rk, rounds, 0);
     }
     aeskit_store128(mac, m);
     aeskit_store128(ctr, _mm_shuffle_epi8(c, swap));

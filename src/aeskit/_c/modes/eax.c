@@ -102,7 +102,7 @@ void aeskit_eax_update(aeskit_eax *e, uint8_t *dst, const uint8_t *src, size_t l
             c->pos = 0;
         }
         assert(c->pos == 0);   /* at a block boundary of the ciphertext */
-        const size_t done = k->impl->ctr_cbcmac(k, e->enc, e->ctr, c->mac, dst, src, n - 1);
+        const size_t done = k->impl->ctr_cbcmac(k, k, e->enc, e->ctr, c->mac, dst, src, n - 1);
         src += 16 * done; dst += 16 * done; n -= done; len -= 16 * done;
     }
     while (n > 0) {

@@ -228,12 +228,18 @@ void aeskit_siv_open(const aeskit_siv_key *sk, const aeskit_span *ad, size_t n_a
     fold(sk, macs, n_ad, d);
 
     /* CTR a chunk, then the plaintext chain over it while it is in L1, up to
-     * the shared prefix; the rest goes through s2v_last */
+     * the shared prefix; the rest goes through s2v_last. Where the backend
+     * has the fused ctr_cbcmac slot, the shared prefix's CTR (under K2) rides
+     * in its chain's (under K1) idle cycles instead. */
     const size_t shared = len >= 16 ? 16 * shared_blocks(len) : 0, n = len / 16;
     size_t done = 0, macd = 0;
     memcpy(q, v, 16);
     q[8] &= 0x7f;
     q[12] &= 0x7f;
+    if (shared > 0 && k->impl->ctr_cbcmac != NULL) {
+        done = k->impl->ctr_cbcmac(&sk->mac.key, k, 1, q, chain, dst, src, shared / 16);
+        macd = 16 * done;
+    }
     while (done < n) {
         const size_t b = n - done < CHUNK_BLOCKS ? n - done : CHUNK_BLOCKS;
         k->impl->ctr(k, AESKIT_CTR_BE128, q, dst + 16 * done, src + 16 * done, b);

@@ -15,7 +15,7 @@
  *   _ghash_slot(backend, h, acc, data, max_blocks[, polyval]) -> acc
  *   _gcmsiv_open_slot(backend, key, h, counter, data) -> (out, next_counter, acc, done)
  *   _ghash_key_extent(backend, h, max_blocks) -> (from, used, written_outside)
- *   _ctr_cbcmac_slot(backend, key, mac_dst, counter, mac, data)
+ *   _ctr_cbcmac_slot(backend, key, mac_dst, counter, mac, data[, ctr_key])
  *       -> (out, next_counter, mac, blocks_done), or None without the slot
  *   backend_constants(backend) -> dict[str, int]
  *   mode_constants(aead) -> dict[str, int]
@@ -236,22 +236,31 @@ static PyObject *slots_gcmsiv_open(PyObject *m, PyObject *args)
 static PyObject *slots_ctr_cbcmac(PyObject *m, PyObject *args)
 {
     const char *backend;
-    PyObject *key, *mac_dst, *counter, *mac, *data;
-    Py_buffer mb = {0};
+    PyObject *key, *mac_dst, *counter, *mac, *data, *ctr_key = NULL;
+    Py_buffer mb = {0}, kb = {0};
+    aeskit_key kc;
     slot_call c;
-    if (!PyArg_ParseTuple(args, "sOO!OOO:_ctr_cbcmac_slot", &backend, &key, &PyBool_Type,
-                          &mac_dst, &counter, &mac, &data) ||
+    if (!PyArg_ParseTuple(args, "sOO!OOO|O:_ctr_cbcmac_slot", &backend, &key, &PyBool_Type,
+                          &mac_dst, &counter, &mac, &data, &ctr_key) ||
         slot_begin(m, &c, backend, key, counter, data, 1) < 0)
         return NULL;
     PyObject *r = NULL;
-    if (aeskit_get_buffer(mac, &mb, 0, "mac") == 0 && mb.len != 16)
+    kc = c.key;   /* the CTR key: the MAC's, unless ctr_key is given */
+    if (ctr_key != NULL && aeskit_get_buffer(ctr_key, &kb, 0, "ctr_key") == 0) {
+        if (kb.len != (Py_ssize_t)(4 * (c.key.rounds - 6)))
+            PyErr_SetString(PyExc_ValueError, "ctr_key must be as long as key");
+        else
+            c.impl->set_key(&kc, kb.buf, (size_t)kb.len);
+        aeskit_release(&kb);
+    }
+    if (!PyErr_Occurred() && aeskit_get_buffer(mac, &mb, 0, "mac") == 0 && mb.len != 16)
         PyErr_SetString(PyExc_ValueError, "need a 16-byte mac");
     if (!PyErr_Occurred() && c.impl->ctr_cbcmac == NULL) {
         r = Py_NewRef(Py_None);
     } else if (!PyErr_Occurred()) {
         uint8_t tag[16];
         memcpy(tag, mb.buf, 16);
-        const size_t done = c.impl->ctr_cbcmac(&c.key, mac_dst == Py_True, c.block, tag,
+        const size_t done = c.impl->ctr_cbcmac(&c.key, &kc, mac_dst == Py_True, c.block, tag,
                                                slot_dst(&c), c.data.buf, slot_blocks(&c));
         r = Py_BuildValue("(Oy#y#n)", c.out, (const char *)c.block, (Py_ssize_t)16,
                           (const char *)tag, (Py_ssize_t)16, (Py_ssize_t)done);
@@ -260,6 +269,7 @@ static PyObject *slots_ctr_cbcmac(PyObject *m, PyObject *args)
     Py_XDECREF(c.out);
     aeskit_release(&c.data);
     aeskit_secure_zero(&c.key, sizeof c.key);
+    aeskit_secure_zero(&kc, sizeof kc);
     return r;
 }
 
@@ -419,10 +429,11 @@ static PyMethodDef slots_methods[] = {
                "Tests only: the range of the GHASH key's words ghash_key says it wrote, and "
                "how many bytes outside it changed (must be none).")},
     {"_ctr_cbcmac_slot", slots_ctr_cbcmac, METH_VARARGS,
-     PyDoc_STR("_ctr_cbcmac_slot(backend, key, mac_dst, counter, mac, data) -> (out, "
-               "next_counter, mac, blocks_done) | None\n\nTests only: the backend's fused "
-               "ctr_cbcmac slot (CTR with BE128 counters and CBC-MAC of the data read, or "
-               "written if mac_dst); None when its table has none.")},
+     PyDoc_STR("_ctr_cbcmac_slot(backend, key, mac_dst, counter, mac, data[, ctr_key]) -> "
+               "(out, next_counter, mac, blocks_done) | None\n\nTests only: the backend's "
+               "fused ctr_cbcmac slot (CTR with BE128 counters under ctr_key, default key, and "
+               "CBC-MAC under key of the data read, or written if mac_dst); None when its "
+               "table has none.")},
     {"backend_constants", slots_constants, METH_VARARGS,
      PyDoc_STR("backend_constants(name) -> dict[str, int]\n\nThe block counts where a "
                "backend's kernels hand over (batch widths, the fused GCM's minimum), for "
