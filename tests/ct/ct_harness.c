@@ -150,6 +150,20 @@ static void check_fips197(void)
     }
 }
 
+/* The inputs of a block-mode check: key, 16-byte iv and message filled,
+ * pt a public copy of the message, the rest marked secret. */
+static void secret_inputs(uint8_t *key, size_t keylen, uint8_t iv[16], uint8_t *pt,
+                          uint8_t *msg, size_t len)
+{
+    fill(key, keylen);
+    fill(iv, 16);
+    fill(pt, len);
+    memcpy(msg, pt, len);
+    SECRET(key, keylen);
+    SECRET(iv, 16);
+    SECRET(msg, len);
+}
+
 /* ---- every mode through the streaming layer -------------------------- */
 
 static const char *const mode_names[] = {
@@ -227,13 +241,7 @@ static void check_mode(size_t keylen, enum aeskit_mode mode, const struct shape 
     aeskit_key k;
     const size_t len = sh->len;
 
-    fill(key, keylen);
-    fill(iv, sizeof iv);
-    fill(pt, len);
-    memcpy(msg, pt, len);
-    SECRET(key, keylen);
-    SECRET(iv, sizeof iv);
-    SECRET(msg, len);
+    secret_inputs(key, keylen, iv, pt, msg, len);
 
     impl->set_key(&k, key, keylen);
     enum aeskit_finish end;
@@ -322,13 +330,7 @@ static void check_padded(size_t keylen, enum aeskit_mode mode, const struct shap
     snprintf(detail, sizeof detail, "%s AES-%zu %s%s", mode_names[mode], 8 * keylen, sh->name,
              in_place ? " in place" : "");
 
-    fill(key, keylen);
-    fill(iv, sizeof iv);
-    fill(pt, len);
-    memcpy(msg, pt, len);
-    SECRET(key, keylen);
-    SECRET(iv, sizeof iv);
-    SECRET(msg, len);
+    secret_inputs(key, keylen, iv, pt, msg, len);
     impl->set_key(&k, key, keylen);
 
     const size_t nct = run_stream(&k, mode, 1, 1, iv, msg, len, sh->calls, in_place, ct,
