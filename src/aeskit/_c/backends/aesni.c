@@ -608,19 +608,45 @@ size_t aeskit_aesni_ctr_cbcmac(const aeskit_key *k, const aeskit_key *kc, int ma
  * are written one batch ahead, so that its loads never wait on a store to
  * forward (a 16-byte load of two 8-byte stores cannot). The tweak is a
  * secret (the encrypted sector number): nothing branches on it, and the
- * buffer is wiped. */
+ * buffer is wiped.
+ *
+ * What is left to gain, measured on Zen 2 against ECB's kernel (rdtsc,
+ * 16 KiB): with the tweaks free (a fixed buffer: only the two loads and
+ * XORs a block) XTS takes 1.20x ECB's time for AES-128, 1.13x for AES-256;
+ * this code 1.36x and 1.16x. Tried and slower: the tweaks kept in vector
+ * registers and advanced by x^8 with PCLMULQDQ (1.71x), odd tweaks doubled
+ * from even ones in vector registers (1.55x), k0 and the last round key
+ * folded into the tweaks on the scalar side (1.83x: twice the stores), k0
+ * folded on the vector side with AESENCLAST taking rk[last] ^ T (1.48x),
+ * the tweaks computed in the middle of the rounds (1.46x). */
 
-/* w tweaks from (lo, hi) into tw, which moves on past them. */
-AESKIT_INLINE void aesni_xts_tweaks(uint64_t *lo, uint64_t *hi, uint8_t *tw, size_t w)
+/* w tweaks from (lo, hi) into tw, which moves on past them. On x86-64 a
+ * doubling is five instructions: ADD/ADC shift the 128 bits left, SBB turns
+ * the bit shifted out of the top into a mask, and 0x87 folds it back in.
+ * Compilers make 7-9 of the C below (or of _addcarry_u64), and with 16
+ * stores and 8 AES batches' worth of rounds to share the core with, the
+ * count showed: 1.44x ECB's time for AES-128, against 1.36x with these. */
+AESKIT_INLINE void aesni_xts_tweaks(uint64_t *plo, uint64_t *phi, uint8_t *tw, size_t w)
 {
+    uint64_t lo = *plo, hi = *phi;
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++) {
-        memcpy(tw + AESKIT_BLOCK * j, lo, 8);
-        memcpy(tw + AESKIT_BLOCK * j + 8, hi, 8);
-        const uint64_t fold = (uint64_t)((int64_t)*hi >> 63) & 0x87;
-        *hi = (*hi << 1) | (*lo >> 63);
-        *lo = (*lo << 1) ^ fold;
+        memcpy(tw + AESKIT_BLOCK * j, &lo, 8);
+        memcpy(tw + AESKIT_BLOCK * j + 8, &hi, 8);
+#if defined(__x86_64__) && defined(__GNUC__)
+        uint64_t fold;
+        __asm__("add %0, %0\n\tadc %1, %1\n\tsbb %2, %2\n\tand $0x87, %2\n\txor %2, %0"
+                : "+r"(lo), "+r"(hi), "=&r"(fold)
+                :
+                : "cc");
+#else
+        const uint64_t fold = (uint64_t)((int64_t)hi >> 63) & 0x87;
+        hi = (hi << 1) | (lo >> 63);
+        lo = (lo << 1) ^ fold;
+#endif
     }
+    *plo = lo;
+    *phi = hi;
 }
 
 /* w blocks with the tweaks in tw. */
