@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import base64
 import collections
-import hashlib
+import contextlib
 import hmac
 import io
 import json
@@ -33,6 +33,7 @@ import struct
 import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from types import TracebackType
 from typing import IO, Any, BinaryIO, NoReturn
 
 from ._aeskit import AESGCM, InvalidTag, LimitExceeded
@@ -287,8 +288,8 @@ class StreamingAEAD:
             ks = json.loads(keyset)
             entries = ks["key"]
             primary_id = int(ks["primaryKeyId"])
-        except (ValueError, KeyError, TypeError) as e:
-            raise ValueError(f"not a Tink JSON keyset: {e}") from None
+        except (ValueError, KeyError, TypeError) as err:
+            raise ValueError(f"not a Tink JSON keyset: {err}") from None
         keys: list[_Key] = []
         extra: list[dict[str, Any]] = []
         primary = None
@@ -510,7 +511,8 @@ class _EncryptingWriter(io.RawIOBase):
             self._mv.release()
             super().close()
 
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         if exc_type is not None:
             self._aborted = True
         self.close()
@@ -518,10 +520,8 @@ class _EncryptingWriter(io.RawIOBase):
     def __del__(self) -> None:
         # dropped without close(): never seal
         self._aborted = True
-        try:
+        with contextlib.suppress(Exception):
             self.close()
-        except Exception:
-            pass
 
 
 # -- the reader ----------------------------------------------------------------
@@ -539,6 +539,7 @@ class _DecryptingReader(io.RawIOBase):
         self._prefix = b""
         self._failed: BaseException | None = None
         self._pos = 0
+        self._done = 0
         # current plaintext segment
         self._cur = -1
         self._buf = bytearray(max(k.segment_size for k in sa._keys))
@@ -735,7 +736,17 @@ class _DecryptingReader(io.RawIOBase):
     def readinto(self, b: Any) -> int:
         self._check()
         out = memoryview(b).cast("B")
-        done = 0
+        try:
+            return self._readinto(out)
+        except InvalidTag:
+            # the bytes of good segments already copied in this call are returned; the
+            # reader is failed now, so the next call raises
+            if self._done:
+                return self._done
+            raise
+
+    def _readinto(self, out: memoryview) -> int:
+        self._done = done = 0
         while done < len(out):
             k = self._key
             if self._ra:
@@ -759,12 +770,13 @@ class _DecryptingReader(io.RawIOBase):
                 break
             out[done:done + take] = self._plain[off:off + take]
             done += take
+            self._done = done
             self._pos += take
         return done
 
     def read(self, size: int | None = -1) -> bytes:
         if size is None or size < 0:
-            chunks = []
+            chunks: list[bytes] = []
             while True:
                 c = super().read(1 << 20)
                 if not c:
@@ -829,23 +841,20 @@ def _run_file(sa: StreamingAEAD, src: Any, dst: Any, aad: bytes, threads: int | 
         threads = os.cpu_count() or 1
     if not isinstance(threads, int) or threads < 1:
         raise ValueError(f"threads must be a positive int, got {threads!r}")
-    own_src = isinstance(src, (str, bytes, os.PathLike))
-    fin = open(src, "rb", buffering=0) if own_src else src
-    try:
+    with contextlib.ExitStack() as stack:
+        if isinstance(src, (str, bytes, os.PathLike)):
+            src = stack.enter_context(open(src, "rb", buffering=0))
         out, tmp, final = _open_dst(dst)
         ok = False
         try:
             if encrypt:
-                n = _encrypt_segments(sa, fin, out, aad, threads, progress)
+                n = _encrypt_segments(sa, src, out, aad, threads, progress)
             else:
-                n = _decrypt_segments(sa, fin, out, aad, threads, progress)
+                n = _decrypt_segments(sa, src, out, aad, threads, progress)
             ok = True
             return n
         finally:
             _finish(out, tmp, final, ok)
-    finally:
-        if own_src:
-            fin.close()
 
 
 def _write_all(f: Any, mv: memoryview) -> None:

@@ -3,7 +3,8 @@
 import io
 import os
 from collections.abc import Callable
-from typing import IO, Any, BinaryIO, Final
+from types import TracebackType
+from typing import IO, Any, BinaryIO, Final, TypeAlias
 
 from typing_extensions import Buffer
 
@@ -16,7 +17,7 @@ NONCE_PREFIX: Final[int]
 MAX_SEGMENTS: Final[int]
 KEY_TYPE_URL: Final[str]
 
-_Path = str | bytes | os.PathLike[str] | os.PathLike[bytes]
+_Path: TypeAlias = str | bytes | os.PathLike[str] | os.PathLike[bytes]
 
 class _Key:
     ikm: bytes
@@ -83,7 +84,8 @@ class _EncryptingWriter(io.RawIOBase):
     def write(self, b: Buffer) -> int: ...
     def abort(self) -> None: ...
     def close(self) -> None: ...
-    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None: ...
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None: ...
     def __del__(self) -> None: ...
 
 class _DecryptingReader(io.RawIOBase):
