@@ -582,12 +582,15 @@ class _DecryptingReader(io.RawIOBase):
     def _open(self, k: _Key, gcm: AESGCM, mv: memoryview, n: int, i: int, last: bool) -> int:
         """Decrypt the n ciphertext bytes in mv in place; return the plaintext length."""
         if n < TAG:
-            raise InvalidTag("truncated segment")
+            raise InvalidTag(_bad_segment(i, last))
         try:
             nonce = _nonce(self._prefix, self._first_segment + i, last)
         except LimitExceeded:
             raise InvalidTag("segment number past 2**32") from None
-        return gcm.decrypt_into(nonce, mv[:n], None, mv[:n - TAG])
+        try:
+            return gcm.decrypt_into(nonce, mv[:n], None, mv[:n - TAG])
+        except InvalidTag:
+            raise InvalidTag(_bad_segment(i, last)) from None
 
     # sequential: header and segment 0 decide the key
     def _seq_start(self) -> None:
@@ -616,8 +619,8 @@ class _DecryptingReader(io.RawIOBase):
             self._cur, self._plain, self._next = 0, mv[:n], 1
             self._seq_eof = last
             return
-        self._fail(InvalidTag("no key authenticates the stream's first segment (wrong key, "
-                              "associated data, or not a stream of this format)"))
+        self._fail(InvalidTag("no key authenticates the stream's first segment: a wrong key "
+                              "or associated data, a modified stream or another format"))
 
     def _seq_load(self) -> bool:
         """Decrypt the next segment in order; False at the end of the stream."""
@@ -681,8 +684,8 @@ class _DecryptingReader(io.RawIOBase):
             self._cur, self._plain = nseg - 1, mv[:p]
             self._ra = True
             return
-        self._fail(InvalidTag("no key authenticates the stream's last segment (truncated or "
-                              "modified stream, wrong key or associated data)"))
+        self._fail(InvalidTag("no key authenticates the stream's last segment: a wrong key "
+                              "or associated data, a modified or truncated stream"))
 
     def _ra_load(self, i: int) -> None:
         k, gcm = self._key, self._gcm
@@ -955,12 +958,21 @@ def _sealer(gcm: AESGCM, nonce: bytes, buf: bytearray, n: int) -> Callable[[], i
     return seal
 
 
-def _opener(gcm: AESGCM, nonce: bytes, buf: bytearray, n: int) -> Callable[[], int]:
+def _bad_segment(i: int, last: bool) -> str:
+    return (f"segment {i}{' (the last)' if last else ''} did not authenticate: a modified, "
+            "reordered, truncated or extended stream")
+
+
+def _opener(gcm: AESGCM, nonce: bytes, buf: bytearray, n: int, i: int,
+            last: bool) -> Callable[[], int]:
     def open_() -> int:
         mv = memoryview(buf)
-        if n < TAG:
-            raise InvalidTag("truncated segment")
-        return gcm.decrypt_into(nonce, mv[:n], None, mv[:n - TAG])
+        try:
+            if n < TAG:
+                raise InvalidTag
+            return gcm.decrypt_into(nonce, mv[:n], None, mv[:n - TAG])
+        except InvalidTag:
+            raise InvalidTag(_bad_segment(i, last)) from None
     return open_
 
 
@@ -992,7 +1004,7 @@ def _decrypt_segments(sa: StreamingAEAD, fin: Any, out: Any, aad: bytes, threads
                 nonce = _nonce(reader._prefix, sa._first_segment + i, last)
             except LimitExceeded:
                 raise InvalidTag("segment number past 2**32") from None
-            pipe.submit(_opener(gcm, nonce, buf, n), buf)
+            pipe.submit(_opener(gcm, nonce, buf, n, i, last), buf)
             total += max(n - TAG, 0)
             if last:
                 break
