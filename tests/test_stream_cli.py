@@ -163,3 +163,16 @@ def test_stdin_stdout_and_ctrl_c(tmp_path, keyfile):
     assert p.returncode == 130
     assert err.decode().count("\n") == 1 and "interrupted" in err.decode()
     assert files(tmp_path) == ["key.json"]
+
+
+def test_bench_stream_runs(capsys):
+    """The benchmark's figures are all there and finite (their values are never judged)."""
+    assert run("bench-stream", "--size", "3", "--repetitions", "1", "--rss-sizes", "0.01",
+               "--json") == 0
+    r = json.loads(capsys.readouterr().out)
+    for k in ("plain_encrypt_into_1t_mibs", "stream_1t_mibs", "stream_1t_vs_plain",
+              "stream_2t_speedup", "plain_buffers_2t_speedup", "speedup_ratio"):
+        assert r[k] > 0, k
+    assert r["peak_rss_mib"]["0.01 GiB"] > 0
+    if r["tink_mibs"] is not None:
+        assert r["stream_1t_vs_tink"] > 0

@@ -71,6 +71,9 @@ def add_commands(sub: Any) -> None:
         q.add_argument("output", metavar="OUT", help="output file, or - for stdout")
         q.set_defaults(func=lambda a, n=name: run(
             lambda a: cmd_crypt(a, encrypt=n == "encrypt"), a))
+    from .stream_bench import add_command
+
+    add_command(sub)
 
 
 def run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:

@@ -18,6 +18,7 @@ MAX_SEGMENTS: Final[int]
 KEY_TYPE_URL: Final[str]
 
 _Path: TypeAlias = str | bytes | os.PathLike[str] | os.PathLike[bytes]
+_File: TypeAlias = IO[bytes] | BinaryIO | io.RawIOBase | io.BufferedIOBase
 
 class _Key:
     ikm: bytes
@@ -64,14 +65,14 @@ class StreamingAEAD:
     @property
     def header_length(self) -> int: ...
     def ciphertext_size(self, plaintext_size: int) -> int: ...
-    def open_encrypting(self, fileobj: IO[bytes] | BinaryIO,
+    def open_encrypting(self, fileobj: _File,
                         associated_data: Buffer = b"") -> _EncryptingWriter: ...
-    def open_decrypting(self, fileobj: IO[bytes] | BinaryIO,
+    def open_decrypting(self, fileobj: _File,
                         associated_data: Buffer = b"") -> _DecryptingReader: ...
-    def encrypt_file(self, src: _Path | IO[bytes] | BinaryIO, dst: _Path | IO[bytes] | BinaryIO,
+    def encrypt_file(self, src: _Path | _File, dst: _Path | _File,
                      associated_data: Buffer = b"", *, threads: int | None = None,
                      progress: Callable[[int], None] | None = None) -> int: ...
-    def decrypt_file(self, src: _Path | IO[bytes] | BinaryIO, dst: _Path | IO[bytes] | BinaryIO,
+    def decrypt_file(self, src: _Path | _File, dst: _Path | _File,
                      associated_data: Buffer = b"", *, threads: int | None = None,
                      progress: Callable[[int], None] | None = None) -> int: ...
     @classmethod
