@@ -111,10 +111,6 @@ class _Key:
             return None
         return bytes(header[1:1 + self.derived_key_size]), bytes(header[1 + self.derived_key_size:])
 
-    def ct_len(self, i: int) -> int:
-        """Ciphertext bytes of a full segment i (segment 0 without the header)."""
-        return self.segment_size - (self.header_length if i == 0 else 0)
-
     def segment_of(self, pos: int) -> tuple[int, int]:
         """(segment number, offset in it) of plaintext position pos."""
         if pos < self.first_plain:
