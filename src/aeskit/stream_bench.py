@@ -83,15 +83,6 @@ def add_command(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _median_time(fn: Callable[[], None], reps: int) -> float:
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
-
-
 def _plain_loop(gcm: AESGCM, data: bytes, sink: Any, first: int) -> None:
     """The floor: the same readinto, the same in-place seal, the same writes, no format."""
     src = io.BytesIO(data)
@@ -150,6 +141,22 @@ def _rss(gib: float) -> int:
     return int(out.stdout.strip())
 
 
+def _pinned(fn: Callable[[], None], cpu: int | None) -> Callable[[], None]:
+    """fn run on one CPU (Linux): the one-thread rows share it, so a neighbour that slows
+    one vCPU slows both sides of their ratio alike."""
+    if cpu is None:
+        return fn
+
+    def go() -> None:
+        allowed = os.sched_getaffinity(0)
+        os.sched_setaffinity(0, {cpu})
+        try:
+            fn()
+        finally:
+            os.sched_setaffinity(0, allowed)
+    return go
+
+
 def measure(size_mib: int, reps: int, rss_sizes: list[float]) -> dict[str, Any]:
     size = size_mib * MiB
     data = Generated(size).read()
@@ -158,6 +165,8 @@ def measure(size_mib: int, reps: int, rss_sizes: list[float]) -> dict[str, Any]:
     sa = StreamingAEAD(key)
     gcm = AESGCM(key)
     first = SEG - sa.header_length - TAG
+    nbuf = size // SEG
+    cpu = min(os.sched_getaffinity(0)) if hasattr(os, "sched_setaffinity") else None
     res: dict[str, Any] = {"size_mib": size_mib, "repetitions": reps,
                            "backend": gcm.backend, "cpus": os.cpu_count()}
     with open(os.devnull, "wb", buffering=0) as sink:
@@ -165,13 +174,14 @@ def measure(size_mib: int, reps: int, rss_sizes: list[float]) -> dict[str, Any]:
             def go() -> None:
                 sa.encrypt_file(io.BytesIO(data), sink, threads=threads)
             return go
-        t_plain = _median_time(lambda: _plain_loop(gcm, data, sink, first), reps)
-        t_s1 = _median_time(stream(1), reps)
-        t_s2 = _median_time(stream(2), reps)
-        nbuf = size // SEG
-        t_p1 = _median_time(lambda: _plain_threads(gcm, nbuf, 1), reps)
-        t_p2 = _median_time(lambda: _plain_threads(gcm, nbuf, 2), reps)
-        res["tink_mibs"] = None
+        runs: dict[str, Callable[[], None]] = {
+            "loop": _pinned(lambda: _plain_loop(gcm, data, sink, first), cpu),
+            "s1": _pinned(stream(1), cpu),
+            "s2": stream(2),
+            "p1": lambda: _plain_threads(gcm, nbuf, 1),
+            "p2": lambda: _plain_threads(gcm, nbuf, 2),
+            "all": stream(os.cpu_count() or 1),
+        }
         try:
             import tink  # type: ignore[import-untyped, import-not-found]
             from tink import streaming_aead  # type: ignore[import-untyped, import-not-found]
@@ -188,18 +198,31 @@ def measure(size_mib: int, reps: int, rss_sizes: list[float]) -> dict[str, Any]:
                     mv = memoryview(data)
                     for i in range(0, size, SEG):
                         w.write(mv[i:i + SEG])
-            t_tink = _median_time(tink_run, reps)
-            t_all = _median_time(stream(os.cpu_count() or 1), reps)
-            res["tink_mibs"] = size_mib / t_tink
-            res["stream_1t_vs_tink"] = t_tink / t_s1
-            res["stream_all_cores_vs_tink"] = t_tink / t_all
-    res["plain_encrypt_into_1t_mibs"] = size_mib / t_plain
-    res["stream_1t_mibs"] = size_mib / t_s1
-    res["stream_1t_vs_plain"] = t_plain / t_s1
-    res["stream_2t_mibs"] = size_mib / t_s2
-    res["stream_2t_speedup"] = t_s1 / t_s2
-    res["plain_buffers_2t_speedup"] = t_p1 / t_p2
+            runs["tink"] = _pinned(tink_run, cpu)
+        # interleaved: every repetition times every row once, so a slow spell of the
+        # machine lands on all of them rather than on one row's block
+        times: dict[str, list[float]] = {k: [] for k in runs}
+        for _ in range(reps):
+            for k, fn in runs.items():
+                t = time.perf_counter()
+                fn()
+                times[k].append(time.perf_counter() - t)
+    med = {k: statistics.median(v) for k, v in times.items()}
+
+    def ratio(a: str, b: str) -> float:
+        """The median over repetitions of time[a] / time[b]."""
+        return statistics.median(x / y for x, y in zip(times[a], times[b]))
+    res["plain_encrypt_into_1t_mibs"] = size_mib / med["loop"]
+    res["stream_1t_mibs"] = size_mib / med["s1"]
+    res["stream_1t_vs_plain"] = ratio("loop", "s1")
+    res["stream_2t_mibs"] = size_mib / med["s2"]
+    res["stream_2t_speedup"] = ratio("s1", "s2")
+    res["plain_buffers_2t_speedup"] = ratio("p1", "p2")
     res["speedup_ratio"] = res["stream_2t_speedup"] / res["plain_buffers_2t_speedup"]
+    res["tink_mibs"] = size_mib / med["tink"] if "tink" in med else None
+    if "tink" in med:
+        res["stream_1t_vs_tink"] = ratio("tink", "s1")
+        res["stream_all_cores_vs_tink"] = ratio("tink", "all")
     res["peak_rss_mib"] = {f"{g:g} GiB": _rss(g) / MiB for g in rss_sizes}
     return res
 

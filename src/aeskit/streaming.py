@@ -868,7 +868,9 @@ class _Pipeline:
     def __init__(self, threads: int, size: int, out: Any,
                  progress: Callable[[int], None] | None) -> None:
         self.pool = ThreadPoolExecutor(threads) if threads > 1 else None
-        depth = 2 * threads + 1 if threads > 1 else 1
+        # one thread: seal, write, next (depth 0, one buffer); more: a window of
+        # 2 segments a thread in flight
+        depth = 2 * threads + 1 if threads > 1 else 0
         self.free = [bytearray(size) for _ in range(depth + 1)]
         self.window: collections.deque[tuple[Future[int] | int, bytearray]] = collections.deque()
         self.depth = depth
@@ -922,24 +924,29 @@ def _encrypt_segments(sa: StreamingAEAD, fin: Any, out: Any, aad: bytes, threads
     pipe = _Pipeline(threads, k.segment_size, out, progress)
     ok = False
     try:
+        # Each segment is read with one byte more than it holds: that byte says whether
+        # it is the last, and is carried to the next segment, so a segment is sealed
+        # and written straight after its read (the buffer still in cache).
         first = sa._first_segment
-        i, total = 0, 0
-        buf = pipe.buffer()
-        n = _read_full(fin, memoryview(buf)[:k.first_plain])
+        i, total, carry = 0, 0, b""
         while True:
-            nxt = pipe.buffer()
-            full = n == (k.first_plain if i == 0 else k.plain)
-            m = _read_full(fin, memoryview(nxt)[:k.plain]) if full else 0
-            last = m == 0
+            buf = pipe.buffer()
+            mv = memoryview(buf)
+            cap = k.first_plain if i == 0 else k.plain
+            c = len(carry)
+            mv[:c] = carry
+            got = c + _read_full(fin, mv[c:cap + 1])
+            last = got <= cap
+            n = got if last else cap
             if not last and first + i + 1 >= MAX_SEGMENTS:
                 raise LimitExceeded("a stream holds at most 2**32 segments")
+            carry = b"" if last else bytes(mv[cap:cap + 1])
             nonce = _nonce(prefix, first + i, last)
             pipe.submit(_sealer(gcm, nonce, buf, n), buf)
             total += n
             if last:
-                pipe.free.append(nxt)
                 break
-            buf, n, i = nxt, m, i + 1
+            i += 1
         pipe.drain()
         ok = True
         return total
@@ -988,14 +995,19 @@ def _decrypt_segments(sa: StreamingAEAD, fin: Any, out: Any, aad: bytes, threads
     reader._buf[:] = bytes(len(reader._buf))
     if reader._seq_eof:
         return total
-    pipe = _Pipeline(threads, k.segment_size, out, progress)
+    pipe = _Pipeline(threads, k.segment_size + 1, out, progress)
     ok = False
     try:
         i = 1
+        seg = k.segment_size
         while True:
             buf = pipe.buffer()
-            n = src.fill(memoryview(buf)[:k.segment_size])
-            last = n < k.segment_size or src.at_end()
+            mv = memoryview(buf)
+            n = src.fill(mv[:seg + 1])    # one byte more: is this the last segment?
+            last = n <= seg
+            if not last:
+                src.push(mv[seg:seg + 1])
+                n = seg
             try:
                 nonce = _nonce(reader._prefix, sa._first_segment + i, last)
             except LimitExceeded:
