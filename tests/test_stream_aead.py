@@ -179,6 +179,8 @@ def _tampered():
     cases["truncate-to-header"] = ([segs[0][:HL]], 0)
     cases["drop-middle"] = (segs[:2] + segs[3:], 2)
     cases["swap-middle"] = (segs[:2] + [segs[3], segs[2]] + segs[4:], 2)
+    cases["swap-last-two"] = (segs[:-2] + [segs[-1], segs[-2]], N_SEGS - 2)
+    cases["extend-after-first"] = (segs[:1] + [segs[1]] + segs[1:], 2)
     cases["extend-copy-of-segment"] = (segs[:-1] + [segs[1], segs[-1]], N_SEGS - 1)
     cases["extend-bytes"] = (segs + [b"\x00" * 20], N_SEGS - 1)
     hdr = bytearray(segs[0])

@@ -57,11 +57,13 @@ def test_keygen_mode_defaults_and_no_overwrite(tmp_path, capsys):
     assert StreamingAEAD.from_keyset(json.dumps(out)).derived_key_size == 16
 
 
-def test_round_trip_files(tmp_path, keyfile):
+def test_round_trip_files(tmp_path, keyfile, capsys):
     pt = os.urandom(1234)
     (tmp_path / "a").write_bytes(pt)
+    capsys.readouterr()
     assert run("encrypt", "--key", keyfile, "--aad", "x", "--threads", "2",
                tmp_path / "a", tmp_path / "b") == 0
+    assert capsys.readouterr() == ("", "")       # no progress bar when not on a terminal
     assert stat.S_IMODE(os.stat(tmp_path / "b").st_mode) == 0o600
     sa = StreamingAEAD.from_keyset(keyfile.read_text())
     assert sa.open_decrypting(io.BytesIO((tmp_path / "b").read_bytes()), b"x").read() == pt
@@ -176,3 +178,17 @@ def test_bench_stream_runs(capsys):
     assert r["peak_rss_mib"]["0.01 GiB"] > 0
     if r["tink_mibs"] is not None:
         assert r["stream_1t_vs_tink"] > 0
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_progress_bar_on_a_terminal(tmp_path, keyfile, capsys, monkeypatch, quiet):
+    (tmp_path / "a").write_bytes(os.urandom(3000))
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    capsys.readouterr()
+    assert run("encrypt", "--key", keyfile, *(["--quiet"] if quiet else []),
+               tmp_path / "a", tmp_path / "b") == 0
+    err = capsys.readouterr().err
+    if quiet:
+        assert err == ""
+    else:
+        assert "MiB/s" in err and "100%" in err and "ETA" in err
