@@ -504,6 +504,7 @@ class _EncryptingWriter(io.RawIOBase):
                 if flush is not None:
                     flush()
         finally:
+            self._buf[:] = bytes(len(self._buf))   # an unsealed segment is plaintext
             self._mv.release()
             super().close()
 
@@ -549,7 +550,6 @@ class _DecryptingReader(io.RawIOBase):
         self._base = 0
         self._size = 0
         self._nseg = 0
-        self._ct_size = 0
         try:
             self._seekable = bool(src.seekable())
             if self._seekable:
