@@ -837,7 +837,9 @@ def _finish(f: Any, tmp: str | None, final: str | None, ok: bool) -> None:
 def _run_file(sa: StreamingAEAD, src: Any, dst: Any, aad: bytes, threads: int | None,
               progress: Callable[[int], None] | None, encrypt: bool) -> int:
     if threads is None:
-        threads = os.cpu_count() or 1
+        # the cores this process may run on (a container or taskset may allow fewer)
+        threads = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                   else os.cpu_count() or 1)
     if not isinstance(threads, int) or threads < 1:
         raise ValueError(f"threads must be a positive int, got {threads!r}")
     with contextlib.ExitStack() as stack:
