@@ -151,6 +151,12 @@ def test_stdin_stdout_and_ctrl_c(tmp_path, keyfile):
     dec = subprocess.run(exe + ["decrypt", "--key", str(keyfile), "-", "-"], input=enc.stdout,
                          capture_output=True, check=True)
     assert dec.stdout == pt and dec.stderr == b""
+    bad = bytearray(enc.stdout)
+    bad[-1] ^= 1
+    dec = subprocess.run(exe + ["decrypt", "--key", str(keyfile), "-", "-"], input=bytes(bad),
+                         capture_output=True)
+    assert dec.returncode == 1 and pt.startswith(dec.stdout) and len(dec.stdout) < len(pt)
+    assert dec.stderr.count(b"\n") == 1 and b"stdout is incomplete" in dec.stderr
     out = tmp_path / "out.enc"
     p = subprocess.Popen(exe + ["encrypt", "--key", str(keyfile), "-", str(out)],
                          stdin=subprocess.PIPE, stderr=subprocess.PIPE)
