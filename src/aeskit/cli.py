@@ -1,4 +1,5 @@
-"""The ``aeskit`` command: ``info`` (what this CPU and build offer) and ``bench``.
+"""The ``aeskit`` command: ``info`` (what this CPU and build offer) and ``bench``;
+``keygen``, ``encrypt`` and ``decrypt`` (files in Tink's streaming format) are in stream_cli.
 
 ``info --json`` gives the same facts as data, for scripts and bug reports.
 """
@@ -77,6 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     add_arguments(p_bench)
     p_bench.set_defaults(func=lambda args: run(args, p_bench))
+    from .stream_cli import add_commands
+
+    add_commands(sub)
     args = parser.parse_args(argv)
     return int(args.func(args))
 

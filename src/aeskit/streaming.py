@@ -1,0 +1,1026 @@
+"""Tink's AES-GCM-HKDF streaming AEAD on aeskit's GCM: files and streams.
+
+The format (Tink's "AES-GCM-HKDF Streaming AEAD", read in both directions by
+Tink's Java, Go, C++ and Python implementations):
+
+    header  = len(header) (1 byte) || salt (derived key size) || nonce prefix (7)
+    key     = HKDF(hash, ikm=key, salt=salt, info=associated data, derived key size)
+    segment = AES-GCM(key, nonce = prefix || segment number (4, big-endian)
+                      || last-segment flag (1), data, no associated data)
+
+Ciphertext segments are ``segment_size`` bytes, the first one including the
+header, the last one shorter or equal. The associated data goes only into
+HKDF. The salt and nonce prefix come from ``os.urandom`` per stream: the one
+place where aeskit picks a random value itself, because the format says so.
+
+Keys load from and save to Tink's cleartext JSON keysets (as ``tinkey``
+writes them). The three protobuf messages involved have five scalar fields
+between them, so they are parsed and written by hand here (``_pb_*``): the
+``protobuf`` package would be a run-time dependency for that alone.
+"""
+
+from __future__ import annotations
+
+import base64
+import collections
+import contextlib
+import hmac
+import io
+import json
+import os
+import secrets
+import struct
+import tempfile
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from types import TracebackType
+from typing import IO, Any, BinaryIO, NoReturn
+
+from ._aeskit import AESGCM, InvalidTag, LimitExceeded
+
+__all__ = ["StreamingAEAD"]
+
+TAG = 16
+NONCE_PREFIX = 7
+# Segment numbers are 4 bytes in the nonce: at most 2**32 segments a stream.
+MAX_SEGMENTS = 1 << 32
+_HASHES = {"sha1": 1, "sha256": 3, "sha512": 4}  # Tink's HashType enum values
+_HASH_NAMES = {v: k for k, v in _HASHES.items()}
+KEY_TYPE_URL = "type.googleapis.com/google.crypto.tink.AesGcmHkdfStreamingKey"
+
+
+def _hkdf(hash_name: str, ikm: bytes, salt: bytes, info: bytes, length: int) -> bytes:
+    """RFC 5869 HKDF (extract, then expand) with the standard library's HMAC."""
+    prk = hmac.new(salt, ikm, hash_name).digest()
+    out, block, i = b"", b"", 1
+    while len(out) < length:
+        block = hmac.new(prk, block + info + bytes([i]), hash_name).digest()
+        out += block
+        i += 1
+    return out[:length]
+
+
+def _bytes_of(data: Any, what: str) -> bytes:
+    try:
+        return bytes(memoryview(data))
+    except TypeError:
+        raise TypeError(f"{what} must be a bytes-like object, not {type(data).__name__}") from None
+
+
+class _Key:
+    """One key: its input key material and parameters, and the stream geometry."""
+
+    def __init__(self, ikm: bytes, segment_size: int, derived_key_size: int, hkdf_hash: str,
+                 key_id: int, backend: str) -> None:
+        if not isinstance(segment_size, int) or isinstance(segment_size, bool):
+            raise TypeError("segment_size must be an int")
+        if derived_key_size not in (16, 32):
+            raise ValueError(f"derived_key_size must be 16 or 32, not {derived_key_size!r}")
+        if hkdf_hash not in _HASHES:
+            raise ValueError(f"hkdf_hash must be one of {', '.join(_HASHES)}, not {hkdf_hash!r}")
+        need = max(16, derived_key_size)
+        if len(ikm) < need:
+            raise ValueError(f"key must be at least {need} bytes for a derived key of "
+                             f"{derived_key_size} bytes, got {len(ikm)}")
+        header = 1 + derived_key_size + NONCE_PREFIX
+        if not header + TAG < segment_size < 1 << 31:
+            raise ValueError(f"segment_size must be more than {header + TAG} (header "
+                             f"{header} + tag {TAG}) and less than 2**31, got {segment_size}")
+        self.ikm = ikm
+        self.segment_size = segment_size
+        self.derived_key_size = derived_key_size
+        self.hkdf_hash = hkdf_hash
+        self.key_id = key_id
+        self.backend = backend
+        self.header_length = header
+        self.first_plain = segment_size - header - TAG
+        self.plain = segment_size - TAG
+
+    def gcm(self, salt: bytes, associated_data: bytes) -> AESGCM:
+        dk = _hkdf(self.hkdf_hash, self.ikm, salt, associated_data, self.derived_key_size)
+        return AESGCM(dk, backend=self.backend)
+
+    def new_header(self) -> tuple[bytes, bytes, bytes]:
+        salt = os.urandom(self.derived_key_size)
+        prefix = os.urandom(NONCE_PREFIX)
+        return bytes([self.header_length]) + salt + prefix, salt, prefix
+
+    def parse_header(self, header: bytes | bytearray | memoryview) -> tuple[bytes, bytes] | None:
+        """(salt, nonce prefix), or None when the header is not one of this key's."""
+        if len(header) != self.header_length or header[0] != self.header_length:
+            return None
+        return bytes(header[1:1 + self.derived_key_size]), bytes(header[1 + self.derived_key_size:])
+
+    def segment_of(self, pos: int) -> tuple[int, int]:
+        """(segment number, offset in it) of plaintext position pos."""
+        if pos < self.first_plain:
+            return 0, pos
+        i, off = divmod(pos - self.first_plain, self.plain)
+        return i + 1, off
+
+    def plain_start(self, i: int) -> int:
+        return 0 if i == 0 else self.first_plain + (i - 1) * self.plain
+
+    def ct_start(self, i: int) -> int:
+        return self.header_length if i == 0 else i * self.segment_size
+
+
+def _nonce(prefix: bytes, i: int, last: bool) -> bytes:
+    if i >= MAX_SEGMENTS:
+        raise LimitExceeded(f"a stream holds at most 2**32 segments (segment {i})")
+    return prefix + struct.pack(">IB", i, last)
+
+
+def _read_full(src: Any, mv: memoryview) -> int:
+    """Fill mv from src (readinto, else read) until full or end of input."""
+    got, n = 0, len(mv)
+    readinto = getattr(src, "readinto", None)
+    while got < n:
+        if readinto is not None:
+            k = readinto(mv[got:])
+        else:
+            chunk = src.read(n - got)
+            k = None if chunk is None else len(chunk)
+            if k:
+                mv[got:got + k] = chunk
+        if k is None:
+            continue
+        if k == 0:
+            break
+        got += k
+    return got
+
+
+class _Pushback:
+    """A read-only source with bytes pushed back in front of it (key trials, read-ahead)."""
+
+    def __init__(self, src: Any) -> None:
+        self.src = src
+        self.pending = memoryview(b"")
+
+    def push(self, data: bytes | bytearray | memoryview) -> None:
+        self.pending = memoryview(bytes(data) + bytes(self.pending))
+
+    def fill(self, mv: memoryview) -> int:
+        k = min(len(self.pending), len(mv))
+        if k:
+            mv[:k] = self.pending[:k]
+            self.pending = self.pending[k:]
+        if k == len(mv):
+            return k
+        return k + _read_full(self.src, mv[k:])
+
+    def at_end(self) -> bool:
+        """True when no byte is left; otherwise the byte read stays pending."""
+        if len(self.pending):
+            return False
+        one = bytearray(1)
+        if _read_full(self.src, memoryview(one)) == 0:
+            return True
+        self.pending = memoryview(bytes(one))
+        return False
+
+
+class StreamingAEAD:
+    """Tink's AES-GCM-HKDF streaming AEAD: segment-authenticated, seekable streams.
+
+    ``key`` is the input key material: at least max(16, derived_key_size) bytes.
+    ``segment_size`` is the ciphertext segment size (Tink's), ``derived_key_size``
+    16 or 32, ``hkdf_hash`` "sha1", "sha256" or "sha512". The defaults are Tink's
+    AES256_GCM_HKDF_1MB. Keysets from Tink (``from_keyset``) may hold several keys:
+    encryption uses the primary one, decryption every enabled one.
+    """
+
+    def __init__(self, key: Any, *, segment_size: int = 1 << 20, derived_key_size: int = 32,
+                 hkdf_hash: str = "sha256", backend: str = "auto") -> None:
+        ikm = _bytes_of(key, "key")
+        k = _Key(ikm, segment_size, derived_key_size, hkdf_hash, _new_key_id(), backend)
+        AESGCM(bytes(derived_key_size), backend=backend)  # an unknown backend fails here
+        self._keys = [k]
+        self._primary = k
+        self._extra: list[dict[str, Any]] = []  # non-enabled keyset entries, kept as read
+        # Test hook: the number of the first segment (the limit is tested near 2**32).
+        self._first_segment = 0
+
+    # -- parameters -------------------------------------------------------------
+    @property
+    def segment_size(self) -> int:
+        return self._primary.segment_size
+
+    @property
+    def derived_key_size(self) -> int:
+        return self._primary.derived_key_size
+
+    @property
+    def hkdf_hash(self) -> str:
+        return self._primary.hkdf_hash
+
+    @property
+    def header_length(self) -> int:
+        return self._primary.header_length
+
+    def ciphertext_size(self, plaintext_size: int) -> int:
+        """The size of the primary key's ciphertext of plaintext_size bytes."""
+        k = self._primary
+        if plaintext_size < 0:
+            raise ValueError("plaintext_size must be >= 0")
+        if plaintext_size <= k.first_plain:
+            n = 1
+        else:
+            n = 1 + -(-(plaintext_size - k.first_plain) // k.plain)
+        return k.header_length + plaintext_size + TAG * n
+
+    # -- streams ----------------------------------------------------------------
+    def open_encrypting(self, fileobj: IO[bytes] | BinaryIO, associated_data: Any = b"",
+                        ) -> _EncryptingWriter:
+        """A writable binary file object; close() seals the last segment.
+
+        Leaving a ``with`` block by an exception, or dropping the writer without
+        closing it, does not seal: an aborted write never yields a valid
+        (truncated) stream. ``fileobj`` is not closed.
+        """
+        return _EncryptingWriter(self, fileobj, _bytes_of(associated_data, "associated_data"))
+
+    def open_decrypting(self, fileobj: IO[bytes] | BinaryIO, associated_data: Any = b"",
+                        ) -> _DecryptingReader:
+        """A readable binary file object, seekable when ``fileobj`` is.
+
+        Reading never returns bytes of a segment that did not authenticate
+        (``InvalidTag`` instead). The first seek or ``size()`` authenticates the
+        last segment, so truncation is caught when reading from the middle.
+        ``fileobj`` is not closed.
+        """
+        return _DecryptingReader(self, fileobj, _bytes_of(associated_data, "associated_data"))
+
+    def encrypt_file(self, src: Any, dst: Any, associated_data: Any = b"", *,
+                     threads: int | None = None,
+                     progress: Callable[[int], None] | None = None) -> int:
+        """Encrypt src to dst (paths or binary file objects); return the plaintext size.
+
+        Segments are sealed on ``threads`` cores (default: all), output in order,
+        memory bounded by a few segments a thread. A path ``dst`` is written to
+        a temporary file (mode 0600, fsynced) renamed into place on success only.
+        """
+        aad = _bytes_of(associated_data, "associated_data")
+        return _run_file(self, src, dst, aad, threads, progress, encrypt=True)
+
+    def decrypt_file(self, src: Any, dst: Any, associated_data: Any = b"", *,
+                     threads: int | None = None,
+                     progress: Callable[[int], None] | None = None) -> int:
+        """Decrypt src to dst; return the plaintext size. ``InvalidTag`` at the first bad segment.
+
+        A path ``dst`` appears only when every segment authenticated. A file
+        object ``dst`` receives the segments that authenticated before a later
+        bad one was found: discard it on error.
+        """
+        aad = _bytes_of(associated_data, "associated_data")
+        return _run_file(self, src, dst, aad, threads, progress, encrypt=False)
+
+    # -- keysets ----------------------------------------------------------------
+    @classmethod
+    def from_keyset(cls, keyset: str | bytes, *, backend: str = "auto") -> StreamingAEAD:
+        """Read a Tink cleartext JSON keyset of AesGcmHkdfStreamingKey keys."""
+        try:
+            ks = json.loads(keyset)
+            entries = ks["key"]
+            primary_id = int(ks["primaryKeyId"])
+        except (ValueError, KeyError, TypeError) as err:
+            raise ValueError(f"not a Tink JSON keyset: {err}") from None
+        keys: list[_Key] = []
+        extra: list[dict[str, Any]] = []
+        primary = None
+        for e in entries:
+            kid = int(e.get("keyId", 0))
+            status = e.get("status")
+            if status != "ENABLED":
+                if kid == primary_id:
+                    raise ValueError(f"keyset: the primary key {kid} is {status}, not ENABLED")
+                extra.append(e)
+                continue
+            kd = e.get("keyData", {})
+            if kd.get("typeUrl") != KEY_TYPE_URL:
+                raise ValueError(f"keyset: key {kid} is a {kd.get('typeUrl')}, not an "
+                                 "AesGcmHkdfStreamingKey")
+            if e.get("outputPrefixType") != "RAW":
+                raise ValueError(f"keyset: key {kid} has output prefix "
+                                 f"{e.get('outputPrefixType')}; streaming keys are RAW")
+            if kd.get("keyMaterialType", "SYMMETRIC") != "SYMMETRIC":
+                raise ValueError(f"keyset: key {kid} is not SYMMETRIC key material")
+            try:
+                version, seg, dks, hash_type, ikm = _pb_parse_key(base64.b64decode(kd["value"]))
+            except (ValueError, KeyError, TypeError) as err:
+                raise ValueError(f"keyset: key {kid}: bad key data: {err}") from None
+            if version != 0:
+                raise ValueError(f"keyset: key {kid} has version {version}, only 0 is known")
+            if hash_type not in _HASH_NAMES:
+                raise ValueError(f"keyset: key {kid} has HKDF hash type {hash_type}; "
+                                 "SHA1 (1), SHA256 (3) and SHA512 (4) are supported")
+            k = _Key(ikm, seg, dks, _HASH_NAMES[hash_type], kid, backend)
+            keys.append(k)
+            if kid == primary_id:
+                primary = k
+        if primary is None:
+            raise ValueError(f"keyset: no enabled key has the primary id {primary_id}")
+        self = cls.__new__(cls)
+        self._keys = [primary] + [k for k in keys if k is not primary]
+        self._primary = primary
+        self._extra = extra
+        self._first_segment = 0
+        AESGCM(bytes(primary.derived_key_size), backend=backend)
+        return self
+
+    def to_keyset(self) -> str:
+        """This object's keys as a Tink cleartext JSON keyset (secret: store it as such)."""
+        entries = []
+        for k in self._keys:
+            value = _pb_key(k.segment_size, k.derived_key_size, _HASHES[k.hkdf_hash], k.ikm)
+            entries.append({
+                "keyData": {"typeUrl": KEY_TYPE_URL, "value": base64.b64encode(value).decode(),
+                            "keyMaterialType": "SYMMETRIC"},
+                "status": "ENABLED", "keyId": k.key_id, "outputPrefixType": "RAW"})
+        entries += self._extra
+        return json.dumps({"primaryKeyId": self._primary.key_id, "key": entries}, indent=2)
+
+
+def _new_key_id() -> int:
+    return secrets.randbelow((1 << 31) - 1) + 1
+
+
+# -- protobuf, by hand: varints (wire type 0) and length-delimited fields (2) ----
+def _pb_varint(b: bytes, i: int) -> tuple[int, int]:
+    v = shift = 0
+    while True:
+        if i >= len(b) or shift > 63:
+            raise ValueError("truncated varint")
+        c = b[i]
+        i += 1
+        v |= (c & 0x7F) << shift
+        shift += 7
+        if not c & 0x80:
+            return v, i
+
+
+def _pb_fields(b: bytes) -> Iterator[tuple[int, int | bytes]]:
+    i = 0
+    while i < len(b):
+        tag, i = _pb_varint(b, i)
+        field, wire = tag >> 3, tag & 7
+        if wire == 0:
+            v, i = _pb_varint(b, i)
+            yield field, v
+        elif wire == 2:
+            n, i = _pb_varint(b, i)
+            if i + n > len(b):
+                raise ValueError("truncated field")
+            yield field, b[i:i + n]
+            i += n
+        elif wire in (1, 5):
+            i += 8 if wire == 1 else 4
+        else:
+            raise ValueError(f"unsupported wire type {wire}")
+
+
+def _pb_parse_key(b: bytes) -> tuple[int, int, int, int, bytes]:
+    """AesGcmHkdfStreamingKey{1 version, 2 params{1 segment, 2 derived size, 3 hash}, 3 key}."""
+    version, params, ikm = 0, b"", b""
+    for f, v in _pb_fields(b):
+        if f == 1 and isinstance(v, int):
+            version = v
+        elif f == 2 and isinstance(v, bytes):
+            params = v
+        elif f == 3 and isinstance(v, bytes):
+            ikm = v
+    seg = dks = hash_type = 0
+    for f, v in _pb_fields(params):
+        if isinstance(v, int):
+            if f == 1:
+                seg = v
+            elif f == 2:
+                dks = v
+            elif f == 3:
+                hash_type = v
+    return version, seg, dks, hash_type, ikm
+
+
+def _pb_enc_varint(v: int) -> bytes:
+    out = bytearray()
+    while True:
+        c = v & 0x7F
+        v >>= 7
+        out.append(c | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def _pb_key(seg: int, dks: int, hash_type: int, ikm: bytes) -> bytes:
+    params = (b"\x08" + _pb_enc_varint(seg) + b"\x10" + _pb_enc_varint(dks)
+              + b"\x18" + _pb_enc_varint(hash_type))
+    # version 0 is proto3's default and, as Tink writes it, omitted
+    return (b"\x12" + _pb_enc_varint(len(params)) + params
+            + b"\x1a" + _pb_enc_varint(len(ikm)) + ikm)
+
+
+# -- the writer ----------------------------------------------------------------
+class _EncryptingWriter(io.RawIOBase):
+    """See StreamingAEAD.open_encrypting."""
+
+    def __init__(self, sa: StreamingAEAD, dst: Any, aad: bytes) -> None:
+        super().__init__()
+        k = sa._primary
+        header, salt, self._prefix = k.new_header()
+        self._gcm = k.gcm(salt, aad)
+        self._key = k
+        self._dst = dst
+        self._seg = sa._first_segment
+        self._first = True
+        self._buf = bytearray(k.segment_size)
+        self._mv = memoryview(self._buf)
+        self._n = 0
+        self._sealed = False
+        self._aborted = False
+        self._write_all(header)
+
+    def _write_all(self, data: memoryview | bytes) -> None:
+        try:
+            mv = memoryview(data)
+            while len(mv):
+                k = self._dst.write(mv)
+                if k is None:
+                    k = 0
+                mv = mv[k:]
+        except BaseException:
+            self._aborted = True
+            raise
+
+    def _cap(self) -> int:
+        return self._key.first_plain if self._first else self._key.plain
+
+    def _seal(self, last: bool) -> None:
+        n = self._n
+        if not last and self._seg + 1 >= MAX_SEGMENTS:
+            self._aborted = True
+            raise LimitExceeded("a stream holds at most 2**32 segments")
+        nonce = _nonce(self._prefix, self._seg, last)
+        self._gcm.encrypt_into(nonce, self._mv[:n], None, self._mv[:n + TAG])
+        self._write_all(self._mv[:n + TAG])
+        self._seg += 1
+        self._first = False
+        self._n = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: Any) -> int:
+        if self.closed:
+            raise ValueError("write to a closed stream")
+        if self._aborted:
+            raise ValueError("write to a failed stream: it was not sealed")
+        mv = memoryview(b).cast("B")
+        total = len(mv)
+        while len(mv):
+            cap = self._cap()
+            if self._n == cap:
+                self._seal(last=False)
+                cap = self._cap()
+            k = min(cap - self._n, len(mv))
+            self._mv[self._n:self._n + k] = mv[:k]
+            self._n += k
+            mv = mv[k:]
+        return total
+
+    def abort(self) -> None:
+        """Close without sealing: what was written is not a valid stream."""
+        self._aborted = True
+        self.close()
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        try:
+            if not self._aborted and not self._sealed:
+                self._seal(last=True)
+                self._sealed = True
+                flush = getattr(self._dst, "flush", None)
+                if flush is not None:
+                    flush()
+        finally:
+            self._buf[:] = bytes(len(self._buf))   # an unsealed segment is plaintext
+            self._mv.release()
+            super().close()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if exc_type is not None:
+            self._aborted = True
+        self.close()
+
+    def __del__(self) -> None:
+        # dropped without close(): never seal
+        self._aborted = True
+        with contextlib.suppress(Exception):
+            self.close()
+
+
+# -- the reader ----------------------------------------------------------------
+class _DecryptingReader(io.RawIOBase):
+    """See StreamingAEAD.open_decrypting."""
+
+    def __init__(self, sa: StreamingAEAD, src: Any, aad: bytes) -> None:
+        super().__init__()
+        self._sa = sa
+        self._src = src
+        self._aad = aad
+        self._first_segment = sa._first_segment
+        self._key: _Key | None = None
+        self._gcm: AESGCM | None = None
+        self._prefix = b""
+        self._failed: BaseException | None = None
+        self._pos = 0
+        self._done = 0
+        # current plaintext segment
+        self._cur = -1
+        self._buf = bytearray(max(k.segment_size for k in sa._keys))
+        self._plain = memoryview(b"")
+        # sequential mode
+        self._seq = _Pushback(src)
+        self._next = 0  # next segment number to read sequentially
+        self._seq_eof = False
+        # random access mode
+        self._ra = False
+        self._base = 0
+        self._size = 0
+        self._nseg = 0
+        try:
+            self._seekable = bool(src.seekable())
+            if self._seekable:
+                self._base = src.tell()
+        except (AttributeError, OSError):
+            self._seekable = False
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return self._seekable
+
+    def _fail(self, e: BaseException) -> NoReturn:
+        self._failed = e
+        self._plain = memoryview(b"")
+        self._buf[:] = bytes(len(self._buf))
+        raise e
+
+    def _check(self) -> None:
+        if self.closed:
+            raise ValueError("read from a closed stream")
+        if self._failed is not None:
+            raise InvalidTag("the stream failed to authenticate earlier")
+
+    def _open(self, k: _Key, gcm: AESGCM, mv: memoryview, n: int, i: int, last: bool) -> int:
+        """Decrypt the n ciphertext bytes in mv in place; return the plaintext length."""
+        if n < TAG:
+            raise InvalidTag(_bad_segment(i, last))
+        try:
+            nonce = _nonce(self._prefix, self._first_segment + i, last)
+        except LimitExceeded:
+            raise InvalidTag("segment number past 2**32") from None
+        try:
+            return gcm.decrypt_into(nonce, mv[:n], None, mv[:n - TAG])
+        except InvalidTag:
+            raise InvalidTag(_bad_segment(i, last)) from None
+
+    # sequential: header and segment 0 decide the key
+    def _seq_start(self) -> None:
+        keys = self._sa._keys
+        longest = max(k.segment_size for k in keys) + 1
+        head = bytearray(longest)
+        got = self._seq.fill(memoryview(head))
+        head = head[:got]
+        mv = memoryview(self._buf)
+        for k in keys:
+            hdr = k.parse_header(head[:k.header_length])
+            if hdr is None:
+                continue
+            salt, prefix = hdr
+            seg0 = head[k.header_length:k.segment_size]
+            last = got <= k.segment_size
+            mv[:len(seg0)] = seg0
+            self._prefix = prefix
+            gcm = k.gcm(salt, self._aad)
+            try:
+                n = self._open(k, gcm, mv, len(seg0), 0, last)
+            except InvalidTag:
+                continue
+            self._key, self._gcm = k, gcm
+            self._seq.push(head[k.segment_size:])
+            self._cur, self._plain, self._next = 0, mv[:n], 1
+            self._seq_eof = last
+            return
+        self._fail(InvalidTag("no key authenticates the stream's first segment: a wrong key "
+                              "or associated data, a modified stream or another format"))
+
+    def _seq_load(self) -> bool:
+        """Decrypt the next segment in order; False at the end of the stream."""
+        if self._key is None:
+            self._seq_start()
+            return True
+        if self._seq_eof:
+            return False
+        k, i = self._key, self._next
+        assert self._gcm is not None
+        mv = memoryview(self._buf)
+        n = self._seq.fill(mv[:k.segment_size])
+        last = n < k.segment_size or self._seq.at_end()
+        try:
+            p = self._open(k, self._gcm, mv, n, i, last)
+        except InvalidTag as e:
+            self._fail(e)
+        self._cur, self._plain, self._next, self._seq_eof = i, mv[:p], i + 1, last
+        return True
+
+    # random access: the size from the underlying file, the last segment checked first
+    def _ra_start(self) -> None:
+        if not self._seekable:
+            raise io.UnsupportedOperation("the underlying file is not seekable")
+        end = self._src.seek(0, io.SEEK_END)
+        ct = end - self._base
+        mv = memoryview(self._buf)
+        keys = [self._key] if self._key is not None else self._sa._keys
+        for k in keys:
+            if ct < k.header_length + TAG:
+                continue
+            nseg = -(-ct // k.segment_size)
+            last_len = ct - (nseg - 1) * k.segment_size
+            if nseg == 1:
+                last_len -= k.header_length
+            if last_len < TAG:
+                continue
+            if self._key is None:
+                self._src.seek(self._base)
+                head = bytearray(k.header_length)
+                if _read_full(self._src, memoryview(head)) != k.header_length:
+                    continue
+                hdr = k.parse_header(head)
+                if hdr is None:
+                    continue
+                gcm, prefix = k.gcm(hdr[0], self._aad), hdr[1]
+            else:
+                assert self._gcm is not None
+                gcm, prefix = self._gcm, self._prefix
+            self._src.seek(self._base + k.ct_start(nseg - 1))
+            got = _read_full(self._src, mv[:last_len])
+            saved, self._prefix = self._prefix, prefix
+            try:
+                p = self._open(k, gcm, mv, got, nseg - 1, True)
+            except InvalidTag:
+                self._prefix = saved
+                continue
+            self._key, self._gcm = k, gcm
+            self._nseg = nseg
+            self._size = k.plain_start(nseg - 1) + p
+            self._cur, self._plain = nseg - 1, mv[:p]
+            self._ra = True
+            return
+        self._fail(InvalidTag("no key authenticates the stream's last segment: a wrong key "
+                              "or associated data, a modified or truncated stream"))
+
+    def _ra_load(self, i: int) -> None:
+        k, gcm = self._key, self._gcm
+        assert k is not None and gcm is not None
+        last = i == self._nseg - 1
+        start = k.ct_start(i)
+        n = (self._ct_end() if last else (i + 1) * k.segment_size) - start
+        mv = memoryview(self._buf)
+        self._src.seek(self._base + start)
+        got = _read_full(self._src, mv[:n])
+        try:
+            if got != n:
+                raise InvalidTag("the stream changed size while it was read")
+            p = self._open(k, gcm, mv, n, i, last)
+        except InvalidTag as e:
+            self._fail(e)
+        self._cur, self._plain = i, mv[:p]
+
+    def _ct_end(self) -> int:
+        assert self._key is not None
+        return self._key.header_length + self._size + TAG * self._nseg
+
+    def size(self) -> int:
+        """The plaintext size (authenticates the last segment first)."""
+        self._check()
+        if not self._ra:
+            self._ra_start()
+        return self._size
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        self._check()
+        if not self._ra:
+            self._ra_start()
+        if whence == io.SEEK_SET:
+            pos = offset
+        elif whence == io.SEEK_CUR:
+            pos = self._pos + offset
+        elif whence == io.SEEK_END:
+            pos = self._size + offset
+        else:
+            raise ValueError(f"invalid whence {whence}")
+        if pos < 0:
+            raise ValueError(f"negative seek position {pos}")
+        self._pos = pos
+        return pos
+
+    def tell(self) -> int:
+        self._check()
+        return self._pos
+
+    def readinto(self, b: Any) -> int:
+        self._check()
+        out = memoryview(b).cast("B")
+        try:
+            return self._readinto(out)
+        except InvalidTag:
+            # the bytes of good segments already copied in this call are returned; the
+            # reader is failed now, so the next call raises
+            if self._done:
+                return self._done
+            raise
+
+    def _readinto(self, out: memoryview) -> int:
+        self._done = done = 0
+        while done < len(out):
+            k = self._key
+            if self._ra:
+                assert k is not None
+                if self._pos >= self._size:
+                    break
+                i, off = k.segment_of(self._pos)
+                if i != self._cur:
+                    self._ra_load(i)
+            else:
+                if k is None or self._pos >= k.plain_start(self._cur) + len(self._plain):
+                    if not self._seq_load():
+                        break
+                    k = self._key
+                    assert k is not None
+                    if self._pos >= k.plain_start(self._cur) + len(self._plain):
+                        continue
+                off = self._pos - k.plain_start(self._cur)
+            take = min(len(self._plain) - off, len(out) - done)
+            if take <= 0:
+                break
+            out[done:done + take] = self._plain[off:off + take]
+            done += take
+            self._done = done
+            self._pos += take
+        return done
+
+    def read(self, size: int | None = -1) -> bytes:
+        if size is None or size < 0:
+            chunks: list[bytes] = []
+            while True:
+                c = super().read(1 << 20)
+                if not c:
+                    return b"".join(chunks)
+                chunks.append(c)
+        return super().read(size) or b""
+
+    def readall(self) -> bytes:
+        return self.read(-1)
+
+    def close(self) -> None:
+        if not self.closed:
+            self._plain = memoryview(b"")
+            self._buf[:] = bytes(len(self._buf))
+        super().close()
+
+
+# -- whole files, on several cores -------------------------------------------------
+def _open_dst(dst: Any) -> tuple[Any, str | None, str | None]:
+    """(file object, temp path, final path): a path goes to a 0600 temp file beside it."""
+    if isinstance(dst, (str, bytes, os.PathLike)):
+        final = os.fsdecode(dst)
+        d = os.path.dirname(os.path.abspath(final))
+        fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(final) + ".",
+                                   suffix=".part")
+        return os.fdopen(fd, "wb", buffering=0), tmp, final
+    return dst, None, None
+
+
+def _finish(f: Any, tmp: str | None, final: str | None, ok: bool) -> None:
+    if tmp is None:
+        if ok:
+            flush = getattr(f, "flush", None)
+            if flush is not None:
+                flush()
+        return
+    try:
+        if ok:
+            f.flush()
+            os.fsync(f.fileno())
+        f.close()
+        if ok:
+            assert final is not None
+            os.replace(tmp, final)
+            try:
+                dfd = os.open(os.path.dirname(os.path.abspath(final)), os.O_RDONLY)
+                try:
+                    os.fsync(dfd)
+                finally:
+                    os.close(dfd)
+            except OSError:
+                pass
+            return
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _run_file(sa: StreamingAEAD, src: Any, dst: Any, aad: bytes, threads: int | None,
+              progress: Callable[[int], None] | None, encrypt: bool) -> int:
+    if threads is None:
+        # the cores this process may run on (a container or taskset may allow fewer)
+        threads = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                   else os.cpu_count() or 1)
+    if not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"threads must be a positive int, got {threads!r}")
+    with contextlib.ExitStack() as stack:
+        if isinstance(src, (str, bytes, os.PathLike)):
+            src = stack.enter_context(open(src, "rb", buffering=0))
+        out, tmp, final = _open_dst(dst)
+        ok = False
+        try:
+            if encrypt:
+                n = _encrypt_segments(sa, src, out, aad, threads, progress)
+            else:
+                n = _decrypt_segments(sa, src, out, aad, threads, progress)
+            ok = True
+            return n
+        finally:
+            _finish(out, tmp, final, ok)
+
+
+def _write_all(f: Any, mv: memoryview) -> None:
+    while len(mv):
+        k = f.write(mv)
+        mv = mv[k if k is not None else 0:]
+
+
+class _Pipeline:
+    """Segments sealed/opened on a thread pool, written in order, a bounded window."""
+
+    def __init__(self, threads: int, size: int, out: Any,
+                 progress: Callable[[int], None] | None) -> None:
+        self.pool = ThreadPoolExecutor(threads) if threads > 1 else None
+        # one thread: seal, write, next (depth 0, one buffer); more: a window of
+        # 2 segments a thread in flight
+        depth = 2 * threads + 1 if threads > 1 else 0
+        self.free = [bytearray(size) for _ in range(depth + 1)]
+        self.window: collections.deque[tuple[Future[int] | int, bytearray]] = collections.deque()
+        self.depth = depth
+        self.out = out
+        self.progress = progress
+
+    def buffer(self) -> bytearray:
+        if not self.free:
+            self.drain_one()
+        return self.free.pop()
+
+    def submit(self, fn: Callable[[], int], buf: bytearray) -> None:
+        if self.pool is None:
+            self.window.append((fn(), buf))
+        else:
+            self.window.append((self.pool.submit(fn), buf))
+        while len(self.window) > self.depth:
+            self.drain_one()
+
+    def drain_one(self) -> None:
+        fut, buf = self.window.popleft()
+        n = fut if isinstance(fut, int) else fut.result()
+        _write_all(self.out, memoryview(buf)[:n])
+        if self.progress is not None:
+            self.progress(n)
+        self.free.append(buf)
+
+    def drain(self) -> None:
+        while self.window:
+            self.drain_one()
+
+    def close(self, ok: bool) -> None:
+        if self.pool is not None:
+            if not ok:
+                for fut, _ in self.window:
+                    if isinstance(fut, Future):
+                        fut.cancel()
+            self.pool.shutdown(wait=True)
+        for _, buf in self.window:
+            buf[:] = bytes(len(buf))
+        for buf in self.free:
+            buf[:] = bytes(len(buf))
+
+
+def _encrypt_segments(sa: StreamingAEAD, fin: Any, out: Any, aad: bytes, threads: int,
+                      progress: Callable[[int], None] | None) -> int:
+    k = sa._primary
+    header, salt, prefix = k.new_header()
+    gcm = k.gcm(salt, aad)
+    _write_all(out, memoryview(header))
+    pipe = _Pipeline(threads, k.segment_size, out, progress)
+    ok = False
+    try:
+        # Each segment is read with one byte more than it holds: that byte says whether
+        # it is the last, and is carried to the next segment, so a segment is sealed
+        # and written straight after its read (the buffer still in cache).
+        first = sa._first_segment
+        i, total, carry = 0, 0, b""
+        while True:
+            buf = pipe.buffer()
+            mv = memoryview(buf)
+            cap = k.first_plain if i == 0 else k.plain
+            c = len(carry)
+            mv[:c] = carry
+            got = c + _read_full(fin, mv[c:cap + 1])
+            last = got <= cap
+            n = got if last else cap
+            if not last and first + i + 1 >= MAX_SEGMENTS:
+                raise LimitExceeded("a stream holds at most 2**32 segments")
+            carry = b"" if last else bytes(mv[cap:cap + 1])
+            nonce = _nonce(prefix, first + i, last)
+            pipe.submit(_sealer(gcm, nonce, buf, n), buf)
+            total += n
+            if last:
+                break
+            i += 1
+        pipe.drain()
+        ok = True
+        return total
+    finally:
+        pipe.close(ok)
+
+
+def _sealer(gcm: AESGCM, nonce: bytes, buf: bytearray, n: int) -> Callable[[], int]:
+    def seal() -> int:
+        mv = memoryview(buf)
+        return gcm.encrypt_into(nonce, mv[:n], None, mv[:n + TAG])
+    return seal
+
+
+def _bad_segment(i: int, last: bool) -> str:
+    return (f"segment {i}{' (the last)' if last else ''} did not authenticate: a modified, "
+            "reordered, truncated or extended stream")
+
+
+def _opener(gcm: AESGCM, nonce: bytes, buf: bytearray, n: int, i: int,
+            last: bool) -> Callable[[], int]:
+    def open_() -> int:
+        mv = memoryview(buf)
+        try:
+            if n < TAG:
+                raise InvalidTag
+            return gcm.decrypt_into(nonce, mv[:n], None, mv[:n - TAG])
+        except InvalidTag:
+            raise InvalidTag(_bad_segment(i, last)) from None
+    return open_
+
+
+def _decrypt_segments(sa: StreamingAEAD, fin: Any, out: Any, aad: bytes, threads: int,
+                      progress: Callable[[int], None] | None) -> int:
+    # Segment 0 picks the key (one or more trials), in this thread.
+    reader = _DecryptingReader(sa, fin, aad)
+    reader._seq_start()
+    k, gcm = reader._key, reader._gcm
+    assert k is not None and gcm is not None
+    first0 = bytes(reader._plain)
+    _write_all(out, memoryview(first0))
+    if progress is not None:
+        progress(len(first0))
+    total = len(first0)
+    src = reader._seq
+    reader._buf[:] = bytes(len(reader._buf))
+    if reader._seq_eof:
+        return total
+    pipe = _Pipeline(threads, k.segment_size + 1, out, progress)
+    ok = False
+    try:
+        i = 1
+        seg = k.segment_size
+        while True:
+            buf = pipe.buffer()
+            mv = memoryview(buf)
+            n = src.fill(mv[:seg + 1])    # one byte more: is this the last segment?
+            last = n <= seg
+            if not last:
+                src.push(mv[seg:seg + 1])
+                n = seg
+            try:
+                nonce = _nonce(reader._prefix, sa._first_segment + i, last)
+            except LimitExceeded:
+                raise InvalidTag("segment number past 2**32") from None
+            pipe.submit(_opener(gcm, nonce, buf, n, i, last), buf)
+            total += max(n - TAG, 0)
+            if last:
+                break
+            i += 1
+        pipe.drain()
+        ok = True
+        return total
+    finally:
+        pipe.close(ok)

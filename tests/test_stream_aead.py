@@ -1,0 +1,620 @@
+"""aeskit.streaming: Tink's AES-GCM-HKDF streaming AEAD (format, random access,
+tampering, limits, aborted writes, whole files on several threads, keysets).
+
+Interoperability with the tink package itself is in test_stream_interop.py."""
+
+from __future__ import annotations
+
+import base64
+import errno
+import io
+import json
+import os
+import stat
+
+import numpy as np
+import pytest
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM as RefGCM
+from stream_helpers import derive, nonce, ref_decrypt, ref_encrypt, segments
+
+import aeskit
+import aeskit.streaming as st
+from aeskit.streaming import StreamingAEAD
+
+# Small segments so that a few hundred bytes cross many boundaries.
+SEG, DKS = 64, 16           # header 24: segment 0 holds 24 bytes of plaintext, the others 48
+HL, FIRST, PLAIN = 24, 24, 48
+KEY = bytes(range(32))
+
+
+def rand(n, seed=0):
+    return np.random.default_rng(seed).integers(0, 256, n, dtype=np.uint8).tobytes()
+
+
+def small(**kw):
+    return StreamingAEAD(KEY, segment_size=SEG, derived_key_size=DKS, **kw)
+
+
+def seal(sa, pt, aad=b""):
+    bio = io.BytesIO()
+    with sa.open_encrypting(bio, aad) as w:
+        w.write(pt)
+    return bio.getvalue()
+
+
+def open_all(sa, ct, aad=b""):
+    return sa.open_decrypting(io.BytesIO(ct), aad).read()
+
+
+# Lengths at and around every segment boundary for the first few segments.
+BOUNDARY_LENGTHS = sorted({0, 1} | {FIRST + k * PLAIN + d for k in range(4) for d in (-1, 0, 1)})
+
+
+@pytest.mark.parametrize("hash_name", ["sha1", "sha256", "sha512"])
+@pytest.mark.parametrize("dks", [16, 32])
+def test_matches_independent_reference(backend, hash_name, dks):
+    seg = 1 + dks + 7 + 16 + 40
+    sa = StreamingAEAD(KEY, segment_size=seg, derived_key_size=dks, hkdf_hash=hash_name,
+                       backend=backend)
+    hl = 1 + dks + 7
+    first, plain = seg - hl - 16, seg - 16
+    lengths = sorted({0, 1} | {first + k * plain + d for k in range(3) for d in (-1, 0, 1)})
+    for n in lengths:
+        pt = rand(n, n)
+        ct = seal(sa, pt, b"ad")
+        assert len(ct) == sa.ciphertext_size(n)
+        assert ref_decrypt(KEY, ct, b"ad", seg=seg, dks=dks, hash_name=hash_name) == pt
+        ref = ref_encrypt(KEY, pt, b"ad", seg=seg, dks=dks, hash_name=hash_name,
+                          salt=rand(dks, 1), prefix=rand(7, 2))
+        assert open_all(sa, ref, b"ad") == pt
+        for threads in (1, 2):
+            out = io.BytesIO()
+            assert sa.decrypt_file(io.BytesIO(ref), out, b"ad", threads=threads) == n
+            assert out.getvalue() == pt
+
+
+def test_hkdf_rfc5869_case1():
+    ikm = bytes([0x0B] * 22)
+    salt = bytes(range(13))
+    info = bytes(range(0xF0, 0xFA))
+    okm = ("3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf"
+           "34007208d5b887185865")
+    assert st._hkdf("sha256", ikm, salt, info, 42).hex() == okm
+
+
+def test_nonce_layout():
+    assert st._nonce(b"\xaa" * 7, 0x01020304, True) == b"\xaa" * 7 + b"\x01\x02\x03\x04\x01"
+    assert st._nonce(b"\xaa" * 7, 2**32 - 1, False)[-5:] == b"\xff\xff\xff\xff\x00"
+    with pytest.raises(aeskit.LimitExceeded):
+        st._nonce(b"\xaa" * 7, 2**32, False)
+
+
+def test_header_layout():
+    sa = small()
+    ct = seal(sa, b"x")
+    assert ct[0] == HL == sa.header_length
+    assert len(ct) == HL + 1 + 16
+
+
+def test_write_splits_do_not_matter(monkeypatch):
+    """Any split of the plaintext into write() calls gives the same stream."""
+    seq = iter(range(10**6))
+    monkeypatch.setattr(st.os, "urandom", lambda n: bytes([next(seq) % 256]) * n)
+    pt = rand(FIRST + 3 * PLAIN + 5)
+    outs = set()
+    for step in (1, 7, FIRST, PLAIN, PLAIN + 1, len(pt)):
+        seq = iter(range(10**6))
+        bio = io.BytesIO()
+        with small().open_encrypting(bio) as w:
+            w.write(b"")
+            for i in range(0, len(pt), step):
+                w.write(memoryview(pt)[i:i + step])
+        outs.add(bio.getvalue())
+    assert len(outs) == 1
+
+
+def test_parallel_output_identical(monkeypatch):
+    """encrypt_file on 1, 2 and 4 threads and the writer give the same bytes (same salt)."""
+    monkeypatch.setattr(st.os, "urandom", lambda n: b"\x5a" * n)
+    sa = small()
+    for n in (0, FIRST, FIRST + 1, FIRST + 40 * PLAIN, FIRST + 41 * PLAIN - 3):
+        pt = rand(n, n)
+        ref = seal(sa, pt)
+        for threads in (1, 2, 4):
+            out = io.BytesIO()
+            assert sa.encrypt_file(io.BytesIO(pt), out, threads=threads) == n
+            assert out.getvalue() == ref
+            back = io.BytesIO()
+            sa.decrypt_file(io.BytesIO(ref), back, threads=threads)
+            assert back.getvalue() == pt
+
+
+@pytest.mark.parametrize("kw, msg", [
+    ({"derived_key_size": 24}, "derived_key_size must be 16 or 32"),
+    ({"hkdf_hash": "md5"}, "hkdf_hash must be one of"),
+    ({"segment_size": 1 + 32 + 7 + 16}, "segment_size must be more than 56"),
+    ({"segment_size": 1 << 31}, "less than 2"),
+])
+def test_parameter_errors(kw, msg):
+    with pytest.raises(ValueError, match=msg):
+        StreamingAEAD(KEY, **kw)
+
+
+def test_key_size_rules():
+    with pytest.raises(ValueError, match="at least 32 bytes"):
+        StreamingAEAD(bytes(31))
+    with pytest.raises(ValueError, match="at least 16 bytes"):
+        StreamingAEAD(bytes(15), derived_key_size=16)
+    StreamingAEAD(bytes(16), derived_key_size=16)
+    StreamingAEAD(bytes(64))  # longer keys are fine, as in Tink
+    StreamingAEAD(bytes(32), segment_size=1 + 32 + 7 + 16 + 1)  # smallest valid
+    with pytest.raises(TypeError):
+        StreamingAEAD("not bytes")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        StreamingAEAD(KEY, backend="no-such-backend")
+
+
+# -- tampering ------------------------------------------------------------------
+N_SEGS = 6
+PT = rand(FIRST + (N_SEGS - 1) * PLAIN - 10)
+
+
+def _tampered():
+    sa = small()
+    ct = seal(sa, PT, b"ad")
+    segs = segments(ct, SEG)
+    assert len(segs) == N_SEGS
+    cases = {}
+    for where, i in (("first", 0), ("middle", 2), ("last", N_SEGS - 1)):
+        pos = (HL if i == 0 else 0) + 3
+        s = bytearray(segs[i])
+        s[pos] ^= 1
+        cases[f"flip-data-{where}"] = (segs[:i] + [bytes(s)] + segs[i + 1:], i)
+        s = bytearray(segs[i])
+        s[-1] ^= 0x80
+        cases[f"flip-tag-{where}"] = (segs[:i] + [bytes(s)] + segs[i + 1:], i)
+    cases["truncate-at-boundary"] = (segs[:-1], N_SEGS - 2)
+    cases["truncate-mid-last"] = (segs[:-1] + [segs[-1][:-1]], N_SEGS - 1)
+    cases["truncate-mid-middle"] = (segs[:3] + [segs[3][:20]], 3)
+    cases["truncate-to-header"] = ([segs[0][:HL]], 0)
+    cases["drop-middle"] = (segs[:2] + segs[3:], 2)
+    cases["swap-middle"] = (segs[:2] + [segs[3], segs[2]] + segs[4:], 2)
+    cases["swap-last-two"] = (segs[:-2] + [segs[-1], segs[-2]], N_SEGS - 2)
+    cases["extend-after-first"] = (segs[:1] + [segs[1]] + segs[1:], 2)
+    cases["extend-copy-of-segment"] = (segs[:-1] + [segs[1], segs[-1]], N_SEGS - 1)
+    cases["extend-bytes"] = (segs + [b"\x00" * 20], N_SEGS - 1)
+    hdr = bytearray(segs[0])
+    hdr[0] ^= 1
+    cases["header-length-byte"] = ([bytes(hdr)] + segs[1:], 0)
+    for name, off in (("header-salt", 1), ("header-prefix", 1 + DKS)):
+        h = bytearray(segs[0])
+        h[off] ^= 1
+        cases[name] = ([bytes(h)] + segs[1:], 0)
+    return sa, ct, {k: (b"".join(v), i) for k, (v, i) in cases.items()}
+
+
+SA_T, CT_T, TAMPERED = _tampered()
+
+
+@pytest.mark.parametrize("name", sorted(TAMPERED))
+def test_tampered_stream_fails_at_first_bad_segment(name):
+    bad, first_bad = TAMPERED[name]
+    r = SA_T.open_decrypting(io.BytesIO(bad), b"ad")
+    got = bytearray()
+    with pytest.raises(aeskit.InvalidTag):
+        while True:
+            c = r.read(7)
+            if not c:
+                break
+            got += c
+    # only plaintext of segments before the first bad one came out, and all of it
+    good = 0 if first_bad == 0 else FIRST + (first_bad - 1) * PLAIN
+    assert bytes(got) == PT[:good]
+    with pytest.raises(aeskit.InvalidTag):
+        r.read(1)   # a failed reader stays failed
+    for threads in (1, 2):
+        out = io.BytesIO()
+        with pytest.raises(aeskit.InvalidTag):
+            SA_T.decrypt_file(io.BytesIO(bad), out, b"ad", threads=threads)
+        assert PT.startswith(out.getvalue()) and len(out.getvalue()) <= good
+
+
+@pytest.mark.parametrize("name", sorted(TAMPERED))
+def test_tampered_stream_fails_on_random_access(name):
+    bad, _first_bad = TAMPERED[name]
+    r = SA_T.open_decrypting(io.BytesIO(bad), b"ad")
+    with pytest.raises(aeskit.InvalidTag):
+        r.seek(0)            # authenticates the last segment first
+        data = r.read()      # and then every segment it touches
+        assert data != PT
+
+
+def test_truncation_caught_reading_from_the_middle():
+    bad, _ = TAMPERED["truncate-at-boundary"]
+    r = SA_T.open_decrypting(io.BytesIO(bad), b"ad")
+    with pytest.raises(aeskit.InvalidTag):
+        r.seek(FIRST + PLAIN)
+
+
+def test_untampered_control():
+    assert open_all(SA_T, CT_T, b"ad") == PT
+
+
+@pytest.mark.parametrize("how", ["key", "aad"])
+def test_wrong_key_or_aad(how):
+    other = StreamingAEAD(bytes(32), segment_size=SEG, derived_key_size=DKS) if how == "key" \
+        else SA_T
+    aad = b"ad" if how == "key" else b"aD"
+    with pytest.raises(aeskit.InvalidTag):
+        other.open_decrypting(io.BytesIO(CT_T), aad).read()
+    with pytest.raises(aeskit.InvalidTag):
+        other.open_decrypting(io.BytesIO(CT_T), aad).size()
+    with pytest.raises(aeskit.InvalidTag):
+        other.decrypt_file(io.BytesIO(CT_T), io.BytesIO(), aad)
+
+
+def test_failed_read_clears_plaintext_buffer():
+    bad, _ = TAMPERED["flip-data-middle"]
+    r = SA_T.open_decrypting(io.BytesIO(bad), b"ad")
+    with pytest.raises(aeskit.InvalidTag):
+        r.read()
+    assert not any(r._buf)
+
+
+# -- random access ------------------------------------------------------------------
+def test_random_access_every_boundary():
+    sa = small()
+    n = FIRST + 7 * PLAIN + 11
+    pt = rand(n, 3)
+    ct = seal(sa, pt)
+    r = sa.open_decrypting(io.BytesIO(ct))
+    assert r.seekable() and r.size() == n
+    starts = [0] + [FIRST + k * PLAIN for k in range(8)] + [n]
+    for b in starts:
+        for pos in (b - 1, b, b + 1):
+            if pos < 0:
+                continue
+            for length in (1, 2, PLAIN, PLAIN + 2, 3 * PLAIN):
+                assert r.seek(pos) == pos
+                assert r.read(length) == pt[pos:pos + length]
+                assert r.tell() == min(pos + length, max(pos, n))
+    assert r.seek(-5, io.SEEK_END) == n - 5 and r.read() == pt[-5:]
+    r.seek(10)
+    assert r.seek(3, io.SEEK_CUR) == 13 and r.read(4) == pt[13:17]
+    assert r.seek(n + 100) == n + 100 and r.read(5) == b""
+    with pytest.raises(ValueError):
+        r.seek(-1)
+
+
+def test_seek_after_sequential_read_and_offset_base():
+    """A stream that starts inside a file, read in order, then at random."""
+    sa = small()
+    pt = rand(300, 4)
+    f = io.BytesIO(b"prefix-bytes" + seal(sa, pt))
+    f.seek(12)
+    r = sa.open_decrypting(f)
+    assert r.read(100) == pt[:100]
+    assert r.tell() == 100
+    r.seek(50)
+    assert r.read(60) == pt[50:110]
+    assert r.read() == pt[110:]
+
+
+def test_not_seekable_source():
+    class Pipe(io.RawIOBase):
+        def __init__(self, data):
+            self.b = io.BytesIO(data)
+
+        def readable(self):
+            return True
+
+        def readinto(self, buf):
+            return self.b.readinto(memoryview(buf)[:5])   # short reads
+
+    sa = small()
+    pt = rand(200, 5)
+    r = sa.open_decrypting(Pipe(seal(sa, pt)))
+    assert not r.seekable()
+    assert r.read() == pt
+    with pytest.raises(io.UnsupportedOperation):
+        sa.open_decrypting(Pipe(seal(sa, pt))).seek(3)
+    out = io.BytesIO()
+    sa.decrypt_file(Pipe(seal(sa, pt)), out, threads=2)
+    assert out.getvalue() == pt
+
+
+class VirtualStream(io.RawIOBase):
+    """A seekable ciphertext of more than 4 GiB made on demand, segment by segment.
+
+    Plaintext byte p is ((p * 0x9E3779B1) >> 13) & 0xFF; segments are sealed with
+    pyca/cryptography here, independently of aeskit's writer. Nothing is stored.
+    """
+
+    def __init__(self, ikm, size, seg, dks):
+        self.size_pt, self.seg, self.hl = size, seg, 1 + dks + 7
+        self.salt, self.prefix = b"\x11" * dks, b"\x22" * 7
+        self.gcm = RefGCM(derive(ikm, self.salt, b"", dks, "sha256"))
+        self.first, self.plain = seg - self.hl - 16, seg - 16
+        self.nseg = 1 if size <= self.first else 1 + -(-(size - self.first) // self.plain)
+        self.total = self.hl + size + 16 * self.nseg
+        self.pos = 0
+        self.cache = {}
+
+    @staticmethod
+    def plaintext(start, end):
+        x = np.arange(start, end, dtype=np.uint64)
+        return (((x * np.uint64(0x9E3779B1)) >> np.uint64(13)) & np.uint64(0xFF)) \
+            .astype(np.uint8).tobytes()
+
+    def segment(self, i):
+        if i not in self.cache:
+            start = 0 if i == 0 else self.first + (i - 1) * self.plain
+            end = min(self.size_pt, self.first if i == 0 else start + self.plain)
+            last = i == self.nseg - 1
+            self.cache[i] = self.gcm.encrypt(nonce(self.prefix, i, last),
+                                             self.plaintext(start, end), None)
+        return self.cache[i]
+
+    def readable(self):
+        return True
+
+    def seekable(self):
+        return True
+
+    def seek(self, off, whence=0):
+        self.pos = off if whence == 0 else (self.pos + off if whence == 1 else self.total + off)
+        return self.pos
+
+    def tell(self):
+        return self.pos
+
+    def readinto(self, buf):
+        mv = memoryview(buf)
+        done = 0
+        while done < len(mv) and self.pos < self.total:
+            if self.pos < self.hl:
+                chunk = (bytes([self.hl]) + self.salt + self.prefix)[self.pos:]
+            else:
+                i = self.pos // self.seg
+                off = self.pos - i * self.seg - (self.hl if i == 0 else 0)
+                chunk = self.segment(i)[off:]
+            k = min(len(chunk), len(mv) - done)
+            mv[done:done + k] = chunk[:k]
+            done += k
+            self.pos += k
+        return done
+
+
+def test_random_access_past_4gib():
+    """Plaintext and ciphertext offsets past 2**32 (a 5 GiB stream that is never stored)."""
+    seg = 1 << 16
+    size = 5 * (1 << 30) + 12345
+    src = VirtualStream(KEY, size, seg, 32)
+    sa = StreamingAEAD(KEY, segment_size=seg)
+    r = sa.open_decrypting(src)
+    assert r.size() == size
+    first, plain = src.first, src.plain
+    # the segment that holds plaintext byte 2**32, the one whose ciphertext crosses 2**32,
+    # a boundary past 2**32, and the end
+    k = (2**32 - first) // plain + 1
+    ct_cross = 2**32 // seg
+    for pos in (2**32 - 3, 2**32, 2**32 + 1, first + (k - 1) * plain - 2,
+                first + (ct_cross - 1) * plain - 1, first + ct_cross * plain - 5,
+                size - 70000, size - 3):
+        r.seek(pos)
+        assert r.read(100) == VirtualStream.plaintext(pos, min(pos + 100, size)), pos
+    r.seek(size)
+    assert r.read(1) == b""
+
+
+# -- the 2**32 segment limit (the counter starts near it through the test hook) ------
+def test_segment_limit_writer():
+    sa = small()
+    sa._first_segment = 2**32 - 2           # two segments left: 2**32-2 and 2**32-1
+    bio = io.BytesIO()
+    w = sa.open_encrypting(bio)
+    w.write(bytes(FIRST + PLAIN))              # fills both; nothing sealed past the limit
+    written = len(bio.getvalue())
+    with pytest.raises(aeskit.LimitExceeded):
+        w.write(b"x")
+    assert len(bio.getvalue()) == written      # the segment before the limit is not written
+    w.close()                                  # and a failed writer never seals
+    assert len(bio.getvalue()) == written
+    # up to the limit it works, and decrypts with the same hook
+    bio = io.BytesIO()
+    with sa.open_encrypting(bio) as w:
+        w.write(rand(FIRST + PLAIN))
+    assert sa.open_decrypting(io.BytesIO(bio.getvalue())).read() == rand(FIRST + PLAIN)
+    r = sa.open_decrypting(io.BytesIO(bio.getvalue()))
+    r.seek(FIRST + 3)
+    assert r.read(5) == rand(FIRST + PLAIN)[FIRST + 3:FIRST + 8]
+
+
+def test_segment_limit_encrypt_file(tmp_path):
+    sa = small()
+    sa._first_segment = 2**32 - 2
+    dst = tmp_path / "out"
+    with pytest.raises(aeskit.LimitExceeded):
+        sa.encrypt_file(io.BytesIO(bytes(FIRST + PLAIN + 1)), dst, threads=2)
+    assert list(tmp_path.iterdir()) == []
+    out = io.BytesIO()
+    sa.encrypt_file(io.BytesIO(bytes(FIRST + PLAIN)), out)
+    assert sa.open_decrypting(io.BytesIO(out.getvalue())).read() == bytes(FIRST + PLAIN)
+
+
+# -- aborted writes -------------------------------------------------------------------
+@pytest.mark.parametrize("n", [0, FIRST, FIRST + PLAIN, FIRST + PLAIN + 5])
+def test_exception_in_with_leaves_no_valid_stream(n):
+    sa = small()
+    bio = io.BytesIO()
+    with pytest.raises(RuntimeError), sa.open_encrypting(bio) as w:
+        w.write(rand(n))
+        raise RuntimeError("boom")
+    with pytest.raises(aeskit.InvalidTag):
+        open_all(sa, bio.getvalue())
+
+
+def test_dropped_writer_does_not_seal():
+    sa = small()
+    bio = io.BytesIO()
+    w = sa.open_encrypting(bio)
+    w.write(rand(FIRST + PLAIN))
+    del w
+    with pytest.raises(aeskit.InvalidTag):
+        open_all(sa, bio.getvalue())
+
+
+def test_writer_misuse():
+    sa = small()
+    w = sa.open_encrypting(io.BytesIO())
+    w.close()
+    with pytest.raises(ValueError):
+        w.write(b"x")
+    w.close()   # closing twice is fine
+
+
+# -- whole files: no partial output -----------------------------------------------------
+class FailingSource(io.RawIOBase):
+    def __init__(self, data, fail_at, exc):
+        self.b, self.fail_at, self.exc = io.BytesIO(data), fail_at, exc
+
+    def readable(self):
+        return True
+
+    def readinto(self, buf):
+        if self.b.tell() >= self.fail_at:
+            raise self.exc
+        return self.b.readinto(buf)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("exc", [OSError(errno.EIO, "I/O error"), KeyboardInterrupt()])
+def test_encrypt_file_failure_leaves_nothing(tmp_path, threads, exc):
+    sa = small()
+    dst = tmp_path / "out.enc"
+    with pytest.raises(type(exc)):
+        sa.encrypt_file(FailingSource(rand(2000), 500, exc), dst, threads=threads)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_encrypt_file_disk_full_leaves_nothing(tmp_path, monkeypatch):
+    sa = small()
+    calls = []
+
+    def full(f, mv):
+        calls.append(len(mv))
+        if len(calls) > 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(f, mv)
+
+    real = st._write_all
+    monkeypatch.setattr(st, "_write_all", full)
+    (tmp_path / "out.enc").write_bytes(b"old")
+    with pytest.raises(OSError, match="No space"):
+        sa.encrypt_file(io.BytesIO(rand(2000)), tmp_path / "out.enc", threads=2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.enc"]
+    assert (tmp_path / "out.enc").read_bytes() == b"old"
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_decrypt_file_bad_segment_leaves_nothing(tmp_path, threads):
+    bad, _ = TAMPERED["flip-data-last"]
+    src = tmp_path / "in.enc"
+    src.write_bytes(bad)
+    with pytest.raises(aeskit.InvalidTag):
+        SA_T.decrypt_file(src, tmp_path / "out", b"ad", threads=threads)
+    assert [p.name for p in tmp_path.iterdir()] == ["in.enc"]
+
+
+def test_file_paths_round_trip_and_mode(tmp_path):
+    sa = small()
+    pt = rand(5000, 9)
+    (tmp_path / "a").write_bytes(pt)
+    assert sa.encrypt_file(tmp_path / "a", tmp_path / "b", b"x") == len(pt)
+    assert stat.S_IMODE(os.stat(tmp_path / "b").st_mode) == 0o600
+    assert sa.decrypt_file(str(tmp_path / "b"), os.fsencode(tmp_path / "c"), b"x") == len(pt)
+    assert (tmp_path / "c").read_bytes() == pt
+    with pytest.raises(ValueError, match="threads"):
+        sa.encrypt_file(tmp_path / "a", tmp_path / "d", threads=0)
+
+
+def test_progress_counts_bytes():
+    sa = small()
+    pt = rand(1000)
+    seen = []
+    out = io.BytesIO()
+    sa.encrypt_file(io.BytesIO(pt), out, progress=seen.append, threads=2)
+    assert sum(seen) == len(out.getvalue()) - HL
+    seen.clear()
+    sa.decrypt_file(io.BytesIO(out.getvalue()), io.BytesIO(), progress=seen.append)
+    assert sum(seen) == len(pt)
+
+
+# -- keysets ---------------------------------------------------------------------------
+def _entry(sa, **over):
+    e = json.loads(sa.to_keyset())["key"][0]
+    e.update(over)
+    return e
+
+
+def test_keyset_round_trip_and_layout():
+    sa = StreamingAEAD(KEY, segment_size=4096, derived_key_size=16, hkdf_hash="sha512")
+    ks = json.loads(sa.to_keyset())
+    (e,) = ks["key"]
+    assert ks["primaryKeyId"] == e["keyId"] and 0 < e["keyId"] < 2**31
+    assert e["status"] == "ENABLED" and e["outputPrefixType"] == "RAW"
+    assert e["keyData"]["typeUrl"].endswith("google.crypto.tink.AesGcmHkdfStreamingKey")
+    raw = base64.b64decode(e["keyData"]["value"])
+    # params {1: 4096, 2: 16, 3: SHA512 = 4}, key_value = KEY
+    assert raw == bytes.fromhex("1207088020101018041a20") + KEY
+    back = StreamingAEAD.from_keyset(sa.to_keyset())
+    assert (back.segment_size, back.derived_key_size, back.hkdf_hash) == (4096, 16, "sha512")
+    assert open_all(back, seal(sa, b"hello")) == b"hello"
+
+
+def test_keyset_several_keys_decrypt_with_any_enabled():
+    a, b = small(), StreamingAEAD(bytes(32), segment_size=100, derived_key_size=32)
+    disabled = _entry(StreamingAEAD(bytes([7]) * 32), status="DISABLED")
+    ks = {"primaryKeyId": _entry(a)["keyId"], "key": [_entry(a), _entry(b), disabled]}
+    both = StreamingAEAD.from_keyset(json.dumps(ks))
+    pt = rand(777)
+    for sa in (a, b):
+        ct = seal(sa, pt)
+        assert open_all(both, ct) == pt
+        r = both.open_decrypting(io.BytesIO(ct))
+        r.seek(300)
+        assert r.read(10) == pt[300:310]
+        out = io.BytesIO()
+        both.decrypt_file(io.BytesIO(ct), out, threads=2)
+        assert out.getvalue() == pt
+    assert both.segment_size == SEG   # the primary encrypts
+    assert open_all(a, seal(both, pt)) == pt
+    # the disabled key is kept, never used
+    only_disabled = StreamingAEAD(bytes([7]) * 32)
+    with pytest.raises(aeskit.InvalidTag):
+        open_all(both, seal(only_disabled, pt))
+    assert any(e["status"] == "DISABLED" for e in json.loads(both.to_keyset())["key"])
+
+
+@pytest.mark.parametrize("change, msg", [
+    ({"status": "DISABLED"}, "primary key .* is DISABLED"),
+    ({"status": "DESTROYED"}, "primary key .* is DESTROYED"),
+    ({"outputPrefixType": "TINK"}, "output prefix TINK"),
+    ({"keyData": {"typeUrl": "type.googleapis.com/google.crypto.tink.AesGcmKey",
+                   "value": "", "keyMaterialType": "SYMMETRIC"}}, "not an AesGcmHkdfStreamingKey"),
+])
+def test_keyset_errors(change, msg):
+    e = _entry(small(), **change)
+    with pytest.raises(ValueError, match=msg):
+        StreamingAEAD.from_keyset(json.dumps({"primaryKeyId": e["keyId"], "key": [e]}))
+
+
+def test_keyset_malformed():
+    with pytest.raises(ValueError, match="not a Tink JSON keyset"):
+        StreamingAEAD.from_keyset("{}")
+    e = _entry(small())
+    with pytest.raises(ValueError, match="no enabled key has the primary id"):
+        StreamingAEAD.from_keyset(json.dumps({"primaryKeyId": 1, "key": [e]}))
+    e["keyData"]["value"] = base64.b64encode(b"\x12\x05\x08").decode()
+    with pytest.raises(ValueError, match="bad key data"):
+        StreamingAEAD.from_keyset(json.dumps({"primaryKeyId": e["keyId"], "key": [e]}))
