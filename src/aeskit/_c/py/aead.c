@@ -137,15 +137,16 @@ static PyObject *aead_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"key", "tag_length", "backend", NULL};
     aeskit_state *st = aeskit_state_of(type);
     const struct aeskit_aead *d = aeskit_desc_of(st, type);
-    PyObject *keyobj, *backendobj = NULL;
-    int tag_len = 16;
+    PyObject *keyobj, *tagobj = NULL, *backendobj = NULL;
+    int tag_len;
     const char *backend;
     char fmt[48];
     if (!PyArg_ParseTupleAndKeywords(args, kwds,
                                      aeskit_format(fmt, sizeof fmt,
-                                                   d->tag_positional ? "O|i$O" : "O|$iO", type,
+                                                   d->tag_positional ? "O|O$O" : "O|$OO", type,
                                                    NULL),
-                                     kwlist, &keyobj, &tag_len, &backendobj) ||
+                                     kwlist, &keyobj, &tagobj, &backendobj) ||
+        aeskit_tag_length_arg(type, tagobj, 16, &tag_len) < 0 ||
         (backend = aeskit_backend_arg(type, backendobj)) == NULL)
         return NULL;
     if (tag_len < 1 || tag_len > 16 || !(d->tag_lengths >> tag_len & 1)) {

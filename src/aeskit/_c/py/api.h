@@ -9,6 +9,7 @@
 #ifndef AESKIT_API_H
 #define AESKIT_API_H
 
+#include <limits.h>
 #include <string.h>
 
 #include "glue.h"
@@ -36,6 +37,17 @@ typedef struct {
     int n, npos, nreq;
 } aeskit_params;
 
+/* Is the keyword kw the ASCII name? Keywords are nearly always compact
+ * ASCII strings, compared here without a call. */
+static inline int aeskit_name_is(PyObject *kw, const char *name)
+{
+    if (PyUnicode_IS_COMPACT_ASCII(kw)) {
+        const size_t len = (size_t)PyUnicode_GET_LENGTH(kw);
+        return strncmp((const char *)PyUnicode_DATA(kw), name, len) == 0 && name[len] == '\0';
+    }
+    return PyUnicode_CompareWithASCIIString(kw, name) == 0;
+}
+
 /* The keyword and error half of aeskit_parse, out of line. */
 AESKIT_COLD static int aeskit_parse_slow(PyTypeObject *tp, const aeskit_params *p,
                                          PyObject *const *args, Py_ssize_t nargs,
@@ -56,7 +68,7 @@ AESKIT_COLD static int aeskit_parse_slow(PyTypeObject *tp, const aeskit_params *
     for (Py_ssize_t j = 0; j < nkw; j++) {
         PyObject *kw = PyTuple_GET_ITEM(kwnames, j);
         int i = 0;
-        while (i < p->n && PyUnicode_CompareWithASCIIString(kw, p->names[i]) != 0)
+        while (i < p->n && !aeskit_name_is(kw, p->names[i]))
             i++;
         if (i == p->n) {
             PyErr_Format(PyExc_TypeError, "%s.%s() got an unexpected keyword argument '%U'",
@@ -128,6 +140,37 @@ static inline const char *aeskit_backend_arg(PyTypeObject *tp, PyObject *obj)
         return NULL;
     }
     return PyUnicode_AsUTF8(obj);
+}
+
+/* A constructor's tag_length= (NULL: not given, dflt): 0 with *out set, for
+ * the caller to check; -1 with TypeError naming the class for anything but
+ * an integer, or ValueError for one outside int's range. */
+static inline int aeskit_tag_length_arg(PyTypeObject *tp, PyObject *obj, int dflt, int *out)
+{
+    if (obj == NULL) {
+        *out = dflt;
+        return 0;
+    }
+    if (!PyIndex_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s() argument 'tag_length' must be int, not %.200s",
+                     aeskit_public_name(tp), Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    PyObject *n = PyNumber_Index(obj);   /* an int, or what __index__ makes one */
+    if (n == NULL)
+        return -1;
+    int overflow;
+    const long v = PyLong_AsLongAndOverflow(n, &overflow);
+    Py_DECREF(n);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow != 0 || v < INT_MIN || v > INT_MAX) {
+        PyErr_Format(PyExc_ValueError, "%s() argument 'tag_length' is out of range, got %S",
+                     aeskit_public_name(tp), obj);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
 }
 
 /* fmt + ":" + the class name (and "." + method, if any) into buf, for
