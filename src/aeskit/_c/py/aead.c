@@ -355,11 +355,14 @@ AESKIT_INLINE PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssi
     const struct aeskit_aead *d = self->d;
     const int has_nonce = d->nonce_max > 0;
     const int nnames = has_nonce + 2 + into;
-    const aeskit_params params = {fname, has_nonce ? with_nonce : no_nonce, nnames, nnames,
-                                  nnames};
-    PyObject *a[4];
-    if (aeskit_parse(Py_TYPE(op), &params, args, nargs, kwnames, a) < 0)
-        return NULL;
+    PyObject *const *a = args, *slots[4];
+    if (kwnames != NULL || nargs != nnames) {
+        const aeskit_params params = {fname, has_nonce ? with_nonce : no_nonce, nnames, nnames,
+                                      nnames};
+        if (aeskit_parse(Py_TYPE(op), &params, args, nargs, kwnames, slots) < 0)
+            return NULL;
+        a = slots;
+    }
     PyObject *const *arg = a + has_nonce;   /* data, associated_data[, buf] */
     Py_buffer nonce = {0}, data = {0}, out = {0};
     ad_args ad;

@@ -48,12 +48,26 @@ static inline int aeskit_name_is(PyObject *kw, const char *name)
     return PyUnicode_CompareWithASCIIString(kw, name) == 0;
 }
 
-/* The keyword and error half of aeskit_parse, out of line. */
-AESKIT_COLD static int aeskit_parse_slow(PyTypeObject *tp, const aeskit_params *p,
-                                         PyObject *const *args, Py_ssize_t nargs,
-                                         PyObject *kwnames, PyObject **out)
+/*
+ * Fills out[0..p->n) from a METH_FASTCALL | METH_KEYWORDS call (absent
+ * optional arguments NULL); 0, or -1 with a TypeError naming the class and
+ * method. Out of line: a caller takes the all-positional call, nearly every
+ * call, itself, and uses args as they came:
+ *
+ *     PyObject *const *args = argv, *slots[N];
+ *     if (kwnames != NULL || nargs != N) {
+ *         if (aeskit_parse(Py_TYPE(op), &params, argv, nargs, kwnames, slots) < 0)
+ *             return NULL;
+ *         args = slots;
+ *     }
+ */
+AESKIT_COLD static int aeskit_parse(PyTypeObject *tp, const aeskit_params *p,
+                                    PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames, PyObject **out)
 {
     const char *cls = aeskit_public_name(tp);
+    for (int i = 0; i < p->n; i++)
+        out[i] = i < nargs ? args[i] : NULL;
     if (nargs > p->npos) {
         if (p->npos == p->n)
             PyErr_Format(PyExc_TypeError, "%s.%s() takes at most %d argument%s (%zd given)",
@@ -90,22 +104,6 @@ AESKIT_COLD static int aeskit_parse_slow(PyTypeObject *tp, const aeskit_params *
         }
     }
     return 0;
-}
-
-/*
- * Fills out[0..p->n) from a METH_FASTCALL | METH_KEYWORDS call: absent
- * optional arguments are NULL. The all-positional call, nearly every call,
- * costs a compare and the copies; inline it where p is a constant.
- */
-static inline int aeskit_parse(PyTypeObject *tp, const aeskit_params *p, PyObject *const *args,
-                               Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
-{
-    const int n = p->n;
-    for (int i = 0; i < n; i++)
-        out[i] = i < nargs ? args[i] : NULL;
-    if (kwnames == NULL && nargs >= p->nreq && nargs <= p->npos)
-        return 0;
-    return aeskit_parse_slow(tp, p, args, nargs, kwnames, out);
 }
 
 /* The TypeError for a positional-only method given the wrong count. */

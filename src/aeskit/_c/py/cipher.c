@@ -237,11 +237,14 @@ AESKIT_INLINE PyObject *oneshot(PyObject *op, PyObject *const *argv, Py_ssize_t 
     const struct aeskit_cipher *d = self->d;
     const int has_iv = d->iv_name != NULL;
     const int want = has_iv + 1 + into;
-    const char *const names[3] = {d->iv_name, "data", "buf"};
-    const aeskit_params params = {fname, names + !has_iv, want, want, want};
-    PyObject *args[3];
-    if (aeskit_parse(Py_TYPE(op), &params, argv, nargs, kwnames, args) < 0)
-        return NULL;
+    PyObject *const *args = argv, *slots[3];
+    if (kwnames != NULL || nargs != want) {
+        const char *const names[3] = {d->iv_name, "data", "buf"};
+        const aeskit_params params = {fname, names + !has_iv, want, want, want};
+        if (aeskit_parse(Py_TYPE(op), &params, argv, nargs, kwnames, slots) < 0)
+            return NULL;
+        args = slots;
+    }
     Py_buffer iv = {0}, data = {0}, out = {0};
     PyObject *result = NULL;
     if (has_iv && check_iv(d, args[0], &iv) < 0)
@@ -395,12 +398,18 @@ static PyObject *sectors_call(PyObject *op, PyObject *const *argv, Py_ssize_t na
     KeyObject *self = (KeyObject *)op;
     const struct aeskit_cipher *d = self->d;
     const int want = 2 + into;
-    const aeskit_params params = {fnames[enc][into], names[into], want + 1, want, want};
-    PyObject *args[4];
+    PyObject *const *args = argv, *slots[4], *size = NULL;
     Py_ssize_t unit = 4096;
-    if (aeskit_parse(Py_TYPE(op), &params, argv, nargs, kwnames, args) < 0)
-        return NULL;
-    PyObject *size = args[want];
+    if (nargs == want && kwnames != NULL && PyTuple_GET_SIZE(kwnames) == 1 &&
+        aeskit_name_is(PyTuple_GET_ITEM(kwnames, 0), "sector_size")) {
+        size = argv[want];   /* the usual keyword call, taken here too */
+    } else if (kwnames != NULL || nargs != want) {
+        const aeskit_params params = {fnames[enc][into], names[into], want + 1, want, want};
+        if (aeskit_parse(Py_TYPE(op), &params, argv, nargs, kwnames, slots) < 0)
+            return NULL;
+        args = slots;
+        size = slots[want];
+    }
     if (size != NULL) {
         if (!PyLong_Check(size)) {
             PyErr_Format(PyExc_TypeError, "sector_size must be an int, not %.100s",
