@@ -510,24 +510,24 @@ static PyObject *aead_decryptor(PyObject *op, PyObject *nonce)
 
 /* Each docstring starts with its signature, for help() and inspect.signature. */
 #define ONESHOT_METHODS(args)                                                            \
-    {"encrypt", (PyCFunction)(void (*)(void))aead_encrypt, METH_FASTCALL | METH_KEYWORDS,  \
+    {"encrypt", (PyCFunction)(void (*)(void))aead_encrypt, METH_FASTCALL | METH_KEYWORDS, \
      PyDoc_STR("encrypt($self, " args ")" SIG "The sealed message (bytes): ciphertext and " \
-               "tag.")},                                                                \
-    {"decrypt", (PyCFunction)(void (*)(void))aead_decrypt, METH_FASTCALL | METH_KEYWORDS,  \
-     PyDoc_STR("decrypt($self, " args ")" SIG "The plaintext (bytes), or InvalidTag "      \
-               "(nothing is returned on failure).")},                                   \
+               "tag.")},                                                                 \
+    {"decrypt", (PyCFunction)(void (*)(void))aead_decrypt, METH_FASTCALL | METH_KEYWORDS, \
+     PyDoc_STR("decrypt($self, " args ")" SIG "The plaintext (bytes), or InvalidTag "    \
+               "(nothing is returned on failure).")},                                    \
     {"encrypt_into", (PyCFunction)(void (*)(void))aead_encrypt_into,                     \
-     METH_FASTCALL | METH_KEYWORDS,                                                     \
-     PyDoc_STR("encrypt_into($self, " args ", buf)" SIG "Write the sealed message into "  \
-               "buf (data itself allowed); returns len(data) + tag_length.")},          \
+     METH_FASTCALL | METH_KEYWORDS,                                                      \
+     PyDoc_STR("encrypt_into($self, " args ", buf)" SIG "Write the sealed message into " \
+               "buf (data itself allowed); returns len(data) + tag_length.")},           \
     {"decrypt_into", (PyCFunction)(void (*)(void))aead_decrypt_into,                     \
-     METH_FASTCALL | METH_KEYWORDS,                                                     \
-     PyDoc_STR("decrypt_into($self, " args ", buf)" SIG "Write the plaintext into buf "   \
+     METH_FASTCALL | METH_KEYWORDS,                                                      \
+     PyDoc_STR("decrypt_into($self, " args ", buf)" SIG "Write the plaintext into buf "  \
                "and return its length; on InvalidTag those bytes of buf are zeroed.")},  \
     {"generate_key", (PyCFunction)(void (*)(void))aead_generate_key,                     \
-     METH_VARARGS | METH_KEYWORDS | METH_CLASS,                                         \
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS,                                          \
      PyDoc_STR("generate_key($type, bit_length)" SIG "A random key (bytes) of one of the " \
-               "allowed sizes, from os.urandom.")},                                     \
+               "allowed sizes, from os.urandom.")},                                      \
     AESKIT_KEY_OBJECT_METHODS
 
 static PyMethodDef stream_methods[] = {

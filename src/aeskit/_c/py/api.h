@@ -264,7 +264,7 @@ static inline PyObject *aeskit_no_deepcopy(PyObject *self, PyObject *memo)
 
 /* A key object's: no pickle; copy.copy and copy.deepcopy give the object. */
 #define AESKIT_KEY_OBJECT_METHODS                                                          \
-    AESKIT_NO_PICKLE_METHODS(key),                                                              \
+    AESKIT_NO_PICKLE_METHODS(key),                                                         \
     {"__copy__", aeskit_copy_self, METH_NOARGS,                                            \
      PyDoc_STR("__copy__($self, /)\n--\n\nThe object itself: it is immutable.")},          \
     {"__deepcopy__", aeskit_deepcopy_self, METH_O,                                         \
@@ -272,7 +272,7 @@ static inline PyObject *aeskit_no_deepcopy(PyObject *self, PyObject *memo)
 
 /* A stream context's: no pickle, no copy. */
 #define AESKIT_STREAM_METHODS                                                              \
-    AESKIT_NO_PICKLE_METHODS(ctx),                                                              \
+    AESKIT_NO_PICKLE_METHODS(ctx),                                                         \
     {"__copy__", aeskit_no_copy, METH_NOARGS,                                              \
      PyDoc_STR("__copy__($self, /)\n--\n\nRefused: TypeError (a copied stream would "      \
                "repeat its keystream).")},                                                 \

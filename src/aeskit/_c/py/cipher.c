@@ -533,16 +533,16 @@ static PyObject *key_decryptor(PyObject *op, PyObject *const *a, Py_ssize_t n)
  * argument), UNIT: what they take, for the docstrings. */
 #define ONESHOT_METHODS(ARGS, UNIT)                                                        \
     KEY_METHOD("encrypt", key_encrypt,                                                     \
-               "encrypt($self, " ARGS "data)" SIG "Encrypt " UNIT "; returns the "        \
+               "encrypt($self, " ARGS "data)" SIG "Encrypt " UNIT "; returns the "         \
                "ciphertext (bytes)."),                                                     \
     KEY_METHOD("decrypt", key_decrypt,                                                     \
-               "decrypt($self, " ARGS "data)" SIG "Decrypt " UNIT "; returns the "        \
+               "decrypt($self, " ARGS "data)" SIG "Decrypt " UNIT "; returns the "         \
                "plaintext (bytes)."),                                                      \
     KEY_METHOD("encrypt_into", key_encrypt_into,                                           \
-               "encrypt_into($self, " ARGS "data, buf)" SIG "Encrypt into buf (data "     \
+               "encrypt_into($self, " ARGS "data, buf)" SIG "Encrypt into buf (data "      \
                "itself allowed); returns the count of bytes written (int)."),              \
     KEY_METHOD("decrypt_into", key_decrypt_into,                                           \
-               "decrypt_into($self, " ARGS "data, buf)" SIG "Decrypt into buf (data "     \
+               "decrypt_into($self, " ARGS "data, buf)" SIG "Decrypt into buf (data "      \
                "itself allowed); returns the count of bytes written (int).")
 
 static PyMethodDef plain_methods[] = {
