@@ -381,9 +381,10 @@ static int sector_number(PyTypeObject *tp, const struct aeskit_cipher *d, PyObje
     return 0;
 }
 
-/* encrypt/decrypt_sectors(,_into)(first_sector, data[, buf], /, *,
+/* encrypt/decrypt_sectors(,_into)(first_sector, data[, buf], *,
  * sector_size=4096), parsed by hand: a 512-byte sector's whole glue costs
- * about what the generic keyword parser alone would. */
+ * about what the generic keyword parser alone would. The calls by position,
+ * with or without sector_size=, take no call to parse. */
 static PyObject *sectors_call(PyObject *op, PyObject *const *argv, Py_ssize_t nargs,
                               PyObject *kwnames, int enc, int into)
 {
