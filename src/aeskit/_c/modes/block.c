@@ -291,7 +291,7 @@ enum aeskit_finish aeskit_stream_finish(aeskit_stream *st, uint8_t *dst, size_t 
     const struct aeskit_cipher aeskit_##id##_cipher = {                                    \
         .name = #ID,                                                                       \
         .type_name = "aeskit.AES" #ID,                                                     \
-        .doc = "AES" #ID "(key, *, " pad##_ARG "backend='auto')\n\n" summary               \
+        .doc = "AES" #ID "(key, *, " pad##_ARG "backend='auto')\n--\n\n" summary           \
                "\n\nkey: 16, 24 or 32 bytes, expanded once; the object is immutable "      \
                "and safe to share between threads. backend: 'auto' or a name from "        \
                "aeskit.backends().available." pad##_DOC,                                   \

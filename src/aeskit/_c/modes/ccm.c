@@ -176,7 +176,7 @@ static void ccm_open(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
 const struct aeskit_aead aeskit_ccm_aead = {
     .name = "CCM",
     .type_name = "aeskit.AESCCM",
-    .doc = "AESCCM(key, tag_length=16, *, backend='auto')\n\nAES-CCM (SP 800-38C, RFC 3610). "
+    .doc = "AESCCM(key, tag_length=16, *, backend='auto')\n--\n\nAES-CCM (SP 800-38C, RFC 3610). "
            "Nonces of 7 to 13 bytes; tags of 4, 6, 8, 10, 12, 14 or 16 bytes; at most "
            "2**(8*(15 - len(nonce))) - 1 bytes of data. No streaming contexts: CCM needs the "
            "data's length before it starts.",

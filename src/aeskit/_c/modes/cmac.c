@@ -124,7 +124,7 @@ static void cmac_final(const void *st, uint8_t tag[16])
 const struct aeskit_mac aeskit_cmac_mac = {
     .name = "CMAC",
     .type_name = "aeskit.AESCMAC",
-    .doc = "AESCMAC(key, *, tag_length=16, backend='auto')\n\nAES-CMAC (NIST SP 800-38B, "
+    .doc = "AESCMAC(key, *, tag_length=16, backend='auto')\n--\n\nAES-CMAC (NIST SP 800-38B, "
            "RFC 4493). Tags of 4 to 16 bytes; 8 or more is advised (SP 800-38B, appendix "
            "A).",
     .key_sizes = AESKIT_KEY_ANY,

@@ -199,7 +199,7 @@ static size_t eax_stream_finish(void *st, uint8_t *dst, uint8_t tag[16])
 const struct aeskit_aead aeskit_eax_aead = {
     .name = "EAX",
     .type_name = "aeskit.AESEAX",
-    .doc = "AESEAX(key, *, tag_length=16, backend='auto')\n\nAES-EAX (Bellare, Rogaway and "
+    .doc = "AESEAX(key, *, tag_length=16, backend='auto')\n--\n\nAES-EAX (Bellare, Rogaway and "
            "Wagner). Nonces of any length, empty included; tags of 4 to 16 bytes.",
     .key_sizes = AESKIT_KEY_ANY,
     .n_keys = 1,

@@ -289,7 +289,7 @@ static size_t gcm_stream_finish(void *st, uint8_t *dst, uint8_t tag[16])
 const struct aeskit_aead aeskit_gcm_aead = {
     .name = "GCM",
     .type_name = "aeskit.AESGCM",
-    .doc = "AESGCM(key, *, tag_length=16, backend='auto')\n\nAES-GCM (SP 800-38D). Nonces of "
+    .doc = "AESGCM(key, *, tag_length=16, backend='auto')\n--\n\nAES-GCM (SP 800-38D). Nonces of "
            "any length >= 1 byte; 12 is best.",
     .key_sizes = AESKIT_KEY_ANY,
     .n_keys = 1,

@@ -264,7 +264,7 @@ static void gcmsiv_open(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
 const struct aeskit_aead aeskit_gcmsiv_aead = {
     .name = "GCM-SIV",
     .type_name = "aeskit.AESGCMSIV",
-    .doc = "AESGCMSIV(key, *, backend='auto')\n\nAES-GCM-SIV (RFC 8452), nonce-misuse "
+    .doc = "AESGCMSIV(key, *, backend='auto')\n--\n\nAES-GCM-SIV (RFC 8452), nonce-misuse "
            "resistant: a repeated nonce shows only that two messages were equal. 16- or "
            "32-byte keys, 12-byte nonces, 16-byte tags; data and associated data of at most "
            "2**36 bytes each. Two passes over the data, so no streaming contexts.",

@@ -163,7 +163,7 @@ size_t aeskit_kwp_unwrap(const aeskit_key *k, uint8_t *dst, const uint8_t *src, 
 const struct aeskit_keywrap aeskit_kw_keywrap = {
     .name = "KW",
     .type_name = "aeskit.AESKW",
-    .doc = "AESKW(key, *, backend='auto')\n\nAES key wrap (SP 800-38F KW, RFC 3394): wrap() "
+    .doc = "AESKW(key, *, backend='auto')\n--\n\nAES key wrap (SP 800-38F KW, RFC 3394): wrap() "
            "takes a multiple of 8 bytes, at least 16; unwrap() a multiple of 8, at least 24, "
            "and raises InvalidUnwrap on any failure.",
     .wrap_min = 16,
@@ -179,7 +179,7 @@ const struct aeskit_keywrap aeskit_kw_keywrap = {
 const struct aeskit_keywrap aeskit_kwp_keywrap = {
     .name = "KWP",
     .type_name = "aeskit.AESKWP",
-    .doc = "AESKWP(key, *, backend='auto')\n\nAES key wrap with padding (SP 800-38F KWP, "
+    .doc = "AESKWP(key, *, backend='auto')\n--\n\nAES key wrap with padding (SP 800-38F KWP, "
            "RFC 5649): wrap() takes 1 to 2**32 - 1 bytes; unwrap() a multiple of 8, at "
            "least 16, and raises InvalidUnwrap on any failure.",
     .wrap_min = 1,

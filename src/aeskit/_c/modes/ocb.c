@@ -321,7 +321,7 @@ static void ocb3_open(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
 const struct aeskit_aead aeskit_ocb3_aead = {
     .name = "OCB3",
     .type_name = "aeskit.AESOCB3",
-    .doc = "AESOCB3(key, *, tag_length=16, backend='auto')\n\nAES-OCB3 (RFC 7253). Nonces of "
+    .doc = "AESOCB3(key, *, tag_length=16, backend='auto')\n--\n\nAES-OCB3 (RFC 7253). Nonces of "
            "1 to 15 bytes; tags of 8 to 16.",
     .key_sizes = AESKIT_KEY_ANY,
     .n_keys = 1,

@@ -285,7 +285,7 @@ static void siv_open(const void *ks, const aeskit_aead_msg *m, uint8_t *dst, con
 const struct aeskit_aead aeskit_siv_aead = {
     .name = "SIV",
     .type_name = "aeskit.AESSIV",
-    .doc = "AESSIV(key, *, backend='auto')\n\nAES-SIV (RFC 5297), deterministic and nonce-"
+    .doc = "AESSIV(key, *, backend='auto')\n--\n\nAES-SIV (RFC 5297), deterministic and nonce-"
            "misuse resistant: a 32-, 48- or 64-byte key (K1 for S2V, then K2 for CTR); "
            "associated_data is a list of at most 126 buffers, or None; the sealed message is "
            "the 16-byte SIV followed by the ciphertext. Used with a nonce, the nonce is the "

@@ -191,7 +191,7 @@ void aeskit_xts_sectors(const aeskit_key *keys, int enc, const uint8_t first[16]
 const struct aeskit_cipher aeskit_xts_cipher = {
     .name = "XTS",
     .type_name = "aeskit.AESXTS",
-    .doc = "AESXTS(key, *, backend='auto')\n\nAES in XTS mode (IEEE 1619-2018, SP 800-38E): "
+    .doc = "AESXTS(key, *, backend='auto')\n--\n\nAES in XTS mode (IEEE 1619-2018, SP 800-38E): "
            "one data unit per call, its 16-byte tweak first; data of at least 16 bytes "
            "and at most 2**20 blocks, a last partial block by ciphertext stealing.\n\n"
            "key: 32 or 64 bytes, the data key then the tweak key, which must differ. "

@@ -11,6 +11,7 @@
  */
 #include <stddef.h>
 
+#include "api.h"
 #include "buffers.h"
 #include "common.h"
 #include "guard.h"
@@ -36,55 +37,6 @@ typedef struct {
     uint64_t aad_total, data_total, max_data;
     uint64_t st[];                  /* owner->d->stream_state bytes */
 } AeadCtx;
-
-/* ---- argument parsing: positional or keyword, like cryptography ------ */
-
-/* Fills out[0..nnames) from FASTCALL args; the first nreq are required,
- * the rest default to NULL. Inlined: the names and counts are constants
- * at every call, and the call is a third of a short message's glue. */
-AESKIT_INLINE int parse(const char *fname, PyObject *const *args, Py_ssize_t nargs,
-                 PyObject *kwnames, const char *const *names, int nnames, int nreq,
-                 PyObject **out)
-{
-    if (nargs > nnames) {
-        PyErr_Format(PyExc_TypeError, "%s() takes at most %d arguments (%zd given)", fname,
-                     nnames, nargs);
-        return -1;
-    }
-    for (int i = 0; i < nnames; i++)
-        out[i] = i < nargs ? args[i] : NULL;
-    const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-    if (nkw == 0 && nargs >= nreq)
-        return 0;   /* all positional, as most calls are */
-    for (Py_ssize_t j = 0; j < nkw; j++) {
-        PyObject *kw = PyTuple_GET_ITEM(kwnames, j);
-        int found = 0;
-        for (int i = 0; i < nnames && !found; i++) {
-            if (PyUnicode_CompareWithASCIIString(kw, names[i]) == 0) {
-                if (out[i] != NULL) {
-                    PyErr_Format(PyExc_TypeError, "%s() got multiple values for '%s'", fname,
-                                 names[i]);
-                    return -1;
-                }
-                out[i] = args[nargs + j];
-                found = 1;
-            }
-        }
-        if (!found) {
-            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'",
-                         fname, kw);
-            return -1;
-        }
-    }
-    for (int i = 0; i < nreq; i++) {
-        if (out[i] == NULL) {
-            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s'", fname,
-                         names[i]);
-            return -1;
-        }
-    }
-    return 0;
-}
 
 /* "4, 8 or 12 to 16" for the tag lengths in mask. */
 static void tag_lengths_text(uint32_t mask, char *buf, size_t cap)
@@ -185,11 +137,17 @@ static PyObject *aead_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"key", "tag_length", "backend", NULL};
     aeskit_state *st = aeskit_state_of(type);
     const struct aeskit_aead *d = aeskit_desc_of(st, type);
-    PyObject *keyobj;
-    int tag_len = 16;
-    const char *backend = "auto";
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, d->tag_positional ? "O|i$s:AEAD" : "O|$is:AEAD",
-                                     kwlist, &keyobj, &tag_len, &backend))
+    PyObject *keyobj, *tagobj = NULL, *backendobj = NULL;
+    int tag_len;
+    const char *backend;
+    char fmt[48];
+    if (!PyArg_ParseTupleAndKeywords(args, kwds,
+                                     aeskit_format(fmt, sizeof fmt,
+                                                   d->tag_positional ? "O|O$O" : "O|$OO", type,
+                                                   NULL),
+                                     kwlist, &keyobj, &tagobj, &backendobj) ||
+        aeskit_tag_length_arg(type, tagobj, 16, &tag_len) < 0 ||
+        (backend = aeskit_backend_arg(type, backendobj)) == NULL)
         return NULL;
     if (tag_len < 1 || tag_len > 16 || !(d->tag_lengths >> tag_len & 1)) {
         char text[64];
@@ -256,7 +214,11 @@ static PyObject *aead_generate_key(PyObject *cls, PyObject *args, PyObject *kwds
     const struct aeskit_aead *d =
         aeskit_desc_of(aeskit_state_of((PyTypeObject *)cls), (PyTypeObject *)cls);
     PyObject *arg;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O:generate_key", kwlist, &arg))
+    char fmt[48];
+    if (!PyArg_ParseTupleAndKeywords(args, kwds,
+                                     aeskit_format(fmt, sizeof fmt, "O", (PyTypeObject *)cls,
+                                                   "generate_key"),
+                                     kwlist, &arg))
         return NULL;
     if (!PyLong_Check(arg)) {
         PyErr_Format(PyExc_TypeError, "bit_length must be an int, not %.200s",
@@ -393,10 +355,14 @@ AESKIT_INLINE PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssi
     const struct aeskit_aead *d = self->d;
     const int has_nonce = d->nonce_max > 0;
     const int nnames = has_nonce + 2 + into;
-    PyObject *a[4];
-    if (parse(fname, args, nargs, kwnames, has_nonce ? with_nonce : no_nonce, nnames, nnames,
-              a) < 0)
-        return NULL;
+    PyObject *const *a = args, *slots[4];
+    if (kwnames != NULL || nargs != nnames) {
+        const aeskit_params params = {fname, has_nonce ? with_nonce : no_nonce, nnames, nnames,
+                                      nnames};
+        if (aeskit_parse(Py_TYPE(op), &params, args, nargs, kwnames, slots) < 0)
+            return NULL;
+        a = slots;
+    }
     PyObject *const *arg = a + has_nonce;   /* data, associated_data[, buf] */
     Py_buffer nonce = {0}, data = {0}, out = {0};
     ad_args ad;
@@ -540,31 +506,38 @@ static PyObject *aead_decryptor(PyObject *op, PyObject *nonce)
     return aead_context(op, nonce, 0);
 }
 
+#define SIG "\n--\n\n"
+
+/* Each docstring starts with its signature, for help() and inspect.signature. */
 #define ONESHOT_METHODS(args)                                                            \
-    {"encrypt", (PyCFunction)(void (*)(void))aead_encrypt, METH_FASTCALL | METH_KEYWORDS,  \
-     PyDoc_STR("encrypt(" args ") -> bytes\n\nThe sealed message: ciphertext and tag.")},    \
-    {"decrypt", (PyCFunction)(void (*)(void))aead_decrypt, METH_FASTCALL | METH_KEYWORDS,  \
-     PyDoc_STR("decrypt(" args ") -> bytes\n\nThe plaintext, or InvalidTag (nothing is "   \
-               "returned on failure).")},                                               \
+    {"encrypt", (PyCFunction)(void (*)(void))aead_encrypt, METH_FASTCALL | METH_KEYWORDS, \
+     PyDoc_STR("encrypt($self, " args ")" SIG "The sealed message (bytes): ciphertext and " \
+               "tag.")},                                                                 \
+    {"decrypt", (PyCFunction)(void (*)(void))aead_decrypt, METH_FASTCALL | METH_KEYWORDS, \
+     PyDoc_STR("decrypt($self, " args ")" SIG "The plaintext (bytes), or InvalidTag "    \
+               "(nothing is returned on failure).")},                                    \
     {"encrypt_into", (PyCFunction)(void (*)(void))aead_encrypt_into,                     \
-     METH_FASTCALL | METH_KEYWORDS,                                                     \
-     PyDoc_STR("encrypt_into(" args ", buf) -> int\n\nWrite the sealed message into buf " \
-               "(data itself allowed); returns len(data) + tag_length.")},              \
+     METH_FASTCALL | METH_KEYWORDS,                                                      \
+     PyDoc_STR("encrypt_into($self, " args ", buf)" SIG "Write the sealed message into " \
+               "buf (data itself allowed); returns len(data) + tag_length.")},           \
     {"decrypt_into", (PyCFunction)(void (*)(void))aead_decrypt_into,                     \
-     METH_FASTCALL | METH_KEYWORDS,                                                     \
-     PyDoc_STR("decrypt_into(" args ", buf) -> int\n\nWrite the plaintext into buf; on "  \
-               "InvalidTag those bytes of buf are zeroed.")},                           \
+     METH_FASTCALL | METH_KEYWORDS,                                                      \
+     PyDoc_STR("decrypt_into($self, " args ", buf)" SIG "Write the plaintext into buf "  \
+               "and return its length; on InvalidTag those bytes of buf are zeroed.")},  \
     {"generate_key", (PyCFunction)(void (*)(void))aead_generate_key,                     \
-     METH_VARARGS | METH_KEYWORDS | METH_CLASS,                                         \
-     PyDoc_STR("generate_key(bit_length) -> bytes\n\nA random key of one of the allowed " \
-               "sizes, from os.urandom.")}
+     METH_VARARGS | METH_KEYWORDS | METH_CLASS,                                          \
+     PyDoc_STR("generate_key($type, bit_length)" SIG "A random key (bytes) of one of the " \
+               "allowed sizes, from os.urandom.")},                                      \
+    AESKIT_KEY_OBJECT_METHODS
 
 static PyMethodDef stream_methods[] = {
     ONESHOT_METHODS("nonce, data, associated_data"),
-    {"encryptor", aead_encryptor, METH_O, PyDoc_STR("encryptor(nonce) -> AEADContext")},
+    {"encryptor", aead_encryptor, METH_O,
+     PyDoc_STR("encryptor($self, nonce, /)" SIG "A streaming encryption: an AEADContext.")},
     {"decryptor", aead_decryptor, METH_O,
-     PyDoc_STR("decryptor(nonce) -> AEADContext\n\nIts output is UNAUTHENTICATED until "
-               "finalize_with_tag() succeeds: do not act on it before then.")},
+     PyDoc_STR("decryptor($self, nonce, /)" SIG "A streaming decryption: an AEADContext. Its "
+               "output is UNAUTHENTICATED until finalize_with_tag() succeeds: do not act on "
+               "it before then.")},
     {NULL, NULL, 0, NULL},
 };
 
@@ -620,8 +593,8 @@ static PyObject *actx_update_impl(AeadCtx *ctx, PyObject *const *args, Py_ssize_
                                   int into)
 {
     if (nargs != 1 + into) {
-        PyErr_Format(PyExc_TypeError, "%s() takes exactly %d arguments (%zd given)",
-                     into ? "update_into" : "update", 1 + into, nargs);
+        aeskit_count_error(Py_TYPE(ctx), into ? "update_into" : "update", 1 + into, 1 + into,
+                           nargs);
         return NULL;
     }
     const struct aeskit_aead *d = ctx->owner->d;
@@ -714,12 +687,14 @@ static PyObject *actx_finalize_with_tag(PyObject *op, PyObject *arg)
     }
     if (aeskit_get_buffer(arg, &want, 0, "tag") < 0)
         goto done;
-    if ((size_t)want.len > t) {
+    if ((size_t)want.len != t) {
+        /* Too long or too short alike: a length is no secret, and the
+         * stream is left as it was. */
         PyErr_Format(PyExc_ValueError, "tag must be %u bytes, got %zd", t, want.len);
         goto done;
     }
     r = actx_finish(ctx, tag);
-    if (r != NULL && ((size_t)want.len != t || !aeskit_ct_memeq(tag, want.buf, t))) {
+    if (r != NULL && !aeskit_ct_memeq(tag, want.buf, t)) {
         Py_CLEAR(r);
         PyErr_SetString(st->InvalidTag, "authentication failed: the data before this call "
                                         "must not be trusted either");
@@ -757,19 +732,24 @@ static void actx_dealloc(PyObject *op)
 
 static PyMethodDef actx_methods[] = {
     {"authenticate_additional_data", actx_aad, METH_O,
-     PyDoc_STR("authenticate_additional_data(data)\n\nAssociated data; any number of calls, "
-               "all before the first update().")},
+     PyDoc_STR("authenticate_additional_data($self, data, /)" SIG "Associated data; any "
+               "number of calls, all before the first update().")},
     {"update", (PyCFunction)(void (*)(void))actx_update, METH_FASTCALL,
-     PyDoc_STR("update(data) -> bytes\n\nGCM: all of it; OCB3: whole blocks, the rest at "
-               "the end. A decryptor's output is unauthenticated until finalize_with_tag().")},
+     PyDoc_STR("update($self, data, /)" SIG "What is ready (bytes). GCM: all of it; OCB3: "
+               "whole blocks, the rest at the end. A decryptor's output is unauthenticated "
+               "until finalize_with_tag().")},
     {"update_into", (PyCFunction)(void (*)(void))actx_update_into, METH_FASTCALL,
-     PyDoc_STR("update_into(data, buf) -> int")},
+     PyDoc_STR("update_into($self, data, buf, /)" SIG "Like update, writing into buf (data "
+               "itself allowed); returns the count (int).")},
     {"finalize", actx_finalize, METH_NOARGS,
-     PyDoc_STR("finalize() -> bytes\n\nEnd an encryption; the tag is then in .tag.")},
+     PyDoc_STR("finalize($self, /)" SIG "End an encryption (bytes held back); the tag is "
+               "then in .tag.")},
     {"finalize_with_tag", actx_finalize_with_tag, METH_O,
-     PyDoc_STR("finalize_with_tag(tag) -> bytes\n\nEnd a decryption: raises InvalidTag "
-               "unless tag authenticates everything, in which case the output of every "
-               "update() may be trusted.")},
+     PyDoc_STR("finalize_with_tag($self, tag, /)" SIG "End a decryption (bytes held back): "
+               "ValueError for a tag of another length than tag_length (the stream goes "
+               "on); InvalidTag unless tag authenticates everything, in which case the "
+               "output of every update() may be trusted.")},
+    AESKIT_STREAM_METHODS,
     {NULL, NULL, 0, NULL},
 };
 
@@ -782,9 +762,11 @@ static PyType_Slot actx_slots[] = {
     {Py_tp_dealloc, actx_dealloc},
     {Py_tp_methods, actx_methods},
     {Py_tp_getset, actx_getset},
-    {Py_tp_doc, (void *)PyDoc_STR("A streaming AEAD encryption or decryption. A decryptor's "
-                                  "output is unauthenticated until finalize_with_tag() "
-                                  "succeeds. Not safe to share between threads.")},
+    {Py_tp_doc, (void *)PyDoc_STR("A streaming AEAD encryption or decryption, made by "
+                                  "encryptor() or decryptor(). A decryptor's output is "
+                                  "unauthenticated until finalize_with_tag() succeeds. Not "
+                                  "safe to share between threads. It cannot be pickled or "
+                                  "copied (TypeError): a copy would reuse its nonce.")},
     {0, NULL},
 };
 

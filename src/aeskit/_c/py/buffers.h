@@ -47,7 +47,7 @@ static inline int aeskit_check_overlap(const Py_buffer *in, const Py_buffer *out
 static inline int aeskit_check_out_len(const Py_buffer *out, size_t need)
 {
     if ((size_t)out->len < need) {
-        PyErr_Format(PyExc_ValueError, "buf must be at least %zu bytes, got %zd",
+        PyErr_Format(PyExc_ValueError, "buffer must be at least %zu bytes, got %zd",
                      need, out->len);
         return -1;
     }

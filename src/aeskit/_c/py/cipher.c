@@ -13,6 +13,7 @@
  */
 #include <stddef.h>
 
+#include "api.h"
 #include "buffers.h"
 #include "common.h"
 #include "guard.h"
@@ -117,18 +118,23 @@ static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     static char *pad_kwlist[] = {"key", "padding", "backend", NULL};
     aeskit_state *st = aeskit_state_of(type);
     const struct aeskit_cipher *d = aeskit_desc_of(st, type);
-    PyObject *keyobj, *padding = Py_None;
-    const char *backend = "auto";
+    PyObject *keyobj, *padding = Py_None, *backendobj = NULL;
+    const char *backend;
+    char fmt[48];
     int pkcs7 = 0;
     if (d->pkcs7 != NULL) {
-        if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$Os:AES", pad_kwlist, &keyobj,
-                                         &padding, &backend) ||
+        if (!PyArg_ParseTupleAndKeywords(args, kwds, aeskit_format(fmt, sizeof fmt, "O|$OO",
+                                                                   type, NULL),
+                                         pad_kwlist, &keyobj, &padding, &backendobj) ||
             (pkcs7 = padding_argument(padding)) < 0)
             return NULL;
-    } else if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$s:AES", kwlist, &keyobj,
-                                            &backend)) {
+    } else if (!PyArg_ParseTupleAndKeywords(args, kwds,
+                                            aeskit_format(fmt, sizeof fmt, "O|$O", type, NULL),
+                                            kwlist, &keyobj, &backendobj)) {
         return NULL;
     }
+    if ((backend = aeskit_backend_arg(type, backendobj)) == NULL)
+        return NULL;
     Py_buffer kb;
     const struct aeskit_impl *impl = aeskit_key_argument(st, keyobj, backend, d->key_sizes,
                                                          d->n_keys, &kb);
@@ -223,18 +229,21 @@ static void finish_error(const struct aeskit_cipher *d, enum aeskit_finish end, 
                  n, d->name);
 }
 
-/* encrypt/decrypt(,_into): [iv,] data[, buf] */
-AESKIT_INLINE PyObject *oneshot(PyObject *op, PyObject *const *args, Py_ssize_t nargs, int enc,
-                         int into, const char *fname)
+/* encrypt/decrypt(,_into): [iv,] data[, buf], by position or keyword */
+AESKIT_INLINE PyObject *oneshot(PyObject *op, PyObject *const *argv, Py_ssize_t nargs,
+                                PyObject *kwnames, int enc, int into, const char *fname)
 {
     KeyObject *self = (KeyObject *)op;
     const struct aeskit_cipher *d = self->d;
     const int has_iv = d->iv_name != NULL;
-    const Py_ssize_t want = has_iv + 1 + into;
-    if (nargs != want) {
-        PyErr_Format(PyExc_TypeError, "%s() takes exactly %zd arguments (%zd given)", fname,
-                     want, nargs);
-        return NULL;
+    const int want = has_iv + 1 + into;
+    PyObject *const *args = argv, *slots[3];
+    if (kwnames != NULL || nargs != want) {
+        const char *const names[3] = {d->iv_name, "data", "buf"};
+        const aeskit_params params = {fname, names + !has_iv, want, want, want};
+        if (aeskit_parse(Py_TYPE(op), &params, argv, nargs, kwnames, slots) < 0)
+            return NULL;
+        args = slots;
     }
     Py_buffer iv = {0}, data = {0}, out = {0};
     PyObject *result = NULL;
@@ -298,21 +307,25 @@ done:
     return result;
 }
 
-static PyObject *key_encrypt(PyObject *op, PyObject *const *a, Py_ssize_t n)
+static PyObject *key_encrypt(PyObject *op, PyObject *const *a, Py_ssize_t n,
+                             PyObject *kw)
 {
-    return oneshot(op, a, n, 1, 0, "encrypt");
+    return oneshot(op, a, n, kw, 1, 0, "encrypt");
 }
-static PyObject *key_decrypt(PyObject *op, PyObject *const *a, Py_ssize_t n)
+static PyObject *key_decrypt(PyObject *op, PyObject *const *a, Py_ssize_t n,
+                             PyObject *kw)
 {
-    return oneshot(op, a, n, 0, 0, "decrypt");
+    return oneshot(op, a, n, kw, 0, 0, "decrypt");
 }
-static PyObject *key_encrypt_into(PyObject *op, PyObject *const *a, Py_ssize_t n)
+static PyObject *key_encrypt_into(PyObject *op, PyObject *const *a, Py_ssize_t n,
+                                  PyObject *kw)
 {
-    return oneshot(op, a, n, 1, 1, "encrypt_into");
+    return oneshot(op, a, n, kw, 1, 1, "encrypt_into");
 }
-static PyObject *key_decrypt_into(PyObject *op, PyObject *const *a, Py_ssize_t n)
+static PyObject *key_decrypt_into(PyObject *op, PyObject *const *a, Py_ssize_t n,
+                                  PyObject *kw)
 {
-    return oneshot(op, a, n, 0, 1, "decrypt_into");
+    return oneshot(op, a, n, kw, 0, 1, "decrypt_into");
 }
 
 /* ---- data units laid end to end (a descriptor with sectors) ------------ */
@@ -368,34 +381,37 @@ static int sector_number(PyTypeObject *tp, const struct aeskit_cipher *d, PyObje
     return 0;
 }
 
-/* encrypt/decrypt_sectors(,_into)(first_sector, data[, buf], /, *,
+/* encrypt/decrypt_sectors(,_into)(first_sector, data[, buf], *,
  * sector_size=4096), parsed by hand: a 512-byte sector's whole glue costs
- * about what the generic keyword parser alone would. */
-static PyObject *sectors_call(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
+ * about what the generic keyword parser alone would. The calls by position,
+ * with or without sector_size=, take no call to parse. */
+static PyObject *sectors_call(PyObject *op, PyObject *const *argv, Py_ssize_t nargs,
                               PyObject *kwnames, int enc, int into)
 {
-    static const char *const names[2][2] = {
+    static const char *const fnames[2][2] = {
         {"decrypt_sectors", "decrypt_sectors_into"},
         {"encrypt_sectors", "encrypt_sectors_into"},
     };
-    const char *fname = names[enc][into];
+    static const char *const names[2][4] = {
+        {"first_sector", "data", "sector_size"},
+        {"first_sector", "data", "buf", "sector_size"},
+    };
     KeyObject *self = (KeyObject *)op;
     const struct aeskit_cipher *d = self->d;
-    const Py_ssize_t want = 2 + into, nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
+    const int want = 2 + into;
+    PyObject *const *args = argv, *slots[4], *size = NULL;
     Py_ssize_t unit = 4096;
-    if (nargs != want) {
-        PyErr_Format(PyExc_TypeError, "%s() takes exactly %zd positional arguments (%zd given)",
-                     fname, want, nargs);
-        return NULL;
+    if (nargs == want && kwnames != NULL && PyTuple_GET_SIZE(kwnames) == 1 &&
+        aeskit_name_is(PyTuple_GET_ITEM(kwnames, 0), "sector_size")) {
+        size = argv[want];   /* the usual keyword call, taken here too */
+    } else if (kwnames != NULL || nargs != want) {
+        const aeskit_params params = {fnames[enc][into], names[into], want + 1, want, want};
+        if (aeskit_parse(Py_TYPE(op), &params, argv, nargs, kwnames, slots) < 0)
+            return NULL;
+        args = slots;
+        size = slots[want];
     }
-    if (nkw > 1 || (nkw == 1 && PyUnicode_CompareWithASCIIString(
-                                    PyTuple_GET_ITEM(kwnames, 0), "sector_size") != 0)) {
-        PyErr_Format(PyExc_TypeError, "%s() takes only the keyword argument 'sector_size'",
-                     fname);
-        return NULL;
-    }
-    if (nkw == 1) {
-        PyObject *size = args[nargs];
+    if (size != NULL) {
         if (!PyLong_Check(size)) {
             PyErr_Format(PyExc_TypeError, "sector_size must be an int, not %.100s",
                          Py_TYPE(size)->tp_name);
@@ -413,7 +429,7 @@ static PyObject *sectors_call(PyObject *op, PyObject *const *args, Py_ssize_t na
         PyErr_Format(PyExc_ValueError,
                      "sector_size must be a multiple of 16 from %u to %llu, got %S",
                      (unsigned)d->min_len, (unsigned long long)d->max_len,
-                     nkw == 1 ? args[nargs] : Py_None);
+                     size != NULL ? size : Py_None);
         return NULL;
     }
     Py_buffer data = {0}, out = {0};
@@ -476,8 +492,7 @@ static PyObject *make_context(PyObject *op, PyObject *const *args, Py_ssize_t na
     const struct aeskit_cipher *d = self->d;
     const int has_iv = d->iv_name != NULL;
     if (nargs != has_iv) {
-        PyErr_Format(PyExc_TypeError, "%s() takes exactly %d arguments (%zd given)", fname,
-                     has_iv, nargs);
+        aeskit_count_error(Py_TYPE(op), fname, has_iv, has_iv, nargs);
         return NULL;
     }
     Py_buffer iv = {0};
@@ -506,62 +521,77 @@ static PyObject *key_decryptor(PyObject *op, PyObject *const *a, Py_ssize_t n)
     return make_context(op, a, n, 0, "decryptor");
 }
 
+/* One-shot methods take their arguments by position or by keyword, as the
+ * AEAD classes' do; encryptor() and decryptor() by position, likewise. Each
+ * docstring starts with its signature, for help() and inspect.signature. */
 #define KEY_METHOD(name, fn, doc) \
+    {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, PyDoc_STR(doc)}
+#define CTX_METHOD(name, fn, doc) \
     {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, PyDoc_STR(doc)}
+#define SIG "\n--\n\n"
+
+/* The one-shot methods of a mode; ARGS: "", "iv, " or "tweak, " (its 16-byte
+ * argument), UNIT: what they take, for the docstrings. */
+#define ONESHOT_METHODS(ARGS, UNIT)                                                        \
+    KEY_METHOD("encrypt", key_encrypt,                                                     \
+               "encrypt($self, " ARGS "data)" SIG "Encrypt " UNIT "; returns the "         \
+               "ciphertext (bytes)."),                                                     \
+    KEY_METHOD("decrypt", key_decrypt,                                                     \
+               "decrypt($self, " ARGS "data)" SIG "Decrypt " UNIT "; returns the "         \
+               "plaintext (bytes)."),                                                      \
+    KEY_METHOD("encrypt_into", key_encrypt_into,                                           \
+               "encrypt_into($self, " ARGS "data, buf)" SIG "Encrypt into buf (data "      \
+               "itself allowed); returns the count of bytes written (int)."),              \
+    KEY_METHOD("decrypt_into", key_decrypt_into,                                           \
+               "decrypt_into($self, " ARGS "data, buf)" SIG "Decrypt into buf (data "      \
+               "itself allowed); returns the count of bytes written (int).")
 
 static PyMethodDef plain_methods[] = {
-    KEY_METHOD("encrypt", key_encrypt,
-               "encrypt(data, /) -> bytes\n\nEncrypt data (a multiple of 16 bytes; any length "
-               "with padding='pkcs7')."),
-    KEY_METHOD("decrypt", key_decrypt,
-               "decrypt(data, /) -> bytes\n\nDecrypt data (a multiple of 16 bytes; with "
-               "padding='pkcs7' at least one block, and the padding removed)."),
-    KEY_METHOD("encrypt_into", key_encrypt_into,
-               "encrypt_into(data, buf, /) -> int\n\nEncrypt into buf (data itself allowed)."),
-    KEY_METHOD("decrypt_into", key_decrypt_into,
-               "decrypt_into(data, buf, /) -> int\n\nDecrypt into buf (data itself allowed)."),
-    KEY_METHOD("encryptor", key_encryptor, "encryptor() -> CipherContext"),
-    KEY_METHOD("decryptor", key_decryptor, "decryptor() -> CipherContext"),
+    ONESHOT_METHODS("", "data (a multiple of 16 bytes; any length with padding='pkcs7', "
+                    "which decryption checks and removes)"),
+    CTX_METHOD("encryptor", key_encryptor,
+               "encryptor($self, /)" SIG "A streaming encryption: a CipherContext."),
+    CTX_METHOD("decryptor", key_decryptor,
+               "decryptor($self, /)" SIG "A streaming decryption: a CipherContext."),
+    AESKIT_KEY_OBJECT_METHODS,
     {NULL, NULL, 0, NULL},
 };
 
 static PyMethodDef iv_methods[] = {
-    KEY_METHOD("encrypt", key_encrypt, "encrypt(iv, data, /) -> bytes"),
-    KEY_METHOD("decrypt", key_decrypt, "decrypt(iv, data, /) -> bytes"),
-    KEY_METHOD("encrypt_into", key_encrypt_into,
-               "encrypt_into(iv, data, buf, /) -> int\n\nEncrypt into buf (data itself allowed)."),
-    KEY_METHOD("decrypt_into", key_decrypt_into,
-               "decrypt_into(iv, data, buf, /) -> int\n\nDecrypt into buf (data itself allowed)."),
-    KEY_METHOD("encryptor", key_encryptor, "encryptor(iv, /) -> CipherContext"),
-    KEY_METHOD("decryptor", key_decryptor, "decryptor(iv, /) -> CipherContext"),
+    ONESHOT_METHODS("iv, ", "data under the 16-byte iv"),
+    CTX_METHOD("encryptor", key_encryptor,
+               "encryptor($self, iv, /)" SIG "A streaming encryption from the 16-byte iv: a "
+               "CipherContext."),
+    CTX_METHOD("decryptor", key_decryptor,
+               "decryptor($self, iv, /)" SIG "A streaming decryption from the 16-byte iv: a "
+               "CipherContext."),
+    AESKIT_KEY_OBJECT_METHODS,
     {NULL, NULL, 0, NULL},
 };
 
-#define SECTORS_METHOD(name, fn, doc) \
-    {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, PyDoc_STR(doc)}
-
 /* A mode with sectors: its 16-byte argument is a tweak, one data unit per call. */
 static PyMethodDef sector_methods[] = {
-    KEY_METHOD("encrypt", key_encrypt, "encrypt(tweak, data, /) -> bytes\n\nEncrypt one data unit."),
-    KEY_METHOD("decrypt", key_decrypt, "decrypt(tweak, data, /) -> bytes\n\nDecrypt one data unit."),
-    KEY_METHOD("encrypt_into", key_encrypt_into,
-               "encrypt_into(tweak, data, buf, /) -> int\n\nEncrypt into buf (data itself allowed)."),
-    KEY_METHOD("decrypt_into", key_decrypt_into,
-               "decrypt_into(tweak, data, buf, /) -> int\n\nDecrypt into buf (data itself allowed)."),
-    KEY_METHOD("encryptor", key_encryptor, "encryptor(tweak, /) -> CipherContext"),
-    KEY_METHOD("decryptor", key_decryptor, "decryptor(tweak, /) -> CipherContext"),
-    SECTORS_METHOD("encrypt_sectors", key_encrypt_sectors,
-                   "encrypt_sectors(first_sector, data, /, *, sector_size=4096) -> bytes\n\n"
-                   "Encrypt whole sectors; sector i is a data unit whose tweak is "
-                   "first_sector + i as a 128-bit little-endian integer."),
-    SECTORS_METHOD("decrypt_sectors", key_decrypt_sectors,
-                   "decrypt_sectors(first_sector, data, /, *, sector_size=4096) -> bytes"),
-    SECTORS_METHOD("encrypt_sectors_into", key_encrypt_sectors_into,
-                   "encrypt_sectors_into(first_sector, data, buf, /, *, sector_size=4096) "
-                   "-> int"),
-    SECTORS_METHOD("decrypt_sectors_into", key_decrypt_sectors_into,
-                   "decrypt_sectors_into(first_sector, data, buf, /, *, sector_size=4096) "
-                   "-> int"),
+    ONESHOT_METHODS("tweak, ", "one data unit under the 16-byte tweak"),
+    CTX_METHOD("encryptor", key_encryptor,
+               "encryptor($self, tweak, /)" SIG "A streaming encryption of one data unit: a "
+               "CipherContext."),
+    CTX_METHOD("decryptor", key_decryptor,
+               "decryptor($self, tweak, /)" SIG "A streaming decryption of one data unit: a "
+               "CipherContext."),
+    KEY_METHOD("encrypt_sectors", key_encrypt_sectors,
+               "encrypt_sectors($self, first_sector, data, *, sector_size=4096)" SIG
+               "Encrypt whole sectors; sector i is a data unit whose tweak is "
+               "first_sector + i as a 128-bit little-endian integer. Returns bytes."),
+    KEY_METHOD("decrypt_sectors", key_decrypt_sectors,
+               "decrypt_sectors($self, first_sector, data, *, sector_size=4096)" SIG
+               "Decrypt whole sectors, numbered as encrypt_sectors does. Returns bytes."),
+    KEY_METHOD("encrypt_sectors_into", key_encrypt_sectors_into,
+               "encrypt_sectors_into($self, first_sector, data, buf, *, sector_size=4096)" SIG
+               "encrypt_sectors into buf (data itself allowed); returns the count (int)."),
+    KEY_METHOD("decrypt_sectors_into", key_decrypt_sectors_into,
+               "decrypt_sectors_into($self, first_sector, data, buf, *, sector_size=4096)" SIG
+               "decrypt_sectors into buf (data itself allowed); returns the count (int)."),
+    AESKIT_KEY_OBJECT_METHODS,
     {NULL, NULL, 0, NULL},
 };
 
@@ -593,8 +623,8 @@ static PyObject *ctx_update_impl(CtxObject *ctx, PyObject *const *args, Py_ssize
                                  int into)
 {
     if (nargs != 1 + into) {
-        PyErr_Format(PyExc_TypeError, "%s() takes exactly %d arguments (%zd given)",
-                     into ? "update_into" : "update", 1 + into, nargs);
+        aeskit_count_error(Py_TYPE(ctx), into ? "update_into" : "update", 1 + into, 1 + into,
+                           nargs);
         return NULL;
     }
     const struct aeskit_cipher *d = ctx->owner->d;
@@ -670,29 +700,32 @@ static void ctx_dealloc(PyObject *op)
 
 static PyMethodDef ctx_methods[] = {
     {"update", (PyCFunction)(void (*)(void))ctx_update, METH_FASTCALL,
-     PyDoc_STR("update(data, /) -> bytes\n\nProcess data; returns what is ready "
-               "(ECB/CBC: whole blocks only, the rest waits for the next call; a decryptor "
+     PyDoc_STR("update($self, data, /)" SIG "Process data; returns what is ready (bytes; "
+               "ECB/CBC: whole blocks only, the rest waits for the next call; a decryptor "
                "with padding='pkcs7' also holds back the last whole block; XTS: holds "
                "back the last whole block too, for ciphertext stealing).")},
     {"update_into", (PyCFunction)(void (*)(void))ctx_update_into, METH_FASTCALL,
-     PyDoc_STR("update_into(data, buf, /) -> int\n\nLike update, writing into buf (at least "
-               "the bytes this call produces; data itself allowed). Returns the count.")},
+     PyDoc_STR("update_into($self, data, buf, /)" SIG "Like update, writing into buf (at "
+               "least the bytes this call produces; data itself allowed). Returns the count "
+               "(int).")},
     {"finalize", ctx_finalize, METH_NOARGS,
-     PyDoc_STR("finalize() -> bytes\n\nEnd the stream. ECB/CBC: raises ValueError if an "
-               "incomplete block is left; with padding='pkcs7', returns the padded last block "
-               "(encryptor) or the last block's data (decryptor; ValueError('invalid padding') "
-               "if the padding is wrong); XTS: returns the bytes held back, or raises "
-               "ValueError for a data unit under 16 bytes. Any later call raises "
-               "AlreadyFinalized.")},
+     PyDoc_STR("finalize($self, /)" SIG "End the stream (bytes). ECB/CBC: raises ValueError "
+               "if an incomplete block is left; with padding='pkcs7', returns the padded last "
+               "block (encryptor) or the last block's data (decryptor; "
+               "ValueError('invalid padding') if the padding is wrong); XTS: returns the "
+               "bytes held back, or raises ValueError for a data unit under 16 bytes. Any "
+               "later call raises AlreadyFinalized.")},
+    AESKIT_STREAM_METHODS,
     {NULL, NULL, 0, NULL},
 };
 
 static PyType_Slot ctx_slots[] = {
     {Py_tp_dealloc, ctx_dealloc},
     {Py_tp_methods, ctx_methods},
-    {Py_tp_doc, (void *)PyDoc_STR("A streaming encryption or decryption of one message. "
-                                  "Made by encryptor()/decryptor(); not safe to share "
-                                  "between threads.")},
+    {Py_tp_doc, (void *)PyDoc_STR("A streaming encryption or decryption of one message, "
+                                  "made by a block mode's encryptor() or decryptor(); not "
+                                  "safe to share between threads. It cannot be pickled or "
+                                  "copied (TypeError): a copy would repeat its keystream.")},
     {0, NULL},
 };
 

@@ -9,6 +9,7 @@
  * LimitExceeded past KWP's 2^32 - 1 bytes), a wrong unwrap length an
  * InvalidUnwrap, as is any failed check, which returns nothing.
  */
+#include "api.h"
 #include "buffers.h"
 #include "common.h"
 #include "modes/block.h"   /* AESKIT_KEY_ANY */
@@ -32,9 +33,13 @@ static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"key", "backend", NULL};
     aeskit_state *st = aeskit_state_of(type);
-    PyObject *keyobj;
-    const char *backend = "auto";
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$s:AES", kwlist, &keyobj, &backend))
+    PyObject *keyobj, *backendobj = NULL;
+    const char *backend;
+    char fmt[48];
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, aeskit_format(fmt, sizeof fmt, "O|$O", type,
+                                                               NULL),
+                                     kwlist, &keyobj, &backendobj) ||
+        (backend = aeskit_backend_arg(type, backendobj)) == NULL)
         return NULL;
     Py_buffer kb;
     const struct aeskit_impl *impl = aeskit_key_argument(st, keyobj, backend, AESKIT_KEY_ANY,
@@ -78,14 +83,11 @@ static PyObject *key_repr(PyObject *op)
                                 aeskit_key_bits(&self->key), self->key.impl->name);
 }
 
-static int one_buffer(PyObject *const *args, Py_ssize_t nargs, const char *fname,
-                      Py_buffer *data)
+static int one_buffer(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
+                      const char *fname, Py_buffer *data)
 {
-    if (nargs != 1) {
-        PyErr_Format(PyExc_TypeError, "%s() takes exactly 1 argument (%zd given)", fname,
-                     nargs);
-        return -1;
-    }
+    if (nargs != 1)
+        return aeskit_count_error(Py_TYPE(op), fname, 1, 1, nargs);
     return aeskit_get_buffer(args[0], data, 0, "data");
 }
 
@@ -94,7 +96,7 @@ static PyObject *key_wrap(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     KeyObject *self = (KeyObject *)op;
     const struct aeskit_keywrap *d = self->d;
     Py_buffer data;
-    if (one_buffer(args, nargs, "wrap", &data) < 0)
+    if (one_buffer(op, args, nargs, "wrap", &data) < 0)
         return NULL;
     PyObject *result = NULL;
     const size_t len = (size_t)data.len;
@@ -133,7 +135,7 @@ static PyObject *key_unwrap(PyObject *op, PyObject *const *args, Py_ssize_t narg
     const struct aeskit_keywrap *d = self->d;
     aeskit_state *st = aeskit_state_of(Py_TYPE(op));
     Py_buffer data;
-    if (one_buffer(args, nargs, "unwrap", &data) < 0)
+    if (one_buffer(op, args, nargs, "unwrap", &data) < 0)
         return NULL;
     PyObject *result = NULL;
     const size_t len = (size_t)data.len;
@@ -179,11 +181,12 @@ done:
 
 static PyMethodDef key_methods[] = {
     {"wrap", (PyCFunction)(void (*)(void))key_wrap, METH_FASTCALL,
-     PyDoc_STR("wrap(data, /) -> bytes\n\nWrap a key: the result is 8 bytes longer (KWP: "
-               "than the key padded to a multiple of 8).")},
+     PyDoc_STR("wrap($self, data, /)\n--\n\nWrap a key (bytes): the result is 8 bytes "
+               "longer (KWP: than the key padded to a multiple of 8).")},
     {"unwrap", (PyCFunction)(void (*)(void))key_unwrap, METH_FASTCALL,
-     PyDoc_STR("unwrap(data, /) -> bytes\n\nThe wrapped key, or InvalidUnwrap for any "
-               "wrong length or failed check (nothing is returned).")},
+     PyDoc_STR("unwrap($self, data, /)\n--\n\nThe wrapped key (bytes), or InvalidUnwrap "
+               "for any wrong length or failed check (nothing is returned).")},
+    AESKIT_KEY_OBJECT_METHODS,
     {NULL, NULL, 0, NULL},
 };
 

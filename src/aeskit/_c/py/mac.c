@@ -13,6 +13,7 @@
  */
 #include <stddef.h>
 
+#include "api.h"
 #include "buffers.h"
 #include "common.h"
 #include "guard.h"
@@ -53,11 +54,15 @@ static PyObject *mac_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"key", "tag_length", "backend", NULL};
     aeskit_state *st = aeskit_state_of(type);
     const struct aeskit_mac *d = aeskit_desc_of(st, type);
-    PyObject *keyobj;
-    int tag_len = 16;
-    const char *backend = "auto";
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$is:MAC", kwlist, &keyobj, &tag_len,
-                                     &backend))
+    PyObject *keyobj, *tagobj = NULL, *backendobj = NULL;
+    int tag_len;
+    const char *backend;
+    char fmt[48];
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, aeskit_format(fmt, sizeof fmt, "O|$OO", type,
+                                                               NULL),
+                                     kwlist, &keyobj, &tagobj, &backendobj) ||
+        aeskit_tag_length_arg(type, tagobj, 16, &tag_len) < 0 ||
+        (backend = aeskit_backend_arg(type, backendobj)) == NULL)
         return NULL;
     if (!tag_length_ok(d, tag_len)) {
         unsigned lo = 1, hi = 16;
@@ -149,7 +154,7 @@ static PyObject *mac_mac(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
     MacObject *self = (MacObject *)op;
     if (nargs != 1) {
-        PyErr_Format(PyExc_TypeError, "mac() takes exactly 1 argument (%zd given)", nargs);
+        aeskit_count_error(Py_TYPE(op), "mac", 1, 1, nargs);
         return NULL;
     }
     Py_buffer data;
@@ -167,7 +172,7 @@ static PyObject *mac_verify(PyObject *op, PyObject *const *args, Py_ssize_t narg
 {
     MacObject *self = (MacObject *)op;
     if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "verify() takes exactly 2 arguments (%zd given)", nargs);
+        aeskit_count_error(Py_TYPE(op), "verify", 2, 2, nargs);
         return NULL;
     }
     Py_buffer data = {0}, tag = {0};
@@ -192,7 +197,7 @@ static PyObject *mac_context(PyObject *op, PyObject *const *args, Py_ssize_t nar
 {
     MacObject *self = (MacObject *)op;
     if (nargs > 1) {
-        PyErr_Format(PyExc_TypeError, "new() takes at most 1 argument (%zd given)", nargs);
+        aeskit_count_error(Py_TYPE(op), "new", 0, 1, nargs);
         return NULL;
     }
     MacCtx *ctx = PyObject_NewVar(MacCtx, aeskit_state_of(Py_TYPE(op))->mac_ctx_type,
@@ -215,13 +220,14 @@ static PyObject *mac_context(PyObject *op, PyObject *const *args, Py_ssize_t nar
 
 static PyMethodDef mac_methods[] = {
     {"mac", (PyCFunction)(void (*)(void))mac_mac, METH_FASTCALL,
-     PyDoc_STR("mac(data, /) -> bytes\n\nThe tag of data: tag_length bytes.")},
+     PyDoc_STR("mac($self, data, /)\n--\n\nThe tag of data (bytes): tag_length bytes.")},
     {"verify", (PyCFunction)(void (*)(void))mac_verify, METH_FASTCALL,
-     PyDoc_STR("verify(data, tag, /) -> None\n\nCheck tag against data in constant time; "
+     PyDoc_STR("verify($self, data, tag, /)\n--\n\nCheck tag against data in constant time; "
                "InvalidTag if it does not match, or is not tag_length bytes.")},
     {"new", (PyCFunction)(void (*)(void))mac_context, METH_FASTCALL,
-     PyDoc_STR("new(data=None, /) -> MACContext\n\nA context in the manner of hmac: "
+     PyDoc_STR("new($self, data=None, /)\n--\n\nA MACContext in the manner of hmac: "
                "update(), copy(), digest(), hexdigest(), verify().")},
+    AESKIT_KEY_OBJECT_METHODS,
     {NULL, NULL, 0, NULL},
 };
 
@@ -359,18 +365,33 @@ static void ctx_dealloc(PyObject *op)
     Py_DECREF(tp);
 }
 
+/* copy.copy and copy.deepcopy are copy(): the key is shared (immutable), the
+ * state is the copy's own. */
+static PyObject *ctx_deepcopy(PyObject *op, PyObject *memo)
+{
+    (void)memo;
+    return ctx_copy(op, NULL);
+}
+
 static PyMethodDef ctx_methods[] = {
     {"update", ctx_update, METH_O,
-     PyDoc_STR("update(data, /) -> None\n\nAdd data to the message.")},
+     PyDoc_STR("update($self, data, /)\n--\n\nAdd data to the message.")},
     {"copy", ctx_copy, METH_NOARGS,
-     PyDoc_STR("copy() -> MACContext\n\nAn independent copy of this context.")},
+     PyDoc_STR("copy($self, /)\n--\n\nAn independent copy of this context (a MACContext).")},
     {"digest", ctx_digest, METH_NOARGS,
-     PyDoc_STR("digest() -> bytes\n\nThe tag of the data so far; the context goes on.")},
+     PyDoc_STR("digest($self, /)\n--\n\nThe tag of the data so far (bytes); the context "
+               "goes on.")},
     {"hexdigest", ctx_hexdigest, METH_NOARGS,
-     PyDoc_STR("hexdigest() -> str\n\ndigest() in hexadecimal.")},
+     PyDoc_STR("hexdigest($self, /)\n--\n\ndigest() in hexadecimal (str).")},
     {"verify", ctx_verify, METH_O,
-     PyDoc_STR("verify(tag, /) -> None\n\nCheck tag against the data so far in constant "
+     PyDoc_STR("verify($self, tag, /)\n--\n\nCheck tag against the data so far in constant "
                "time; InvalidTag if it does not match, or is not digest_size bytes.")},
+    AESKIT_NO_PICKLE_METHODS(ctx),
+    {"__copy__", ctx_copy, METH_NOARGS,
+     PyDoc_STR("__copy__($self, /)\n--\n\ncopy(): an independent copy of this context.")},
+    {"__deepcopy__", ctx_deepcopy, METH_O,
+     PyDoc_STR("__deepcopy__($self, memo, /)\n--\n\ncopy(): an independent copy of this "
+               "context.")},
     {NULL, NULL, 0, NULL},
 };
 
@@ -385,9 +406,11 @@ static PyType_Slot ctx_slots[] = {
     {Py_tp_dealloc, ctx_dealloc},
     {Py_tp_methods, ctx_methods},
     {Py_tp_getset, ctx_getset},
-    {Py_tp_doc, (void *)PyDoc_STR("A MAC in progress, in the manner of hmac: digest() does "
-                                  "not end it. Not safe to share between threads; copy() "
-                                  "one per thread.")},
+    {Py_tp_doc, (void *)PyDoc_STR("A MAC in progress, made by new(), in the manner of hmac: "
+                                  "digest() does not end it. Not safe to share between "
+                                  "threads; copy() one per thread (copy.copy and "
+                                  "copy.deepcopy do the same). It cannot be pickled "
+                                  "(TypeError).")},
     {0, NULL},
 };
 
