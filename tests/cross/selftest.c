@@ -27,8 +27,9 @@
  *
  * Options:
  *   --expect-best NAME   fail unless the dispatcher picks NAME on this CPU
- *   --mask-hwcap         (Linux aarch64, test-only) detect features from
- *                        AT_HWCAP with its AES and PMULL bits cleared:
+ *   --mask-hwcap         (Linux aarch64 and POWER, test-only) detect
+ *                        features from AT_HWCAP with its AES and PMULL bits
+ *                        cleared (AT_HWCAP2 without VEC_CRYPTO on POWER):
  *                        the fallback to portable on a CPU that has them
  *
  * Prints each failure, then "N passed, M failed"; exits 1 on any failure.
@@ -44,8 +45,12 @@
 #include "modes/generic.h"
 #include "modes/xts.h"
 
-#if defined(__linux__) && defined(__aarch64__)
+#if defined(__linux__) && (defined(__aarch64__) || defined(__powerpc64__))
 #include <sys/auxv.h>
+#define MASK_HWCAP 1
+#if defined(__powerpc64__) && !defined(PPC_FEATURE2_VEC_CRYPTO)
+#define PPC_FEATURE2_VEC_CRYPTO 0x02000000
+#endif
 #endif
 
 static unsigned long passed, failed;
@@ -760,11 +765,14 @@ int main(int argc, char **argv)
         return 2;
     }
     if (mask) {
-#if defined(__linux__) && defined(__aarch64__)
+#if defined(MASK_HWCAP) && defined(__aarch64__)
         aeskit_cpu_detect_hwcap(getauxval(AT_HWCAP) & ~(HWCAP_AES | HWCAP_PMULL),
                                 getauxval(AT_HWCAP2));
+#elif defined(MASK_HWCAP)
+        aeskit_cpu_detect_hwcap(getauxval(AT_HWCAP),
+                                getauxval(AT_HWCAP2) & ~PPC_FEATURE2_VEC_CRYPTO);
 #else
-        fprintf(stderr, "--mask-hwcap: Linux aarch64 only\n");
+        fprintf(stderr, "--mask-hwcap: Linux aarch64 and POWER only\n");
         return 2;
 #endif
     } else {
