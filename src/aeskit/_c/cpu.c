@@ -113,14 +113,19 @@ static const struct {
     uint32_t bit;
     const char *name;
 } names[] = {
+    /* one architecture's names: "aes" is a different bit on each */
+#if defined(__aarch64__)
+    {AESKIT_CPU_ARM_AES, "aes"},       {AESKIT_CPU_ARM_PMULL, "pmull"},
+#elif defined(__powerpc64__)
+    {AESKIT_CPU_PPC_VCRYPTO, "vcrypto"},
+#else
     {AESKIT_CPU_SSSE3, "ssse3"},       {AESKIT_CPU_SSE41, "sse4.1"},
     {AESKIT_CPU_AES, "aes"},           {AESKIT_CPU_PCLMUL, "pclmulqdq"},
     {AESKIT_CPU_AVX, "avx"},           {AESKIT_CPU_AVX2, "avx2"},
     {AESKIT_CPU_BMI2, "bmi2"},         {AESKIT_CPU_VAES, "vaes"},
     {AESKIT_CPU_VPCLMUL, "vpclmulqdq"}, {AESKIT_CPU_AVX512F, "avx512f"},
     {AESKIT_CPU_AVX512BW, "avx512bw"}, {AESKIT_CPU_AVX512VL, "avx512vl"},
-    {AESKIT_CPU_ARM_AES, "aes"},        {AESKIT_CPU_ARM_PMULL, "pmull"},
-    {AESKIT_CPU_PPC_VCRYPTO, "vcrypto"},
+#endif
 };
 
 const char *aeskit_cpu_feature_name(uint32_t bit)

@@ -508,7 +508,11 @@ typedef struct {
 
 P8_INLINE p8v p8_pmsum(p8v a, p8v b)
 {
+#if defined(__clang__)
+    return (p8v)__builtin_altivec_crypto_vpmsumd(a, b);
+#else
     return __builtin_crypto_vpmsumd(a, b);
+#endif
 }
 
 P8_INLINE void p8_mul_add(p8_sum *s, p8v x, const p8_power *h)
