@@ -20,8 +20,10 @@ static uint64_t xgetbv0(void)
 #endif
 
 /* AArch64 and POWER: the kernel's HWCAP words on Linux (the instructions are
- * usable from user space whenever the bit is set), sysctl on macOS, where
- * every arm64 CPU has AES and PMULL but asking costs nothing. */
+ * usable from user space whenever the bit is set). macOS arm64: sysctl's
+ * hw.optional.arm.FEAT_* (macOS 12 on); macOS 11 has no such name, and
+ * every Apple arm64 CPU has AES and PMULL, so a missing name counts as
+ * present (as Go's runtime assumes). */
 #if defined(__linux__) && (defined(__aarch64__) || defined(__powerpc64__))
 #include <sys/auxv.h>
 #define AESKIT_CPU_HWCAP 1
@@ -32,7 +34,9 @@ static int apple_has(const char *name)
 {
     int v = 0;
     size_t len = sizeof v;
-    return sysctlbyname(name, &v, &len, NULL, 0) == 0 && v == 1;
+    if (sysctlbyname(name, &v, &len, NULL, 0) != 0)
+        return 1;   /* macOS 11: no such name, and every Apple CPU has it */
+    return v != 0;
 }
 #endif
 
