@@ -9,7 +9,10 @@
  *    every block count 0..3W+2 and a few larger ones, W the widest batch
  *    any backend's constants name: every batch, half batch and tail is
  *    crossed. Keys of all three sizes; the ctr slot with each counter kind
- *    from counters whose 32-, 64- and 128-bit parts carry inside a batch.
+ *    from counters whose 32-, 64- and 128-bit parts carry inside a batch;
+ *    in place and at odd addresses; set_key's and ghash_key's extents (what
+ *    a per-message key wipes). Then every AEAD's seal and open through the
+ *    backend against portable at lengths around the batches.
  * 2. The standards' known answers, on every available backend, read from
  *    the vector files the Python tests read (the directory is argv[1]).
  *    Only the files whose format is plain "name = hex" records are read,
@@ -255,6 +258,17 @@ static void ghash_check(const struct aeskit_impl *impl, const struct aeskit_impl
         uint8_t h[16], a[16], b[16], acc0[16];
         fill(h, 16);
         fill(acc0, 16);
+        /* ghash_key writes only w's bytes [from, from + used): what a key
+         * made per message wipes */
+        memset(&hk_a, 0xa5, sizeof hk_a);
+        impl->ghash_key(&hk_a, h, n);
+        size_t outside = 0;
+        for (size_t i = 0; i < sizeof hk_a.w; i++)
+            outside += (i < hk_a.from || i >= hk_a.from + hk_a.used) &&
+                       ((const uint8_t *)hk_a.w)[i] != 0xa5;
+        snprintf(d, sizeof d, "ghash_key max_blocks %zu: %zu bytes written outside", n, outside);
+        check(outside == 0 && hk_a.from + hk_a.used <= sizeof hk_a.w && hk_a.max_blocks == n,
+              "slot", impl->name, d);
         ref->ghash_key(&hk_b, h, AESKIT_GHASH_ANY);
         memcpy(b, acc0, 16);
         ref->ghash(&hk_b, b, src, n);
@@ -403,7 +417,12 @@ static void slots_check(const struct aeskit_impl *impl)
         p.ref->set_key(&p.kp, key, p.ks);
         p.ref->set_key(&p.kp2, key2, p.ks);
         detail(d, sizeof d, "set_key", p.ks, 0, 0);
-        check(p.k.impl == impl && p.k.rounds == p.kp.rounds, "slot", impl->name, d);
+        size_t dirty = 0;   /* the schedule is rk's first used bytes, the rest zero */
+        for (size_t i = p.k.used; i < sizeof p.k.rk; i++)
+            dirty |= ((const uint8_t *)p.k.rk)[i];
+        check(p.k.impl == impl && p.k.rounds == p.kp.rounds && p.k.used <= sizeof p.k.rk &&
+                  dirty == 0,
+              "slot", impl->name, d);
         for (size_t c = 0; c < n_counts; c++) {
             const size_t n = counts[c];
             impl->ecb_enc(&p.k, got, src, n);
@@ -429,6 +448,49 @@ static void slots_check(const struct aeskit_impl *impl)
     }
     ghash_check(impl, &aeskit_portable_impl);
     aeskit_secure_zero(&p, sizeof p);
+}
+
+/* Every AEAD through this backend against portable, seal and open, at
+ * lengths around the batches (the modes' calls of the slots, with this
+ * backend's fused slots where it has them and the split ones where not). */
+static void aead_check(const struct aeskit_impl *impl)
+{
+    char d[128];
+    const size_t w = counts[n_counts - 1] / 16, lens[] = {0, 1, 15, 16, 17, 63, 64, 65,
+        16 * w - 1, 16 * w, 16 * w + 1, 48 * w + 5, 1000, 4099};
+    static uint8_t out_a[8192], out_b[8192], back[8192];
+    for (size_t i = 0; aeskit_aeads[i] != NULL; i++) {
+        const struct aeskit_aead *ad = aeskit_aeads[i];
+        for (size_t ksz = 16; ksz <= 32; ksz += 16) {
+            uint8_t key[64], nonce[16], aad[37];
+            fill(key, sizeof key);
+            fill(nonce, sizeof nonce);
+            fill(aad, sizeof aad);
+            const size_t nl = ad->nonce_max == 0 ? 0
+                              : (ad->nonce_min <= 12 && 12 <= ad->nonce_max) ? 12 : ad->nonce_min;
+            const aeskit_span span = {aad, sizeof aad};
+            const aeskit_aead_msg m = {nl ? nonce : NULL, nl, &span, 1};
+            void *ka = malloc(ad->key_state), *kb = malloc(ad->key_state);
+            const unsigned tl = (ad->tag_lengths & AESKIT_TAG(16)) ? 16 : 8;
+            ad->key_init(ka, impl, key, ksz * ad->n_keys, tl);
+            ad->key_init(kb, &aeskit_portable_impl, key, ksz * ad->n_keys, tl);
+            for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+                const size_t len = lens[li] < sizeof out_a ? lens[li] : sizeof out_a - 1;
+                uint8_t ta[16], tb[16], te[16];
+                ad->seal(ka, &m, out_a, len ? src : NULL, len, ta);
+                ad->seal(kb, &m, out_b, len ? src : NULL, len, tb);
+                ad->open(ka, &m, back, len ? out_a : NULL, len, ta, te);
+                snprintf(d, sizeof d, "%s key %zu bytes %zu", ad->name, 8 * ksz, len);
+                check(memcmp(out_a, out_b, len) == 0 && memcmp(ta, tb, tl) == 0 &&
+                          memcmp(back, src, len) == 0 && memcmp(te, ta, tl) == 0,
+                      "aead", impl->name, d);
+            }
+            aeskit_secure_zero(ka, ad->key_state);
+            aeskit_secure_zero(kb, ad->key_state);
+            free(ka);
+            free(kb);
+        }
+    }
 }
 
 /* ---- 2. known answers ------------------------------------------------- */
@@ -814,8 +876,10 @@ int main(int argc, char **argv)
         if (!aeskit_impl_available(impl))
             continue;
         const unsigned long before = passed + failed;
-        if (impl != &aeskit_portable_impl)
+        if (impl != &aeskit_portable_impl) {
             slots_check(impl);
+            aead_check(impl);
+        }
         kats(dir, impl);
         printf("%-12s %lu checks\n", impl->name, passed + failed - before);
     }
