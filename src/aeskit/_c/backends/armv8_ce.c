@@ -22,8 +22,8 @@
  * Parallel modes (ECB, CBC and CFB decryption, CTR, XTS) run CE_W = 8
  * independent blocks per loop iteration (AESE latency 2-3 cycles and two
  * or more pipes on current cores need that many in flight); a 1..7 block
- * tail runs as 4 + 2 + 1. The round keys are loaded into registers once per
- * call (15 keys and 8 blocks fit in AArch64's 32 vector registers).
+ * tail runs as 4 + 2 + 1. A round key is loaded from the schedule once per
+ * round per batch, as aesni does (no copy of the keys is left on the stack).
  *
  * GHASH and POLYVAL: clmul128.h's method on PMULL (low halves) and PMULL2
  * (high halves), the register images and the Montgomery reduction by
@@ -111,43 +111,51 @@ CE_FN void ce_set_key(aeskit_key *k, const uint8_t *key, size_t len)
 
 /* ---- rounds ------------------------------------------------------------ */
 
+/* The encryption or the decryption keys, read from the schedule where they
+ * are used (one load per round per batch; no copy of them is made). */
 typedef struct {
-    uint8x16_t k[AESKIT_MAX_ROUNDS + 1];
+    const uint8_t *rk;
     unsigned rounds;
 } ce_keys;
 
-/* The encryption (dec 0) or decryption keys into registers. */
 CE_INLINE void ce_load(ce_keys *ks, const aeskit_key *k, int dec)
 {
-    const uint8_t *rk = (const uint8_t *)k->rk + (dec ? AESKIT_BLOCK * (k->rounds + 1) : 0);
+    ks->rk = (const uint8_t *)k->rk + (dec ? AESKIT_BLOCK * (k->rounds + 1) : 0);
     ks->rounds = k->rounds;
-    for (unsigned r = 0; r <= k->rounds; r++)
-        ks->k[r] = vld1q_u8(rk + AESKIT_BLOCK * r);
+}
+
+CE_INLINE uint8x16_t ce_key(const ce_keys *ks, unsigned r)
+{
+    return vld1q_u8(ks->rk + AESKIT_BLOCK * r);
 }
 
 /* w blocks through the cipher, round by round across the blocks. */
 CE_INLINE void ce_enc_w(const ce_keys *ks, uint8x16_t *x, size_t w)
 {
     for (unsigned r = 0; r + 1 < ks->rounds; r++) {
+        const uint8x16_t k = ce_key(ks, r);
         CE_UNROLL
         for (size_t j = 0; j < w; j++)
-            x[j] = vaesmcq_u8(vaeseq_u8(x[j], ks->k[r]));
+            x[j] = vaesmcq_u8(vaeseq_u8(x[j], k));
     }
+    const uint8x16_t k = ce_key(ks, ks->rounds - 1), last = ce_key(ks, ks->rounds);
     CE_UNROLL
     for (size_t j = 0; j < w; j++)
-        x[j] = veorq_u8(vaeseq_u8(x[j], ks->k[ks->rounds - 1]), ks->k[ks->rounds]);
+        x[j] = veorq_u8(vaeseq_u8(x[j], k), last);
 }
 
 CE_INLINE void ce_dec_w(const ce_keys *ks, uint8x16_t *x, size_t w)
 {
     for (unsigned r = 0; r + 1 < ks->rounds; r++) {
+        const uint8x16_t k = ce_key(ks, r);
         CE_UNROLL
         for (size_t j = 0; j < w; j++)
-            x[j] = vaesimcq_u8(vaesdq_u8(x[j], ks->k[r]));
+            x[j] = vaesimcq_u8(vaesdq_u8(x[j], k));
     }
+    const uint8x16_t k = ce_key(ks, ks->rounds - 1), last = ce_key(ks, ks->rounds);
     CE_UNROLL
     for (size_t j = 0; j < w; j++)
-        x[j] = veorq_u8(vaesdq_u8(x[j], ks->k[ks->rounds - 1]), ks->k[ks->rounds]);
+        x[j] = veorq_u8(vaesdq_u8(x[j], k), last);
 }
 
 CE_INLINE uint8x16_t ce_enc1(const ce_keys *ks, uint8x16_t x)

@@ -15,7 +15,7 @@
  * is also the block read as a big-endian 128-bit number. On big-endian a
  * load (vec_xl) gives exactly that; on little-endian it gives the bytes
  * reversed, and p8_load / p8_store reverse them (one vperm). Round keys are
- * loaded the same way once per call. For the 64-bit halves of such a value
+ * loaded the same way, from the schedule, once per round per batch. For the 64-bit halves of such a value
  * (counters, tweaks, GHASH's shifts) P8_HI and P8_LO name the vector element
  * that holds the high and the low half on this byte order.
  *
@@ -165,47 +165,59 @@ static void p8_set_key(aeskit_key *k, const uint8_t *key, size_t len)
 
 /* ---- rounds ------------------------------------------------------------ */
 
+/* The round keys, read from the schedule where they are used (one load,
+ * and on little-endian one vperm, per round per batch; no copy of them is
+ * made). */
 typedef struct {
-    p8v k[AESKIT_MAX_ROUNDS + 1];
+    const uint8_t *rk;
     unsigned rounds;
 } p8_keys;
 
 P8_INLINE void p8_load_keys(p8_keys *ks, const aeskit_key *k)
 {
-    const uint8_t *rk = (const uint8_t *)k->rk;
+    ks->rk = (const uint8_t *)k->rk;
     ks->rounds = k->rounds;
-    for (unsigned r = 0; r <= k->rounds; r++)
-        ks->k[r] = p8_load(rk + AESKIT_BLOCK * r);
+}
+
+P8_INLINE p8v p8_key(const p8_keys *ks, unsigned r)
+{
+    return p8_load(ks->rk + AESKIT_BLOCK * r);
 }
 
 P8_INLINE void p8_enc_w(const p8_keys *ks, p8v *x, size_t w)
 {
+    const p8v first = p8_key(ks, 0);
     P8_UNROLL
     for (size_t j = 0; j < w; j++)
-        x[j] = vec_xor(x[j], ks->k[0]);
+        x[j] = vec_xor(x[j], first);
     for (unsigned r = 1; r < ks->rounds; r++) {
+        const p8v k = p8_key(ks, r);
         P8_UNROLL
         for (size_t j = 0; j < w; j++)
-            x[j] = __builtin_crypto_vcipher(x[j], ks->k[r]);
+            x[j] = __builtin_crypto_vcipher(x[j], k);
     }
+    const p8v last = p8_key(ks, ks->rounds);
     P8_UNROLL
     for (size_t j = 0; j < w; j++)
-        x[j] = __builtin_crypto_vcipherlast(x[j], ks->k[ks->rounds]);
+        x[j] = __builtin_crypto_vcipherlast(x[j], last);
 }
 
 P8_INLINE void p8_dec_w(const p8_keys *ks, p8v *x, size_t w)
 {
+    const p8v first = p8_key(ks, ks->rounds);
     P8_UNROLL
     for (size_t j = 0; j < w; j++)
-        x[j] = vec_xor(x[j], ks->k[ks->rounds]);
+        x[j] = vec_xor(x[j], first);
     for (unsigned r = ks->rounds - 1; r > 0; r--) {
+        const p8v k = p8_key(ks, r);
         P8_UNROLL
         for (size_t j = 0; j < w; j++)
-            x[j] = __builtin_crypto_vncipher(x[j], ks->k[r]);
+            x[j] = __builtin_crypto_vncipher(x[j], k);
     }
+    const p8v last = p8_key(ks, 0);
     P8_UNROLL
     for (size_t j = 0; j < w; j++)
-        x[j] = __builtin_crypto_vncipherlast(x[j], ks->k[0]);
+        x[j] = __builtin_crypto_vncipherlast(x[j], last);
 }
 
 P8_INLINE p8v p8_enc1(const p8_keys *ks, p8v x)
@@ -560,11 +572,24 @@ static void p8_ghash_key(aeskit_ghash_key *hk, const uint8_t h[16], size_t max_b
             pw = p8_reduce(s);
         }
         const p8_power f = p8_forms(pw);
-        memcpy((uint8_t *)hk->w + sizeof f * i, &f, sizeof f);
+        unsigned long long *out = (unsigned long long *)((uint8_t *)hk->w + sizeof f * i);
+        vec_xst(f.hh, 0, out);
+        vec_xst(f.ll, 16, out);
+        vec_xst(f.sw, 32, out);
     }
     hk->max_blocks = max_blocks;
     hk->from = 0;
     hk->used = P8_W * sizeof(p8_power);
+}
+
+/* The power H^(i+1) * x^-1's forms, as ghash_key stored them (vec_xst and
+ * vec_xl agree on any byte order; the key never leaves this backend). */
+P8_INLINE p8_power p8_power_at(const aeskit_ghash_key *hk, size_t i)
+{
+    const unsigned long long *p =
+        (const unsigned long long *)((const uint8_t *)hk->w + sizeof(p8_power) * i);
+    const p8_power f = {vec_xl(0, p), vec_xl(16, p), vec_xl(32, p)};
+    return f;
 }
 
 /* acc folded with w blocks: the sum of X_j * H^(w-j), X_0 carrying acc. */
@@ -579,8 +604,7 @@ P8_INLINE p8v p8_ghash_w(const aeskit_ghash_key *hk, p8v acc, const uint8_t *p, 
         p8v x = polyval ? p8_load_reversed(b) : p8_load(b);
         if (j == 0)
             x = vec_xor(x, acc);
-        p8_power h;
-        memcpy(&h, (const uint8_t *)hk->w + sizeof h * (w - 1 - j), sizeof h);
+        const p8_power h = p8_power_at(hk, w - 1 - j);
         p8_mul_add(&s, x, &h);
     }
     return p8_reduce(s);
