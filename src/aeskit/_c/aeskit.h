@@ -32,6 +32,8 @@ struct aeskit_impl;
  *   portable: bitsliced round keys, 8 words per round
  *   aesni:    encryption keys [0..rounds], then decryption keys
  *   vaes_*:   aesni's (their set_key is aesni's expansion)
+ *   armv8_ce: aesni's layout (encryption keys, then AESIMC'd ones for AESD)
+ *   power8:   encryption keys [0..rounds] only (vncipher takes them as is)
  */
 typedef struct aeskit_key {
     uint64_t rk[128];

@@ -7,7 +7,7 @@
 
 #include "aeskit.h"
 
-uint32_t aeskit_cpu_detect(void);          /* CPUID + XGETBV; call once */
+uint32_t aeskit_cpu_detect(void);          /* CPUID + XGETBV, or HWCAP; call once */
 uint32_t aeskit_cpu_features(void);        /* what detect found */
 const char *aeskit_cpu_feature_name(uint32_t bit);
 #if defined(__linux__) && (defined(__aarch64__) || defined(__powerpc64__))
