@@ -4,8 +4,9 @@
 #   bash tests/cross/run.sh aarch64   cross-built, under qemu-aarch64
 #   bash tests/cross/run.sh ppc64le   cross-built, under qemu-ppc64le
 #   bash tests/cross/run.sh ppc64     cross-built, under qemu-ppc64 (big-endian)
-#   bash tests/cross/run.sh native    this machine's cc (x86-64: aesni and the
-#                                     vaes backends it has, and portable)
+#   bash tests/cross/run.sh native [ARGS]  this machine's cc (x86-64: aesni and the
+#                                     vaes backends it has, and portable); ARGS go
+#                                     to the self-test (--negative-control)
 #
 # A cross run installs what it lacks from Debian (one apt-get update, one
 # apt-get install: the cross gcc and qemu-user), links statically (no target
@@ -108,5 +109,6 @@ if [ -n "$triple" ]; then
     fi
 else
     "$cc" -o "$exe" "${objs[@]}"
-    "$exe" "$root/tests/vectors"
+    if [ -n "${SELFTEST_EXE:-}" ]; then cp "$exe" "$SELFTEST_EXE"; fi   # kept, for reruns
+    "$exe" "$root/tests/vectors" "${@:2}"
 fi

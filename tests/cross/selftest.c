@@ -34,6 +34,9 @@
  *                        features from AT_HWCAP with its AES and PMULL bits
  *                        cleared (AT_HWCAP2 without VEC_CRYPTO on POWER):
  *                        the fallback to portable on a CPU that has them
+ *   --negative-control   only the slot checks of a deliberately broken copy
+ *                        of portable (one flipped bit in CTR's tenth block):
+ *                        they must fail, so the program must exit 1
  *
  * Prints each failure, then "N passed, M failed"; exits 1 on any failure.
  */
@@ -825,25 +828,48 @@ static void kats(const char *dir, const struct aeskit_impl *impl)
     check(kat_total - before >= 100, "known answers read", impl->name, "too few");
 }
 
+/* --negative-control: a backend that is portable but for a CTR that
+ * flips one bit in the tenth block; the slot checks must catch it (and
+ * the program then fails), or they could not fail at all. */
+static void broken_ctr(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[16],
+                       uint8_t *dst, const uint8_t *s, size_t n)
+{
+    aeskit_portable_impl.ctr(k, kind, ctr, dst, s, n);
+    if (n >= 10)
+        dst[16 * 9 + 3] ^= 0x10;
+}
+
+static struct aeskit_impl broken;
+
+static void negative_control(void)
+{
+    broken = aeskit_portable_impl;
+    broken.name = "broken";
+    broken.ctr = broken_ctr;
+    slots_check(&broken);
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = NULL, *expect_best = NULL;
-    int mask = 0;
+    int mask = 0, negative = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--expect-best") == 0 && i + 1 < argc)
             expect_best = argv[++i];
         else if (strcmp(argv[i], "--mask-hwcap") == 0)
             mask = 1;
+        else if (strcmp(argv[i], "--negative-control") == 0)
+            negative = 1;
         else if (argv[i][0] != '-' && dir == NULL)
             dir = argv[i];
         else {
-            fprintf(stderr, "usage: %s VECTOR_DIR [--expect-best NAME] [--mask-hwcap]\n",
+            fprintf(stderr, "usage: %s VECTOR_DIR [--expect-best NAME] [--mask-hwcap] [--negative-control]\n",
                     argv[0]);
             return 2;
         }
     }
     if (dir == NULL) {
-        fprintf(stderr, "usage: %s VECTOR_DIR [--expect-best NAME] [--mask-hwcap]\n", argv[0]);
+        fprintf(stderr, "usage: %s VECTOR_DIR [--expect-best NAME] [--mask-hwcap] [--negative-control]\n", argv[0]);
         return 2;
     }
     if (mask) {
@@ -861,6 +887,11 @@ int main(int argc, char **argv)
         aeskit_cpu_detect();
     }
     make_counts();
+    if (negative) {
+        negative_control();
+        printf("%lu passed, %lu failed\n", passed, failed);
+        return failed != 0;
+    }
 
     const struct aeskit_impl *best = aeskit_impl_best();
     printf("backends compiled in:");
