@@ -539,6 +539,16 @@ static const uint8_t *field(const record *r, const char *name, size_t *len)
     return NULL;
 }
 
+/* dst = s, cut to fit (names and sections are short; a long one is cut). */
+static void copy_cut(char *dst, size_t cap, const char *s)
+{
+    size_t l = strlen(s);
+    if (l >= cap)
+        l = cap - 1;
+    memcpy(dst, s, l);
+    dst[l] = 0;
+}
+
 static const char *raw_field(const record *r, const char *name)
 {
     for (size_t i = 0; i < r->n; i++)
@@ -574,13 +584,13 @@ static int record_read(FILE *f, record *r)
             v++;
         any = 1;
         if (strcmp(line, "section") == 0) {
-            snprintf(r->section, sizeof r->section, "%s", v);
+            copy_cut(r->section, sizeof r->section, v);
             continue;
         }
         if (r->n == MAXF)
             continue;
         size_t i = r->n++;
-        snprintf(r->name[i], sizeof r->name[i], "%s", line);
+        copy_cut(r->name[i], sizeof r->name[i], line);
         size_t vl = strlen(v);
         r->raw[i] = malloc(vl + 1);
         if (r->raw[i] != NULL)
