@@ -53,6 +53,8 @@ BACKEND_NEEDS = {
         "aes", "pclmulqdq", "ssse3", "sse4_1", "avx", "avx2", "vaes", "vpclmulqdq",
         "avx512f", "avx512bw", "avx512vl", "bmi2",
     },
+    # AArch64 Linux lists its HWCAP names on the "Features" line
+    "armv8_ce": {"aes", "pmull"},
 }
 # Backends that every x86-64 build compiles in, whether or not this CPU can run them: a
 # build that lost one of these tables fails every test, never skips.
@@ -63,7 +65,7 @@ def cpuinfo_flags():
     try:
         with open("/proc/cpuinfo", encoding="ascii", errors="replace") as f:
             for line in f:
-                if line.startswith("flags"):
+                if line.startswith(("flags", "Features")):   # x86, AArch64
                     return set(line.split(":", 1)[1].split())
     except OSError:
         pass

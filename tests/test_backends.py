@@ -1,6 +1,7 @@
 """Backend discovery and selection: backends(), cpu_features(), backend=, AESKIT_BACKEND."""
 
 import os
+import platform
 import subprocess
 import sys
 
@@ -71,8 +72,15 @@ def test_cpu_features_shape():
     feats = aeskit.cpu_features()
     assert isinstance(feats, dict) and feats
     assert all(isinstance(k, str) and isinstance(v, bool) for k, v in feats.items())
-    for name in ("aes", "pclmulqdq", "ssse3", "sse4.1", "avx2", "vaes", "vpclmulqdq",
-                 "avx512f"):
+    machine = platform.machine().lower()
+    if machine in ("aarch64", "arm64"):
+        names = ("aes", "pmull")
+    elif machine.startswith("ppc64"):
+        names = ("vcrypto",)
+    else:
+        names = ("aes", "pclmulqdq", "ssse3", "sse4.1", "avx2", "vaes", "vpclmulqdq",
+                 "avx512f")
+    for name in names:
         assert name in feats, name
 
 
@@ -87,7 +95,7 @@ def test_cpu_features_agree_with_proc_cpuinfo():
         if flag in {f for needs in BACKEND_NEEDS.values() for f in needs}:
             assert value == (flag in flags), (name, value)
             checked += 1
-    assert checked >= 8
+    assert checked >= (2 if platform.machine().lower() in ("aarch64", "arm64") else 8)
 
 
 def test_available_follows_cpu_features(backends_info):

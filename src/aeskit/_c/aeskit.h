@@ -32,6 +32,8 @@ struct aeskit_impl;
  *   portable: bitsliced round keys, 8 words per round
  *   aesni:    encryption keys [0..rounds], then decryption keys
  *   vaes_*:   aesni's (their set_key is aesni's expansion)
+ *   armv8_ce: aesni's layout (encryption keys, then AESIMC'd ones for AESD)
+ *   power8:   encryption keys [0..rounds] only (vncipher takes them as is)
  */
 typedef struct aeskit_key {
     uint64_t rk[128];
@@ -74,6 +76,11 @@ enum {
     AESKIT_CPU_AVX512F    = 1u << 9,   /* + OS ZMM state */
     AESKIT_CPU_AVX512BW   = 1u << 10,
     AESKIT_CPU_AVX512VL   = 1u << 11,
+    /* AArch64: the AES and PMULL instructions (Crypto Extensions) */
+    AESKIT_CPU_ARM_AES    = 1u << 16,
+    AESKIT_CPU_ARM_PMULL  = 1u << 17,
+    /* POWER8 and later: vcipher, vncipher, vpmsumd (ISA 2.07 crypto) */
+    AESKIT_CPU_PPC_VCRYPTO = 1u << 18,
 };
 
 /*

@@ -19,7 +19,47 @@ static uint64_t xgetbv0(void)
 }
 #endif
 
+/* AArch64 and POWER: the kernel's HWCAP words on Linux (the instructions are
+ * usable from user space whenever the bit is set). macOS arm64: sysctl's
+ * hw.optional.arm.FEAT_* (macOS 12 on); macOS 11 has no such name, and
+ * every Apple arm64 CPU has AES and PMULL, so a missing name counts as
+ * present (as Go's runtime assumes). */
+#if defined(__linux__) && (defined(__aarch64__) || defined(__powerpc64__))
+#include <sys/auxv.h>
+#define AESKIT_CPU_HWCAP 1
+#elif defined(__APPLE__) && defined(__aarch64__)
+#include <sys/sysctl.h>
+
+static int apple_has(const char *name)
+{
+    int v = 0;
+    size_t len = sizeof v;
+    if (sysctlbyname(name, &v, &len, NULL, 0) != 0)
+        return 1;   /* macOS 11: no such name, and every Apple CPU has it */
+    return v != 0;
+}
+#endif
+
 static uint32_t features;
+
+#if defined(AESKIT_CPU_HWCAP)
+uint32_t aeskit_cpu_detect_hwcap(unsigned long hwcap, unsigned long hwcap2)
+{
+    uint32_t f = 0;
+#if defined(__aarch64__)
+    (void)hwcap2;
+    if (hwcap & (1ul << 3))   /* HWCAP_AES */
+        f |= AESKIT_CPU_ARM_AES;
+    if (hwcap & (1ul << 4))   /* HWCAP_PMULL */
+        f |= AESKIT_CPU_ARM_PMULL;
+#else
+    (void)hwcap;
+    if (hwcap2 & 0x02000000ul)   /* PPC_FEATURE2_VEC_CRYPTO (implies AltiVec, VSX) */
+        f |= AESKIT_CPU_PPC_VCRYPTO;
+#endif
+    return features = f;
+}
+#endif
 
 uint32_t aeskit_cpu_detect(void)
 {
@@ -57,6 +97,13 @@ uint32_t aeskit_cpu_detect(void)
             if (b & bit_AVX512VL) f |= AESKIT_CPU_AVX512VL;
         }
     }
+#elif defined(AESKIT_CPU_HWCAP)
+    return aeskit_cpu_detect_hwcap(getauxval(AT_HWCAP), getauxval(AT_HWCAP2));
+#elif defined(__APPLE__) && defined(__aarch64__)
+    if (apple_has("hw.optional.arm.FEAT_AES"))
+        f |= AESKIT_CPU_ARM_AES;
+    if (apple_has("hw.optional.arm.FEAT_PMULL"))
+        f |= AESKIT_CPU_ARM_PMULL;
 #endif
     return features = f;
 }
@@ -70,12 +117,19 @@ static const struct {
     uint32_t bit;
     const char *name;
 } names[] = {
+    /* one architecture's names: "aes" is a different bit on each */
+#if defined(__aarch64__)
+    {AESKIT_CPU_ARM_AES, "aes"},       {AESKIT_CPU_ARM_PMULL, "pmull"},
+#elif defined(__powerpc64__)
+    {AESKIT_CPU_PPC_VCRYPTO, "vcrypto"},
+#else
     {AESKIT_CPU_SSSE3, "ssse3"},       {AESKIT_CPU_SSE41, "sse4.1"},
     {AESKIT_CPU_AES, "aes"},           {AESKIT_CPU_PCLMUL, "pclmulqdq"},
     {AESKIT_CPU_AVX, "avx"},           {AESKIT_CPU_AVX2, "avx2"},
     {AESKIT_CPU_BMI2, "bmi2"},         {AESKIT_CPU_VAES, "vaes"},
     {AESKIT_CPU_VPCLMUL, "vpclmulqdq"}, {AESKIT_CPU_AVX512F, "avx512f"},
     {AESKIT_CPU_AVX512BW, "avx512bw"}, {AESKIT_CPU_AVX512VL, "avx512vl"},
+#endif
 };
 
 const char *aeskit_cpu_feature_name(uint32_t bit)

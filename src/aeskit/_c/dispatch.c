@@ -12,6 +12,12 @@ const struct aeskit_impl *const aeskit_impls[] = {
     &aeskit_vaes_avx2_impl,
     &aeskit_aesni_impl,
 #endif
+#if defined(AESKIT_HAVE_ARMV8)
+    &aeskit_armv8_ce_impl,
+#endif
+#if defined(AESKIT_HAVE_POWER8)
+    &aeskit_power8_impl,
+#endif
     &aeskit_portable_impl,
     NULL,
 };
