@@ -141,6 +141,10 @@ typedef size_t aeskit_gcm_fn(const aeskit_key *k, const aeskit_ghash_key *hk, in
 typedef size_t aeskit_gcmsiv_open_fn(const aeskit_key *k, const aeskit_ghash_key *hk,
                                      uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
                                      const uint8_t *src, size_t n);
+typedef int aeskit_gcmsiv_short_fn(const aeskit_key *kgk, int enc, const uint8_t nonce[12],
+                                   const uint8_t *aad, size_t aad_len, uint8_t *dst,
+                                   const uint8_t *src, size_t len, const uint8_t *tag,
+                                   uint8_t out[16]);
 typedef size_t aeskit_ctr_cbcmac_fn(const aeskit_key *k, const aeskit_key *kc, int mac_dst,
                                     uint8_t ctr[16], uint8_t mac[16], uint8_t *dst,
                                     const uint8_t *src, size_t n);
@@ -235,6 +239,18 @@ struct aeskit_impl {
      *        this backend's ghash_key for at least the kernel's batch (the
      *        mode's per-message key is). ctr (from the tag) is public. */
     aeskit_gcmsiv_open_fn *gcmsiv_open;
+    /*   gcmsiv_short: a whole GCM-SIV message (RFC 8452) under the
+     *        key-generating key kgk, when its POLYVAL input (AAD and data,
+     *        each zero-padded, and the lengths block) is short enough for
+     *        the kernel: the per-message keys, POLYVAL, the tag and CTR in
+     *        one function, the keys never leaving it. enc=1: dst = the
+     *        ciphertext, out = the tag (tag unused); enc=0: dst = the
+     *        plaintext under the received tag, out = the tag it gives (the
+     *        mode compares). Reads nonce, aad and src before writing dst
+     *        (any of them may overlap dst). Returns 0, having written
+     *        nothing, when the message is too long for it; the mode then
+     *        takes the general path. Branches on lengths only. */
+    aeskit_gcmsiv_short_fn *gcmsiv_short;
     /*   ctr_cbcmac: CTR under kc with BE128 counters from ctr and CBC-MAC
      *        under k into mac in one pass (CCM, EAX, SIV opening: the CTR
      *        blocks ride in the MAC chain's idle cycles). kc is k for CCM

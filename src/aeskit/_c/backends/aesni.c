@@ -62,9 +62,8 @@ AESKIT_INLINE __m128i aesni_fold(__m128i k, __m128i t)
 /* AESKEYGENASSIST takes its round constant as an immediate. */
 #define AESNI_K128(k, rc) aesni_fold(k, _mm_shuffle_epi32(_mm_aeskeygenassist_si128(k, rc), 0xff))
 
-static void aesni_expand128(uint8_t *enc, const uint8_t *key)
+static void aesni_expand128(uint8_t *enc, __m128i k)
 {
-    __m128i k = aeskit_load128(key);
     aeskit_store128(enc, k);
 #define AESNI_R128(i, rc) (k = AESNI_K128(k, rc), aeskit_store128(enc + AESKIT_BLOCK * (i), k))
     AESNI_R128(1, 0x01); AESNI_R128(2, 0x02); AESNI_R128(3, 0x04); AESNI_R128(4, 0x08);
@@ -77,9 +76,8 @@ static void aesni_expand128(uint8_t *enc, const uint8_t *key)
 /* Even round keys take SubWord(RotWord) of the odd key before them and the
  * round constant (dword 3 of AESKEYGENASSIST); odd ones SubWord alone of
  * the even key before them (dword 2). */
-static void aesni_expand256(uint8_t *enc, const uint8_t *key)
+static void aesni_expand256(uint8_t *enc, __m128i a, __m128i b)
 {
-    __m128i a = aeskit_load128(key), b = aeskit_load128(key + 16);
     aeskit_store128(enc, a);
     aeskit_store128(enc + AESKIT_BLOCK, b);
 #define AESNI_R256(i, rc)                                                                    \
@@ -128,9 +126,9 @@ void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len)
     uint8_t *dec = enc + AESKIT_BLOCK * (rounds + 1);
 
     if (len == 16)
-        aesni_expand128(enc, key);
+        aesni_expand128(enc, aeskit_load128(key));
     else if (len == 32)
-        aesni_expand256(enc, key);
+        aesni_expand256(enc, aeskit_load128(key), aeskit_load128(key + 16));
     else
         aesni_expand_words(enc, key, len);
 
@@ -143,6 +141,15 @@ void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len)
     memset((uint8_t *)k->rk + used, 0, sizeof k->rk - used);
     k->rounds = rounds;
     k->used = (unsigned)used;
+}
+
+void aeskit_aesni_expand_enc(uint8_t *enc, __m128i lo, __m128i hi, unsigned rounds)
+{
+    assert(rounds == 10 || rounds == 14);
+    if (rounds == 10)
+        aesni_expand128(enc, lo);
+    else
+        aesni_expand256(enc, lo, hi);
 }
 
 static void aesni_set_key(aeskit_key *k, const uint8_t *key, size_t len)
@@ -732,9 +739,11 @@ const struct aeskit_impl aeskit_aesni_impl = {
     .ocb = aeskit_aesni_ocb,
     .gcm = aeskit_aesni_gcm,
     .gcmsiv_open = aeskit_aesni_gcmsiv_open,
+    .gcmsiv_short = aeskit_aesni_gcmsiv_short,
     .ctr_cbcmac = aeskit_aesni_ctr_cbcmac,
     .constants = (const aeskit_constant[]){
         {"batch_blocks", AESNI_W},
+        {"gcmsiv_short_blocks", AESKIT_AESNI_SIV_SHORT},
         {"gcm_batch_blocks", AESKIT_AESNI_GCM_W},
         {"ocb_batch_blocks", AESKIT_AESNI_OCB_W},
         {"ghash_batch_blocks", AESKIT_CLMUL_W},

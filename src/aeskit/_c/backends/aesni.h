@@ -32,9 +32,14 @@ AESKIT_INLINE const uint8_t *aeskit_aesni_dec_keys(const aeskit_key *k)
 #define AESKIT_AESNI_GCM_W 8     /* aesni_gcm.c: the fused GCM */
 #define AESKIT_AESNI_OCB_W 8     /* aesni_ocb.c: the fused OCB3 */
 #define AESKIT_CLMUL_W 8         /* ghash_clmul.c: blocks per reduction */
+#define AESKIT_AESNI_SIV_SHORT 8 /* aesni_gcm.c: POLYVAL blocks of a short GCM-SIV message */
 
 /* Expands key into k in the layout above; leaves k->impl to the caller. */
 void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len);
+/* The encryption schedule alone, rk[0..rounds] into enc, of the AES-128 key
+ * lo (rounds 10) or the AES-256 key lo || hi (rounds 14), from registers:
+ * for keys made per message and used only to encrypt (GCM-SIV's). */
+void aeskit_aesni_expand_enc(uint8_t *enc, __m128i lo, __m128i hi, unsigned rounds);
 
 aeskit_ecb_fn aeskit_aesni_ecb_enc;
 aeskit_ecb_fn aeskit_aesni_ecb_dec;
@@ -47,6 +52,7 @@ aeskit_xts_fn aeskit_aesni_xts;
 aeskit_ocb_fn aeskit_aesni_ocb;
 aeskit_gcm_fn aeskit_aesni_gcm;
 aeskit_gcmsiv_open_fn aeskit_aesni_gcmsiv_open;
+aeskit_gcmsiv_short_fn aeskit_aesni_gcmsiv_short;
 aeskit_ctr_cbcmac_fn aeskit_aesni_ctr_cbcmac;
 aeskit_ghash_key_fn aeskit_clmul_ghash_key;
 aeskit_ghash_fn aeskit_clmul_ghash;

@@ -51,12 +51,14 @@ const struct aeskit_impl aeskit_vaes_avx2_impl = {
     .ctr = vaes_avx2_ctr,
     .cbc_mac = aeskit_aesni_cbc_mac,
     .ctr_cbcmac = aeskit_aesni_ctr_cbcmac,   /* xmm: the chain is one block wide */
+    .gcmsiv_short = aeskit_aesni_gcmsiv_short,   /* xmm: 8 blocks at most, latency-bound */
     .xts = vaes_avx2_xts,
     .ghash_key = vaes_avx2_ghash_key,
     .ghash = vaes_avx2_ghash,
     .polyval = vaes_avx2_polyval,
     .ocb = vaes_avx2_ocb,
     .constants = (const aeskit_constant[]){
+        {"gcmsiv_short_blocks", AESKIT_AESNI_SIV_SHORT},
         VAES_CONSTANT_ROWS,
         {NULL, 0},
     },

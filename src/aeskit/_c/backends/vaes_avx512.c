@@ -54,6 +54,7 @@ const struct aeskit_impl aeskit_vaes_avx512_impl = {
     .ctr = vaes_avx512_ctr,
     .cbc_mac = aeskit_aesni_cbc_mac,
     .ctr_cbcmac = aeskit_aesni_ctr_cbcmac,   /* xmm: the chain is one block wide */
+    .gcmsiv_short = aeskit_aesni_gcmsiv_short,   /* xmm: 8 blocks at most, latency-bound */
     .xts = vaes_avx512_xts,
     .ghash_key = vaes_avx512_ghash_key,
     .ghash = vaes_avx512_ghash,
@@ -61,6 +62,7 @@ const struct aeskit_impl aeskit_vaes_avx512_impl = {
     .gcm = vaes_avx512_gcm,
     .ocb = vaes_avx512_ocb,
     .constants = (const aeskit_constant[]){
+        {"gcmsiv_short_blocks", AESKIT_AESNI_SIV_SHORT},
         VAES_CONSTANT_ROWS,
         {"gcm_fused_min_blocks", VAES_GCM_MIN},
         {NULL, 0},

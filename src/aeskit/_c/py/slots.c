@@ -5,7 +5,9 @@
  * public mode uses yet (the ctr slot's LE32 counters, cbc_mac, xts, a GHASH
  * key built for a few blocks), so that no kernel ships unchecked. An
  * optional slot gets its entry here with its first kernel (ctr_cbcmac's:
- * _ctr_cbcmac_slot; polyval rides on _ghash_slot). Two more entry points
+ * _ctr_cbcmac_slot; polyval rides on _ghash_slot; gcmsiv_short takes a
+ * whole message, so AESGCMSIV is its entry: test_gcmsiv sweeps every
+ * length it takes and past it on each backend). Two more entry points
  * serve the tests of lengths no buffer can have: an AEAD's data limit for a
  * nonce length, and CCM's formatting (B0, the AAD length's encoding).
  *
