@@ -29,7 +29,7 @@
  */
 #include "gcmsiv.h"
 #include "common.h"
-#include "generic.h"
+#include "generic.h"   /* aeskit_ctr_add */
 
 /* Blocks per ghash call, and so the most the per-message key is built for:
  * the reversal buffer's size (512 bytes of stack). */
