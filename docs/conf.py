@@ -67,8 +67,8 @@ def _stub_signatures():
         elif isinstance(node, ast.ClassDef):
             for item in node.body:
                 if isinstance(item, ast.FunctionDef):
-                    name = node.name if item.name in ("__new__", "__init__") else f"{node.name}.{item.name}"
-                    add(f"aeskit.{name}", item)
+                    ctor = item.name in ("__new__", "__init__")
+                    add(f"aeskit.{node.name}" if ctor else f"aeskit.{node.name}.{item.name}", item)
     return sigs
 
 

@@ -13,13 +13,14 @@ import sys
 import types
 from pathlib import Path
 
-import aeskit
 import pytest
+
+import aeskit
 
 ROOT = Path(__file__).resolve().parent.parent
 # docs/ is not in the sdist (.gitattributes): from there only the README runs.
 FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-FENCE = re.compile(r"^```python\n(.*?)^```", re.S | re.M)
+FENCE = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
 # class name -> the name of the argument that must be fresh per key (first positional)
 NONCED = {
@@ -75,7 +76,7 @@ def _run(blocks, monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     namespace = {"__name__": "__example__"}
     for i, code in enumerate(blocks):
-        exec(compile(code, f"<example {i + 1}>", "exec"), namespace)
+        exec(compile(code, f"<example {i + 1}>", "exec"), namespace)  # noqa: S102 (the examples)
 
 
 def test_examples_are_found():
