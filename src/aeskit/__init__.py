@@ -45,7 +45,7 @@ from .keywrap import (
     aes_key_wrap_with_padding,
 )
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = [
     "AEADContext",
