@@ -124,6 +124,11 @@ def test_parallel_output_identical(monkeypatch):
             out = io.BytesIO()
             assert sa.encrypt_file(io.BytesIO(pt), out, threads=threads) == n
             assert out.getvalue() == ref
+            # a file object that is not in memory: segments read, not viewed
+            out = io.BytesIO()
+            assert sa.encrypt_file(io.BufferedReader(io.BytesIO(pt)), out,
+                                   threads=threads) == n
+            assert out.getvalue() == ref
             back = io.BytesIO()
             sa.decrypt_file(io.BytesIO(ref), back, threads=threads)
             assert back.getvalue() == pt
@@ -212,11 +217,13 @@ def test_tampered_stream_fails_at_first_bad_segment(name):
     assert bytes(got) == PT[:good]
     with pytest.raises(aeskit.InvalidTag):
         r.read(1)   # a failed reader stays failed
-    for threads in (1, 2):
+    for threads in (1, 2, 3):
         out = io.BytesIO()
-        with pytest.raises(aeskit.InvalidTag):
+        with pytest.raises(aeskit.InvalidTag) as e:
             SA_T.decrypt_file(io.BytesIO(bad), out, b"ad", threads=threads)
         assert PT.startswith(out.getvalue()) and len(out.getvalue()) <= good
+        if first_bad > 0:   # the first bad segment is named, whichever thread opened it
+            assert f"segment {first_bad} " in str(e.value), str(e.value)
 
 
 @pytest.mark.parametrize("name", sorted(TAMPERED))

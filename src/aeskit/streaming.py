@@ -869,7 +869,11 @@ class _Pipeline:
 
     def __init__(self, threads: int, size: int, out: Any,
                  progress: Callable[[int], None] | None) -> None:
-        self.pool = ThreadPoolExecutor(threads) if threads > 1 else None
+        # this thread seals one segment in `threads` itself and the pool the others:
+        # with a pool of `threads` beside a busy reader, 2 cores ran 3 threads
+        self.pool = ThreadPoolExecutor(threads - 1) if threads > 1 else None
+        self.threads = threads
+        self.count = 0
         # one thread: seal, write, next (depth 0, one buffer); more: a window of
         # 2 segments a thread in flight
         depth = 2 * threads + 1 if threads > 1 else 0
@@ -885,8 +889,17 @@ class _Pipeline:
         return self.free.pop()
 
     def submit(self, fn: Callable[[], int], buf: bytearray) -> None:
+        self.count += 1
         if self.pool is None:
             self.window.append((fn(), buf))
+        elif self.count % self.threads == 0:
+            # run here, its outcome (a failed tag too) taken in order with the pool's
+            done: Future[int] = Future()
+            try:
+                done.set_result(fn())
+            except Exception as e:
+                done.set_exception(e)
+            self.window.append((done, buf))
         else:
             self.window.append((self.pool.submit(fn), buf))
         while len(self.window) > self.depth:
@@ -917,6 +930,22 @@ class _Pipeline:
             buf[:] = bytes(len(buf))
 
 
+def _memory_view(fin: Any) -> tuple[memoryview, int] | None:
+    """An in-memory source's bytes from its position on, without a copy, and that
+    position: io.BytesIO's buffer. Its segments are then sealed straight from it into
+    the output buffers by the sealing threads: a readinto would copy each segment in
+    this thread, holding the GIL, and on 2 cores took the second one's gain away
+    (encrypt_file with 2 threads ran at 0.9x its 1-thread speed; from the view, 1.6x)."""
+    if not isinstance(fin, io.BytesIO):
+        return None
+    pos = fin.tell()
+    # getvalue() hands out the BytesIO's own bytes object, without a copy, where
+    # getbuffer() would first copy a buffer the BytesIO shares with the bytes it was
+    # made from (io.BytesIO(data)): a whole extra pass over the input
+    view = memoryview(fin.getvalue())
+    return view[min(pos, len(view)):], pos
+
+
 def _encrypt_segments(sa: StreamingAEAD, fin: Any, out: Any, aad: bytes, threads: int,
                       progress: Callable[[int], None] | None) -> int:
     k = sa._primary
@@ -925,6 +954,30 @@ def _encrypt_segments(sa: StreamingAEAD, fin: Any, out: Any, aad: bytes, threads
     _write_all(out, memoryview(header))
     pipe = _Pipeline(threads, k.segment_size, out, progress)
     ok = False
+    mem = _memory_view(fin)
+    if mem is not None:
+        view, pos = mem
+        try:
+            first, off, i = sa._first_segment, 0, 0
+            while True:
+                buf = pipe.buffer()
+                cap = k.first_plain if i == 0 else k.plain
+                n = min(cap, len(view) - off)
+                last = off + n == len(view)
+                if not last and first + i + 1 >= MAX_SEGMENTS:
+                    raise LimitExceeded("a stream holds at most 2**32 segments")
+                nonce = _nonce(prefix, first + i, last)
+                pipe.submit(_sealer_from(gcm, nonce, view[off:off + n], buf), buf)
+                off += n
+                if last:
+                    break
+                i += 1
+            pipe.drain()
+            ok = True
+            fin.seek(pos + off)
+            return off
+        finally:
+            pipe.close(ok)
     try:
         # Each segment is read with one byte more than it holds: that byte says whether
         # it is the last, and is carried to the next segment, so a segment is sealed
@@ -954,6 +1007,13 @@ def _encrypt_segments(sa: StreamingAEAD, fin: Any, out: Any, aad: bytes, threads
         return total
     finally:
         pipe.close(ok)
+
+
+def _sealer_from(gcm: AESGCM, nonce: bytes, src: memoryview,
+                 buf: bytearray) -> Callable[[], int]:
+    def seal() -> int:
+        return gcm.encrypt_into(nonce, src, None, memoryview(buf)[:len(src) + TAG])
+    return seal
 
 
 def _sealer(gcm: AESGCM, nonce: bytes, buf: bytearray, n: int) -> Callable[[], int]:
