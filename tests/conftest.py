@@ -12,36 +12,27 @@ import aeskit
 import pytest
 from hypothesis import HealthCheck, settings
 
-settings.register_profile(
-    "default",
-    max_examples=75,
-    deadline=None,
-    database=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+
+def _profile(name, examples):
+    settings.register_profile(
+        name,
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        print_blob=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
+
+_profile("default", 75)
 # ci: the README's run in CI. The hypothesis tests sample lengths and splits between the
 # boundaries that the sweeps (test_wide_boundaries, test_wide_aead, the *_every_length
 # tests) cover exhaustively, once per backend x key size x mode: at 400 examples they were
 # four fifths of the suite's time (about 6 of its 8 minutes on 2 cores).
-settings.register_profile(
-    "ci",
-    max_examples=150,
-    deadline=None,
-    database=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+_profile("ci", 150)
 # asan: the sanitizer run, where every call is several times slower; memory errors come
 # from lengths and offsets, which the sweeps enumerate, more than from sampled data.
-settings.register_profile(
-    "asan",
-    max_examples=30,
-    deadline=None,
-    database=None,
-    print_blob=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+_profile("asan", 30)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 # CPU flags (as /proc/cpuinfo spells them) each backend needs. /proc/cpuinfo only lists

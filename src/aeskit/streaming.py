@@ -955,55 +955,42 @@ def _encrypt_segments(sa: StreamingAEAD, fin: Any, out: Any, aad: bytes, threads
     pipe = _Pipeline(threads, k.segment_size, out, progress)
     ok = False
     mem = _memory_view(fin)
-    if mem is not None:
-        view, pos = mem
-        try:
-            first, off, i = sa._first_segment, 0, 0
-            while True:
-                buf = pipe.buffer()
-                cap = k.first_plain if i == 0 else k.plain
-                n = min(cap, len(view) - off)
-                last = off + n == len(view)
-                if not last and first + i + 1 >= MAX_SEGMENTS:
-                    raise LimitExceeded("a stream holds at most 2**32 segments")
-                nonce = _nonce(prefix, first + i, last)
-                pipe.submit(_sealer_from(gcm, nonce, view[off:off + n], buf), buf)
-                off += n
-                if last:
-                    break
-                i += 1
-            pipe.drain()
-            ok = True
-            fin.seek(pos + off)
-            return off
-        finally:
-            pipe.close(ok)
     try:
-        # Each segment is read with one byte more than it holds: that byte says whether
-        # it is the last, and is carried to the next segment, so a segment is sealed
-        # and written straight after its read (the buffer still in cache).
+        # A file object's segment is read with one byte more than it holds: that byte
+        # says whether it is the last, and is carried to the next segment, so a segment
+        # is sealed and written straight after its read (the buffer still in cache). An
+        # in-memory one is sealed from its bytes, whose length says which is the last.
         first = sa._first_segment
         i, total, carry = 0, 0, b""
         while True:
             buf = pipe.buffer()
-            mv = memoryview(buf)
             cap = k.first_plain if i == 0 else k.plain
-            c = len(carry)
-            mv[:c] = carry
-            got = c + _read_full(fin, mv[c:cap + 1])
-            last = got <= cap
-            n = got if last else cap
+            if mem is not None:
+                n = min(cap, len(mem[0]) - total)
+                last = total + n == len(mem[0])
+            else:
+                mv = memoryview(buf)
+                c = len(carry)
+                mv[:c] = carry
+                got = c + _read_full(fin, mv[c:cap + 1])
+                last = got <= cap
+                n = got if last else cap
+                carry = b"" if last else bytes(mv[cap:cap + 1])
             if not last and first + i + 1 >= MAX_SEGMENTS:
                 raise LimitExceeded("a stream holds at most 2**32 segments")
-            carry = b"" if last else bytes(mv[cap:cap + 1])
             nonce = _nonce(prefix, first + i, last)
-            pipe.submit(_sealer(gcm, nonce, buf, n), buf)
+            if mem is not None:
+                pipe.submit(_sealer_from(gcm, nonce, mem[0][total:total + n], buf), buf)
+            else:
+                pipe.submit(_sealer(gcm, nonce, buf, n), buf)
             total += n
             if last:
                 break
             i += 1
         pipe.drain()
         ok = True
+        if mem is not None:
+            fin.seek(mem[1] + total)
         return total
     finally:
         pipe.close(ok)
