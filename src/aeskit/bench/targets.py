@@ -346,32 +346,45 @@ class OneUnitTarget(KernelTarget):
         return f"{self.backend} one unit"
 
 
-class _SectorsPeerTarget:
-    """cryptography's way to do what encrypt_sectors does: a new XTS context per
-    sector (a context's tweak is fixed), ``update_into`` in place, in a Python loop."""
+class _PeerTarget:
+    """What a peer library's api-layer target shares: the library and backend it times,
+    its buffers' page offset, where each timing places its data, and the name the
+    report shows (the library's)."""
 
     layer = "api"
-    in_place = True
 
-    def __init__(self, op: Operation, offset: int) -> None:
-        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
-        from cryptography.hazmat.primitives.ciphers import modes as std
-
-        self.impl = "cryptography"
-        self.backend = _openssl_backend()
-        self.op = op
+    def __init__(self, impl: str, backend: str, offset: int) -> None:
+        self.impl = impl
+        self.backend = backend
         self.offset = offset
-        algo = algorithms.AES(op.key())
-        make = ((lambda c: c.encryptor()) if op.encrypt else (lambda c: c.decryptor()))
-        # sector i's context factory, made ahead: the loop times what a user's must do
-        self._tweaks = [i.to_bytes(16, "little") for i in range(max(SECTOR_COUNTS))]
-        self._new = lambda tweak: make(Cipher(algo, std.XTS(tweak)))
         self._buf: memoryview | None = None
         self._place = Placement()
 
     @property
     def name(self) -> str:
         return self.impl
+
+    def release(self) -> None:
+        self._buf = None
+
+
+class _SectorsPeerTarget(_PeerTarget):
+    """cryptography's way to do what encrypt_sectors does: a new XTS context per
+    sector (a context's tweak is fixed), ``update_into`` in place, in a Python loop."""
+
+    in_place = True
+
+    def __init__(self, op: Operation, offset: int) -> None:
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+        from cryptography.hazmat.primitives.ciphers import modes as std
+
+        super().__init__("cryptography", _openssl_backend(), offset)
+        self.op = op
+        algo = algorithms.AES(op.key())
+        make = ((lambda c: c.encryptor()) if op.encrypt else (lambda c: c.decryptor()))
+        # sector i's context factory, made ahead: the loop times what a user's must do
+        self._tweaks = [i.to_bytes(16, "little") for i in range(max(SECTOR_COUNTS))]
+        self._new = lambda tweak: make(Cipher(algo, std.XTS(tweak)))
 
     def prepare(self, max_size: int) -> None:
         self._buf = aligned(max_size + PAGE, self.offset)
@@ -388,9 +401,6 @@ class _SectorsPeerTarget:
             for tweak, view in pairs:
                 new(tweak).update_into(view, view)
         return time.perf_counter_ns() - t0
-
-    def release(self) -> None:
-        self._buf = None
 
 
 class ApiTarget:
@@ -489,7 +499,7 @@ class ApiTarget:
         self._ciphertext = None
 
 
-class _UpdateTarget:
+class _UpdateTarget(_PeerTarget):
     """A peer with a reused streaming object whose method writes into a buffer.
 
     ``call(data, out)`` (or ``call(data, output=out)``) is the peer's fastest
@@ -499,24 +509,14 @@ class _UpdateTarget:
     takes that into account.
     """
 
-    layer = "api"
-
     def __init__(self, impl: str, backend: str, call: Callable[..., Any], in_place: bool,
                  offset: int, out_slack: int = 0, output_keyword: bool = False) -> None:
-        self.impl = impl
-        self.backend = backend
+        super().__init__(impl, backend, offset)
         self._call = call
         self.output_keyword = output_keyword
         self.in_place = in_place
-        self.offset = offset
         self.out_slack = out_slack
-        self._buf: memoryview | None = None
         self._out: memoryview | None = None
-        self._place = Placement()
-
-    @property
-    def name(self) -> str:
-        return self.impl
 
     def prepare(self, max_size: int) -> None:
         self._buf = aligned(max_size + PAGE, self.offset)
@@ -543,7 +543,7 @@ class _UpdateTarget:
         self._buf = self._out = None
 
 
-class _AeadPeerTarget:
+class _AeadPeerTarget(_PeerTarget):
     """A peer's one-shot AEAD call per message (module docstring).
 
     style ``into``: ``call(nonce, data, None, out)``; ``oneshot``:
@@ -553,17 +553,13 @@ class _AeadPeerTarget:
     wrapper around it.
     """
 
-    layer = "api"
-
     def __init__(self, impl: str, backend: str, op: Operation, style: str, call: Any,
                  offset: int, output_keyword: bool = False) -> None:
-        self.impl = impl
-        self.backend = backend
+        super().__init__(impl, backend, offset)
         self.op = op
         self.style = style
         self._call = call
         self.output_keyword = output_keyword
-        self.offset = offset
         # encryptions that write over their input; a returned bytes object, or
         # a decryption's output, is a second buffer
         self.in_place = op.encrypt and (style == "into" or output_keyword)
@@ -572,13 +568,7 @@ class _AeadPeerTarget:
         self._siv_src: memoryview | None = None
         if op.mode in NONCE_AS_AD_MODES and style == "into":
             self.in_place = False
-        self._buf: memoryview | None = None
         self._ciphertext: Callable[[int], memoryview] | None = None
-        self._place = Placement()
-
-    @property
-    def name(self) -> str:
-        return self.impl
 
     def prepare(self, max_size: int) -> None:
         self._buf = aligned(max_size + TAG_BYTES + PAGE, self.offset)
@@ -654,7 +644,7 @@ class _AeadPeerTarget:
         self._siv_src = None
 
 
-class _GmacPeerTarget:
+class _GmacPeerTarget(_PeerTarget):
     """A peer's GMAC per message: its AES-GCM, no data, size bytes of associated data.
 
     style ``into``: ``call(nonce, b"", aad, tag)``; ``oneshot``:
@@ -662,22 +652,13 @@ class _GmacPeerTarget:
     ``new(key, mode, nonce=nonce).update(aad).digest()``.
     """
 
-    layer = "api"
     in_place = True  # the associated data is only read
 
     def __init__(self, impl: str, backend: str, style: str, call: Any, offset: int) -> None:
-        self.impl = impl
-        self.backend = backend
+        super().__init__(impl, backend, offset)
         self.style = style
         self._call = call
-        self.offset = offset
-        self._buf: memoryview | None = None
         self._tag = bytearray(TAG_BYTES)
-        self._place = Placement()
-
-    @property
-    def name(self) -> str:
-        return self.impl
 
     def prepare(self, max_size: int) -> None:
         self._buf = aligned(max_size + PAGE, self.offset)
@@ -703,11 +684,7 @@ class _GmacPeerTarget:
             new(key, mode, nonce=nonce).update(aad).digest()
         return time.perf_counter_ns() - t0
 
-    def release(self) -> None:
-        self._buf = None
-
-
-class _MacPeerTarget:
+class _MacPeerTarget(_PeerTarget):
     """A peer's MAC per whole message (module docstring).
 
     style ``copy``: ``base.copy()``, then ``update(data)`` and ``finalize()``
@@ -715,21 +692,12 @@ class _MacPeerTarget:
     (pycryptodome).
     """
 
-    layer = "api"
     in_place = True  # the data is only read
 
     def __init__(self, impl: str, backend: str, style: str, call: Any, offset: int) -> None:
-        self.impl = impl
-        self.backend = backend
+        super().__init__(impl, backend, offset)
         self.style = style
         self._call = call
-        self.offset = offset
-        self._buf: memoryview | None = None
-        self._place = Placement()
-
-    @property
-    def name(self) -> str:
-        return self.impl
 
     def prepare(self, max_size: int) -> None:
         self._buf = aligned(max_size + PAGE, self.offset)
@@ -752,10 +720,6 @@ class _MacPeerTarget:
         for _ in repeat(None, loops):
             new(key, data, ciphermod=aes).digest()
         return time.perf_counter_ns() - t0
-
-    def release(self) -> None:
-        self._buf = None
-
 
 def _openssl_backend() -> str:
     from cryptography.hazmat.backends.openssl import backend as ossl
