@@ -163,31 +163,6 @@ static void aesni_set_key(aeskit_key *k, const uint8_t *key, size_t len)
  * unroll and x[] lives in registers. The *_w kernels advance *dst and *src
  * past the w blocks they did. */
 
-AESKIT_INLINE void aesni_xor_key(__m128i *x, size_t w, __m128i key)
-{
-    AESNI_UNROLL
-    for (size_t j = 0; j < w; j++)
-        x[j] = _mm_xor_si128(x[j], key);
-}
-
-/* Rounds 1..rounds on blocks already whitened with rk[0]: the cipher
- * (enc) or the Equivalent Inverse Cipher; enc is a constant at every call. */
-AESKIT_INLINE void aesni_rounds(__m128i *x, size_t w, const uint8_t *rk, unsigned rounds,
-                               int enc)
-{
-    const uint8_t *last = rk + AESKIT_BLOCK * rounds;
-    for (const uint8_t *p = rk + AESKIT_BLOCK; p < last; p += AESKIT_BLOCK) {
-        const __m128i key = aeskit_load128(p);
-        AESNI_UNROLL
-        for (size_t j = 0; j < w; j++)
-            x[j] = enc ? _mm_aesenc_si128(x[j], key) : _mm_aesdec_si128(x[j], key);
-    }
-    const __m128i key = aeskit_load128(last);
-    AESNI_UNROLL
-    for (size_t j = 0; j < w; j++)
-        x[j] = enc ? _mm_aesenclast_si128(x[j], key) : _mm_aesdeclast_si128(x[j], key);
-}
-
 /* Rounds 1..rounds-1 of one block: the serial modes do the last one. */
 AESKIT_INLINE __m128i aesni_enc_middle1(__m128i x, const uint8_t *rk, unsigned rounds)
 {
@@ -206,8 +181,8 @@ AESKIT_INLINE void aesni_ecb_w(const uint8_t *rk, unsigned rounds, int enc, uint
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++)
         x[j] = aeskit_load128(*src + AESKIT_BLOCK * j);
-    aesni_xor_key(x, w, aeskit_load128(rk));
-    aesni_rounds(x, w, rk, rounds, enc);
+    aeskit_aesni_whiten(x, w, aeskit_load128(rk));
+    aeskit_aesni_rounds(x, w, rk, rounds, enc);
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++)
         aeskit_store128(*dst + AESKIT_BLOCK * j, x[j]);
@@ -296,8 +271,8 @@ AESKIT_INLINE __m128i aesni_cbc_dec_w(const uint8_t *rk, unsigned rounds, __m128
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++)
         x[j] = aeskit_load128(in + AESKIT_BLOCK * j);
-    aesni_xor_key(x, w, aeskit_load128(rk));
-    aesni_rounds(x, w, rk, rounds, 0);
+    aeskit_aesni_whiten(x, w, aeskit_load128(rk));
+    aeskit_aesni_rounds(x, w, rk, rounds, 0);
     x[0] = _mm_xor_si128(x[0], prev);
     AESNI_UNROLL
     for (size_t j = 1; j < w; j++)
@@ -368,8 +343,8 @@ AESKIT_INLINE __m128i aesni_cfb_dec_w(const uint8_t *rk, unsigned rounds, __m128
     AESNI_UNROLL
     for (size_t j = 1; j < w; j++)
         x[j] = aeskit_load128(in + AESKIT_BLOCK * (j - 1));
-    aesni_xor_key(x, w, aeskit_load128(rk));
-    aesni_rounds(x, w, rk, rounds, 1);
+    aeskit_aesni_whiten(x, w, aeskit_load128(rk));
+    aeskit_aesni_rounds(x, w, rk, rounds, 1);
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++)
         x[j] = _mm_xor_si128(x[j], aeskit_load128(in + AESKIT_BLOCK * j));
@@ -469,8 +444,8 @@ AESKIT_INLINE __m128i aesni_ctr_fill(enum aeskit_ctr kind, __m128i swap, __m128i
 AESKIT_INLINE void aesni_ctr_xor(const uint8_t *rk, unsigned rounds, __m128i *x,
                                 uint8_t **dst, const uint8_t **src, size_t w)
 {
-    aesni_xor_key(x, w, aeskit_load128(rk));
-    aesni_rounds(x, w, rk, rounds, 1);
+    aeskit_aesni_whiten(x, w, aeskit_load128(rk));
+    aeskit_aesni_rounds(x, w, rk, rounds, 1);
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++)
         aeskit_store128(*dst + AESKIT_BLOCK * j,
@@ -665,8 +640,8 @@ AESKIT_INLINE void aesni_xts_w(const uint8_t *rk, unsigned rounds, int enc, cons
     for (size_t j = 0; j < w; j++)
         x[j] = _mm_xor_si128(aeskit_load128(*src + AESKIT_BLOCK * j),
                              aeskit_load128(tw + AESKIT_BLOCK * j));
-    aesni_xor_key(x, w, aeskit_load128(rk));
-    aesni_rounds(x, w, rk, rounds, enc);
+    aeskit_aesni_whiten(x, w, aeskit_load128(rk));
+    aeskit_aesni_rounds(x, w, rk, rounds, enc);
     AESNI_UNROLL
     for (size_t j = 0; j < w; j++)
         aeskit_store128(*dst + AESKIT_BLOCK * j,

@@ -34,6 +34,33 @@ AESKIT_INLINE const uint8_t *aeskit_aesni_dec_keys(const aeskit_key *k)
 #define AESKIT_CLMUL_W 8         /* ghash_clmul.c: blocks per reduction */
 #define AESKIT_AESNI_SIV_SHORT 8 /* aesni_gcm.c: POLYVAL blocks of a short GCM-SIV message */
 
+/* w blocks (a constant at every call, so the loops unroll and the blocks
+ * stay in registers) XORed with the whitening key, then rounds 1..rounds
+ * of the cipher (enc) or of the Equivalent Inverse Cipher; the files of
+ * this library share them. */
+AESKIT_INLINE void aeskit_aesni_whiten(__m128i *x, size_t w, __m128i key)
+{
+    _Pragma("GCC unroll 8")
+    for (size_t j = 0; j < w; j++)
+        x[j] = _mm_xor_si128(x[j], key);
+}
+
+AESKIT_INLINE void aeskit_aesni_rounds(__m128i *x, size_t w, const uint8_t *rk, unsigned rounds,
+                                       int enc)
+{
+    const uint8_t *last = rk + AESKIT_BLOCK * rounds;
+    for (const uint8_t *p = rk + AESKIT_BLOCK; p < last; p += AESKIT_BLOCK) {
+        const __m128i key = aeskit_load128(p);
+        _Pragma("GCC unroll 8")
+        for (size_t j = 0; j < w; j++)
+            x[j] = enc ? _mm_aesenc_si128(x[j], key) : _mm_aesdec_si128(x[j], key);
+    }
+    const __m128i key = aeskit_load128(last);
+    _Pragma("GCC unroll 8")
+    for (size_t j = 0; j < w; j++)
+        x[j] = enc ? _mm_aesenclast_si128(x[j], key) : _mm_aesdeclast_si128(x[j], key);
+}
+
 /* Expands key into k in the layout above; leaves k->impl to the caller. */
 void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len);
 /* The encryption schedule alone, rk[0..rounds] into enc, of the AES-128 key

@@ -278,20 +278,8 @@ size_t aeskit_aesni_gcmsiv_open(const aeskit_key *k, const aeskit_ghash_key *hk,
 /* w blocks through the cipher under rk (w a constant at each call). */
 AESKIT_INLINE void siv_encrypt(__m128i *x, size_t w, const uint8_t *rk, unsigned rounds)
 {
-    const __m128i k0 = aeskit_load128(rk);
-    GCM_UNROLL
-    for (size_t j = 0; j < w; j++)
-        x[j] = _mm_xor_si128(x[j], k0);
-    for (unsigned r = 1; r < rounds; r++) {
-        const __m128i k = aeskit_load128(rk + AESKIT_BLOCK * r);
-        GCM_UNROLL
-        for (size_t j = 0; j < w; j++)
-            x[j] = _mm_aesenc_si128(x[j], k);
-    }
-    const __m128i kl = aeskit_load128(rk + AESKIT_BLOCK * rounds);
-    GCM_UNROLL
-    for (size_t j = 0; j < w; j++)
-        x[j] = _mm_aesenclast_si128(x[j], kl);
+    aeskit_aesni_whiten(x, w, aeskit_load128(rk));
+    aeskit_aesni_rounds(x, w, rk, rounds, 1);
 }
 
 /* p[0..w) ^= the keystream from counter block c (LE32 in bytes 0..3). */
