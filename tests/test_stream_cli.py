@@ -179,7 +179,8 @@ def test_bench_stream_runs(capsys):
                "--json") == 0
     r = json.loads(capsys.readouterr().out)
     for k in ("plain_encrypt_into_1t_mibs", "stream_1t_mibs", "stream_1t_vs_plain",
-              "stream_2t_speedup", "plain_buffers_2t_speedup", "speedup_ratio"):
+              "stream_2t_speedup", "plain_buffers_2t_speedup", "speedup_ratio",
+              "plain_slices_2t_speedup", "speedup_ratio_slices"):
         assert r[k] > 0, k
     assert r["peak_rss_mib"]["0.01 GiB"] > 0
     if r["tink_mibs"] is not None:
