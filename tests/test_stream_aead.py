@@ -11,6 +11,7 @@ import io
 import json
 import os
 import stat
+import threading
 
 import numpy as np
 import pytest
@@ -224,6 +225,22 @@ def test_tampered_stream_fails_at_first_bad_segment(name):
         assert PT.startswith(out.getvalue()) and len(out.getvalue()) <= good
         if first_bad > 0:   # the first bad segment is named, whichever thread opened it
             assert f"segment {first_bad} " in str(e.value), str(e.value)
+
+
+def test_worker_threads_end_with_the_call():
+    """The sealing threads are joined on success and on failure: none is left behind
+    still holding (and then wiping) a buffer, and none outlives the call."""
+    def workers():
+        return [t for t in threading.enumerate() if t.name.startswith("aeskit-stream")]
+    bad, first_bad = TAMPERED["flip-data-middle"]
+    for threads in (2, 3, 4):
+        with pytest.raises(aeskit.InvalidTag, match=f"segment {first_bad} "):
+            SA_T.decrypt_file(io.BytesIO(bad), io.BytesIO(), b"ad", threads=threads)
+        assert workers() == []
+        out = io.BytesIO()
+        SA_T.encrypt_file(io.BytesIO(PT), out, b"ad", threads=threads)
+        assert workers() == []
+        assert SA_T.open_decrypting(io.BytesIO(out.getvalue()), b"ad").read() == PT
 
 
 @pytest.mark.parametrize("name", sorted(TAMPERED))
