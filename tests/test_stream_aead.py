@@ -135,6 +135,83 @@ def test_parallel_output_identical(monkeypatch):
             assert back.getvalue() == pt
 
 
+@pytest.mark.parametrize("per", [1, 2, 3, 5])
+def test_runs_of_segments(monkeypatch, per):
+    """encrypt_file and decrypt_file hand the threads runs of `per` segments (one C call
+    each, _RUN_BYTES): every length around the runs' and the segments' boundaries gives
+    the writer's bytes and back, on 1 to 3 threads, from memory and from a file object;
+    a flipped byte in any segment of any run is the segment named, and nothing of it
+    or after it comes out."""
+    monkeypatch.setattr(st, "_RUN_BYTES", per * SEG)
+    monkeypatch.setattr(st.os, "urandom", lambda n: b"\x5a" * n)
+    sa = small()
+    lengths = sorted({0, 1} | {FIRST + k * PLAIN + d for k in range(3 * per + 2)
+                               for d in (-1, 0, 1)})
+    for n in lengths:
+        pt = rand(n, n)
+        ref = seal(sa, pt)
+        for threads in (1, 2, 3):
+            for src in (io.BytesIO(pt), io.BufferedReader(io.BytesIO(pt))):
+                out = io.BytesIO()
+                assert sa.encrypt_file(src, out, threads=threads) == n
+                assert out.getvalue() == ref, (n, threads)
+            back = io.BytesIO()
+            assert sa.decrypt_file(io.BytesIO(ref), back, threads=threads) == n
+            assert back.getvalue() == pt
+    pt = rand(FIRST + (3 * per + 1) * PLAIN + 7)
+    ct = seal(sa, pt)
+    segments = 3 * per + 3
+    assert len(ct) == HL + FIRST + 16 + (segments - 1) * SEG - (PLAIN - 7)
+    for i in range(1, segments):
+        bad = bytearray(ct)
+        bad[i * SEG + 3] ^= 1
+        for threads in (1, 2):
+            out = io.BytesIO()
+            with pytest.raises(aeskit.InvalidTag, match=f"segment {i} "):
+                sa.decrypt_file(io.BytesIO(bytes(bad)), out, threads=threads)
+            assert pt.startswith(out.getvalue())
+            assert len(out.getvalue()) <= FIRST + (i - 1) * PLAIN
+
+
+def test_run_calls_check_their_arguments():
+    """_stream_seal/_stream_open (py/segments.c) refuse what the module never passes."""
+    gcm = aeskit.AESGCM(bytes(16))
+    pre = bytes(7)
+    buf = bytearray(200)
+    with pytest.raises(TypeError, match="AESGCM"):
+        st._stream_seal(aeskit.AESOCB3(bytes(16)), pre, 0, True, b"x", buf, 48)
+    with pytest.raises(TypeError, match="16-byte"):
+        st._stream_seal(aeskit.AESGCM(bytes(16), tag_length=12), pre, 0, True, b"x", buf, 48)
+    with pytest.raises(ValueError, match="prefix must be 7"):
+        st._stream_seal(gcm, bytes(8), 0, True, b"x", buf, 48)
+    with pytest.raises(ValueError, match="only the last segment"):
+        st._stream_seal(gcm, pre, 0, False, bytes(50), buf, 48)
+    with pytest.raises(ValueError, match="dst must hold 82"):
+        st._stream_seal(gcm, pre, 0, True, bytes(50), bytearray(81), 48)
+    with pytest.raises(OverflowError, match="past 2\\*\\*32"):
+        st._stream_seal(gcm, pre, 2**32 - 1, True, bytes(50), buf, 48)
+    with pytest.raises(ValueError, match="below 2\\*\\*32"):
+        st._stream_seal(gcm, pre, 2**32, True, b"", buf, 48)
+    mv = memoryview(buf)
+    with pytest.raises(ValueError, match="overlap"):
+        st._stream_seal(gcm, pre, 0, True, mv[:60], mv[:100], 48)   # two segments in place
+    with pytest.raises(ValueError, match="overlap"):
+        st._stream_seal(gcm, pre, 0, True, mv[8:20], mv[:40], 48)
+    assert st._stream_seal(gcm, pre, 0, True, mv[:20], mv[:36], 48) == 36   # one in place
+    # a final segment too short to hold a tag is a bad segment, not an error
+    ct = bytearray(64 + 10)
+    assert st._stream_seal(gcm, pre, 0, False, bytes(48), ct, 48) == 64
+    out = bytearray(48)
+    assert st._stream_open(gcm, pre, 0, True, bytes(ct), out, 64) == (48, 1)
+    assert st._stream_open(gcm, pre, 0, False, bytes(ct[:64]), out, 64) == (48, -1)
+    assert out == bytes(48)
+    out[:] = b"\xff" * 48
+    assert st._stream_open(gcm, pre, 0, True, bytes(ct[:64]), out, 64) == (0, 0)  # the flag
+    assert out == bytes(48)                     # what failed is zeroed
+    with pytest.raises(ValueError, match="at least 16"):
+        st._stream_open(gcm, pre, 0, True, bytes(10), out, 15)
+
+
 @pytest.mark.parametrize("kw, msg", [
     ({"derived_key_size": 24}, "derived_key_size must be 16 or 32"),
     ({"hkdf_hash": "md5"}, "hkdf_hash must be one of"),
@@ -521,13 +598,17 @@ def test_encrypt_file_failure_leaves_nothing(tmp_path, threads, exc):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_encrypt_file_disk_full_leaves_nothing(tmp_path, monkeypatch):
+@pytest.mark.parametrize("run_bytes", [1, st._RUN_BYTES])
+def test_encrypt_file_disk_full_leaves_nothing(tmp_path, monkeypatch, run_bytes):
+    """The disk fills after the header and, with one segment a run, two segments; with
+    the default runs (all of it in one), at the first run."""
+    monkeypatch.setattr(st, "_RUN_BYTES", run_bytes)
     sa = small()
     calls = []
 
     def full(f, mv):
         calls.append(len(mv))
-        if len(calls) > 3:
+        if len(calls) > (3 if run_bytes == 1 else 1):
             raise OSError(errno.ENOSPC, "No space left on device")
         return real(f, mv)
 

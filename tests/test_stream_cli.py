@@ -124,6 +124,7 @@ def test_injected_failure_leaves_no_output(tmp_path, keyfile, capsys, monkeypatc
         real(f, mv)
 
     monkeypatch.setattr(st, "_write_all", failing)
+    monkeypatch.setattr(st, "_RUN_BYTES", 1)   # a write a segment: the 4th is mid-stream
     capsys.readouterr()
     assert run(cmd, "--key", keyfile, "--threads", "2", tmp_path / "in", tmp_path / "out") \
         == status

@@ -223,7 +223,8 @@ static int module_exec(PyObject *m)
         PyModule_AddIntConstant(m, "GIL_THRESHOLD", AESKIT_GIL_THRESHOLD) < 0 ||
         aeskit_add_cipher_types(m, st) < 0 || aeskit_add_aead_types(m, st) < 0 ||
         aeskit_add_keywrap_types(m, st) < 0 || aeskit_add_mac_types(m, st) < 0 ||
-        aeskit_add_bench(m) < 0 || aeskit_add_slots(m) < 0 || add_mode_names(m) < 0)
+        aeskit_add_bench(m) < 0 || aeskit_add_slots(m) < 0 || aeskit_add_segments(m) < 0 ||
+        add_mode_names(m) < 0)
         return -1;
     return 0;
 }
