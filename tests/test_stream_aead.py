@@ -97,21 +97,33 @@ def test_header_layout():
     assert len(ct) == HL + 1 + 16
 
 
-def test_write_splits_do_not_matter(monkeypatch):
-    """Any split of the plaintext into write() calls gives the same stream."""
+@pytest.mark.parametrize("per", [1, 2, 3, 1 << 20])
+def test_write_splits_do_not_matter(monkeypatch, per):
+    """Any split of the plaintext into write() calls gives the same stream, with the
+    writer's runs (whole segments sealed straight from a long write) of any length."""
+    monkeypatch.setattr(st, "_RUN_BYTES", per * SEG)
     seq = iter(range(10**6))
     monkeypatch.setattr(st.os, "urandom", lambda n: bytes([next(seq) % 256]) * n)
-    pt = rand(FIRST + 3 * PLAIN + 5)
-    outs = set()
-    for step in (1, 7, FIRST, PLAIN, PLAIN + 1, len(pt)):
-        seq = iter(range(10**6))
-        bio = io.BytesIO()
-        with small().open_encrypting(bio) as w:
-            w.write(b"")
-            for i in range(0, len(pt), step):
-                w.write(memoryview(pt)[i:i + step])
-        outs.add(bio.getvalue())
-    assert len(outs) == 1
+    for tail in (0, 5):
+        pt = rand(FIRST + 7 * PLAIN + tail)
+        splits = [[step] * -(-len(pt) // step) for step in
+                  (1, 7, FIRST, PLAIN, PLAIN + 1, 2 * PLAIN, 3 * PLAIN + 1, len(pt))]
+        # writes that end on segment boundaries, the stream's end among them
+        splits += [[FIRST, 7 * PLAIN, tail], [FIRST, 2 * PLAIN, 5 * PLAIN, tail],
+                   [FIRST + 7 * PLAIN, tail], [FIRST + PLAIN, 6 * PLAIN + tail]]
+        outs = set()
+        for sizes in splits:
+            seq = iter(range(10**6))
+            bio = io.BytesIO()
+            with small().open_encrypting(bio) as w:
+                w.write(b"")
+                i = 0
+                for k in sizes:
+                    w.write(memoryview(pt)[i:i + k])
+                    i += k
+            outs.add(bio.getvalue())
+        assert len(outs) == 1
+        assert open_all(small(), outs.pop()) == pt
 
 
 def test_parallel_output_identical(monkeypatch):
@@ -302,6 +314,33 @@ def test_tampered_stream_fails_at_first_bad_segment(name):
         assert PT.startswith(out.getvalue()) and len(out.getvalue()) <= good
         if first_bad > 0:   # the first bad segment is named, whichever thread opened it
             assert f"segment {first_bad} " in str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize("per", [1, 2, 3, 1 << 20])
+def test_reader_runs(monkeypatch, per):
+    """Long reads open whole segments in runs straight into the caller's buffer: any
+    chunk size reads the plaintext, and a tampered stream gives only a prefix of the
+    good segments' plaintext, then InvalidTag, and stays failed."""
+    monkeypatch.setattr(st, "_RUN_BYTES", per * SEG)
+    for size in (1, PLAIN - 1, 2 * PLAIN, 2 * PLAIN + 1, 3 * PLAIN + 5, 1 << 20):
+        r = SA_T.open_decrypting(io.BytesIO(CT_T), b"ad")
+        got = bytearray()
+        buf = bytearray(size)
+        while n := r.readinto(buf):
+            got += buf[:n]
+        assert bytes(got) == PT, size
+    for name, (bad, first_bad) in sorted(TAMPERED.items()):
+        good = 0 if first_bad == 0 else FIRST + (first_bad - 1) * PLAIN
+        for size in (2 * PLAIN, 3 * PLAIN + 5, 1 << 20):
+            r = SA_T.open_decrypting(io.BytesIO(bad), b"ad")
+            got = bytearray()
+            buf = bytearray(size)
+            with pytest.raises(aeskit.InvalidTag):
+                while n := r.readinto(buf):
+                    got += buf[:n]
+            assert PT.startswith(bytes(got)) and len(got) <= good, (name, size)
+            with pytest.raises(aeskit.InvalidTag):
+                r.readinto(buf)
 
 
 def test_worker_threads_end_with_the_call():
@@ -529,6 +568,29 @@ def test_segment_limit_writer():
     r = sa.open_decrypting(io.BytesIO(bio.getvalue()))
     r.seek(FIRST + 3)
     assert r.read(5) == rand(FIRST + PLAIN)[FIRST + 3:FIRST + 8]
+
+
+@pytest.mark.parametrize("step", [1, PLAIN, 10**6])
+def test_segment_limit_writer_runs(monkeypatch, step):
+    """Near the limit, a long write (the writer's runs) seals exactly what writes of
+    any size seal, then refuses the segment past the limit."""
+    monkeypatch.setattr(st.os, "urandom", lambda n: b"\x33" * n)
+    sa = small()
+    sa._first_segment = 2**32 - 5           # five segments: 0 .. 4 numbered up to 2**32-1
+    pt = rand(FIRST + 5 * PLAIN)
+    bio = io.BytesIO()
+    w = sa.open_encrypting(bio)
+    with pytest.raises(aeskit.LimitExceeded):
+        for i in range(0, len(pt), step):
+            w.write(pt[i:i + step])
+    w.close()
+    # segments 0..3 sealed as not the last, the 5th (2**32 - 1) held back: it would need
+    # a 6th after it
+    assert len(bio.getvalue()) == HL + FIRST + 16 + 3 * SEG
+    ok = io.BytesIO()
+    with sa.open_encrypting(ok) as w2:
+        w2.write(pt[:FIRST + 4 * PLAIN])
+    assert ok.getvalue().startswith(bio.getvalue())
 
 
 def test_segment_limit_encrypt_file(tmp_path):

@@ -439,6 +439,7 @@ class _EncryptingWriter(io.RawIOBase):
         self._buf = bytearray(k.segment_size)
         self._mv = memoryview(self._buf)
         self._n = 0
+        self._run: bytearray | None = None   # _seal_run's output (ciphertext only)
         self._sealed = False
         self._aborted = False
         self._write_all(header)
@@ -470,6 +471,25 @@ class _EncryptingWriter(io.RawIOBase):
         self._first = False
         self._n = 0
 
+    def _seal_run(self, mv: memoryview) -> memoryview:
+        """Seal whole segments straight from mv, which holds more than one, in one
+        _stream_seal call (a run of up to _RUN_BYTES): at least its last byte is left,
+        since only what follows says a segment is not the last. Returns the rest."""
+        k = self._key
+        count = min((len(mv) - 1) // k.plain, _run_of(k))
+        if self._seg + count >= MAX_SEGMENTS:     # the one-segment path says where
+            count = max(MAX_SEGMENTS - 1 - self._seg, 0)
+            if count == 0:
+                self._aborted = True
+                raise LimitExceeded("a stream holds at most 2**32 segments")
+        if self._run is None or len(self._run) < count * k.segment_size:
+            self._run = bytearray(_run_of(k) * k.segment_size)
+        n = count * k.plain
+        w = _stream_seal(self._gcm, self._prefix, self._seg, False, mv[:n], self._run, k.plain)
+        self._write_all(memoryview(self._run)[:w])
+        self._seg += count
+        return mv[n:]
+
     def writable(self) -> bool:
         return True
 
@@ -485,6 +505,9 @@ class _EncryptingWriter(io.RawIOBase):
             if self._n == cap:
                 self._seal(last=False)
                 cap = self._cap()
+            if self._n == 0 and not self._first and len(mv) > cap:
+                mv = self._seal_run(mv)
+                continue
             k = min(cap - self._n, len(mv))
             self._mv[self._n:self._n + k] = mv[:k]
             self._n += k
@@ -548,6 +571,7 @@ class _DecryptingReader(io.RawIOBase):
         self._seq = _Pushback(src)
         self._next = 0  # next segment number to read sequentially
         self._seq_eof = False
+        self._run: bytearray | None = None  # _seq_run's ciphertext
         # random access mode
         self._ra = False
         self._base = 0
@@ -638,6 +662,35 @@ class _DecryptingReader(io.RawIOBase):
         except InvalidTag as e:
             self._fail(e)
         self._cur, self._plain, self._next, self._seq_eof = i, mv[:p], i + 1, last
+        return True
+
+    def _seq_run(self, out: memoryview, done: int) -> bool:
+        """Open the next whole segments, as many as fit in out[done:] (at least two) up
+        to a run of _RUN_BYTES, straight into it with one _stream_open call; False to
+        leave it to _seq_load (near the segment limit)."""
+        k, i, gcm = self._key, self._next, self._gcm
+        assert k is not None and gcm is not None
+        count = min((len(out) - done) // k.plain, _run_of(k))
+        if self._first_segment + i + count > MAX_SEGMENTS:
+            return False
+        cap = count * k.segment_size
+        if self._run is None or len(self._run) < cap + 1:
+            self._run = bytearray(_run_of(k) * k.segment_size + 1)   # ciphertext only
+        mv = memoryview(self._run)
+        n = self._seq.fill(mv[:cap + 1])    # one byte more: does the run hold the last?
+        last = n <= cap
+        if not last:
+            self._seq.push(mv[cap:cap + 1])
+            n = cap
+        count = max(1, -(-n // k.segment_size))
+        written, bad = _stream_open(gcm, self._prefix, self._first_segment + i, last,
+                                    mv[:n], out[done:], k.segment_size)
+        self._done = done + written
+        self._pos += written
+        self._cur, self._plain = i + count - 1, memoryview(b"")
+        self._next, self._seq_eof = i + count, last
+        if bad >= 0:
+            self._fail(InvalidTag(_bad_segment(i + bad, last and bad == count - 1)))
         return True
 
     # random access: the size from the underlying file, the last segment checked first
@@ -760,6 +813,10 @@ class _DecryptingReader(io.RawIOBase):
                     self._ra_load(i)
             else:
                 if k is None or self._pos >= k.plain_start(self._cur) + len(self._plain):
+                    if (k is not None and not self._seq_eof
+                            and len(out) - done >= 2 * k.plain and self._seq_run(out, done)):
+                        done = self._done
+                        continue
                     if not self._seq_load():
                         break
                     k = self._key
