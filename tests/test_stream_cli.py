@@ -181,11 +181,12 @@ def test_bench_stream_runs(capsys):
     r = json.loads(capsys.readouterr().out)
     for k in ("plain_encrypt_into_1t_mibs", "stream_1t_mibs", "stream_1t_vs_plain",
               "stream_2t_speedup", "plain_buffers_2t_speedup", "speedup_ratio",
-              "plain_slices_2t_speedup", "speedup_ratio_slices"):
+              "plain_slices_2t_speedup", "speedup_ratio_slices", "stream_4k_1t_mibs",
+              "stream_4k_all_mibs"):
         assert r[k] > 0, k
     assert r["peak_rss_mib"]["0.01 GiB"] > 0
     if r["tink_mibs"] is not None:
-        assert r["stream_1t_vs_tink"] > 0
+        assert r["stream_1t_vs_tink"] > 0 and r["stream_4k_all_cores_vs_tink"] > 0
 
 
 @pytest.mark.parametrize("quiet", [False, True])
