@@ -45,6 +45,8 @@ typedef struct {
     uint32_t index;
     int last;
     size_t size;
+    size_t n, final;    /* the segments src holds, and the last one's length */
+    size_t out;         /* what dst gets when every segment seals or opens */
 } seg_args;
 
 static void seg_release(seg_args *a)
@@ -66,7 +68,10 @@ static size_t seg_count(size_t len, size_t size, int last, size_t *final)
     return n;
 }
 
-static int seg_parse(PyObject *const *args, Py_ssize_t nargs, const char *name, seg_args *a)
+/* The arguments of _stream_seal (enc) or _stream_open, checked; 0, or -1
+ * with an exception set and nothing held. */
+static int seg_parse(PyObject *const *args, Py_ssize_t nargs, const char *name, int enc,
+                     seg_args *a)
 {
     memset(a, 0, sizeof *a);
     if (nargs != 7) {
@@ -90,6 +95,10 @@ static int seg_parse(PyObject *const *args, Py_ssize_t nargs, const char *name, 
         PyErr_Format(PyExc_ValueError, "%s: index must be below 2**32 and size positive", name);
         return -1;
     }
+    if (!enc && size < TAG_LEN) {
+        PyErr_Format(PyExc_ValueError, "%s: size must be at least 16 bytes", name);
+        return -1;
+    }
     a->index = (uint32_t)index;
     a->last = last;
     a->size = (size_t)size;
@@ -104,7 +113,7 @@ static int seg_parse(PyObject *const *args, Py_ssize_t nargs, const char *name, 
         goto bad;
     }
     size_t final;
-    const size_t n = seg_count((size_t)a->src.len, a->size, last, &final);
+    const size_t len = (size_t)a->src.len, n = seg_count(len, a->size, last, &final);
     if (!last && final != a->size && n > 0) {
         PyErr_Format(PyExc_ValueError, "%s: only the last segment of a stream may be short",
                      name);
@@ -123,6 +132,17 @@ static int seg_parse(PyObject *const *args, Py_ssize_t nargs, const char *name, 
                      name);
         goto bad;
     }
+    /* sealing adds a tag a segment; opening takes them off (a final
+     * segment shorter than a tag fails and opens to nothing) */
+    a->n = n, a->final = final;
+    a->out = enc ? len + TAG_LEN * n
+           : n == 0 ? 0
+                    : (n - 1) * (a->size - TAG_LEN) + (final > TAG_LEN ? final - TAG_LEN : 0);
+    if ((size_t)a->dst.len < a->out) {
+        PyErr_Format(PyExc_ValueError, "%s: dst must hold %zu bytes, got %zd", name, a->out,
+                     a->dst.len);
+        goto bad;
+    }
     return 0;
 bad:
     seg_release(a);
@@ -137,91 +157,60 @@ static void seg_nonce(const seg_args *a, size_t j, size_t n, uint8_t nonce[12])
     nonce[11] = (uint8_t)(a->last && j + 1 == n);
 }
 
-static PyObject *seg_seal(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+/* _stream_seal (enc) or _stream_open: see the top. */
+static PyObject *seg_run(PyObject *const *args, Py_ssize_t nargs, int enc)
 {
-    (void)m;
     seg_args a;
-    if (seg_parse(args, nargs, "_stream_seal", &a) < 0)
+    if (seg_parse(args, nargs, enc ? "_stream_seal" : "_stream_open", enc, &a) < 0)
         return NULL;
-    size_t final;
-    const size_t len = (size_t)a.src.len, n = seg_count(len, a.size, a.last, &final);
-    const size_t out = len + TAG_LEN * n;
-    if ((size_t)a.dst.len < out) {
-        PyErr_Format(PyExc_ValueError, "_stream_seal: dst must hold %zu bytes, got %zd", out,
-                     a.dst.len);
-        seg_release(&a);
-        return NULL;
-    }
+    const size_t n = a.n;
     const uint8_t *src = a.src.buf;
-    uint8_t *dst = a.dst.buf, nonce[12];
-    const aeskit_aead_msg msg = {.nonce = nonce, .nonce_len = sizeof nonce};
-    PyThreadState *ts = len >= AESKIT_GIL_THRESHOLD ? PyEval_SaveThread() : NULL;
-    for (size_t j = 0; j < n; j++) {
-        const size_t k = j + 1 == n ? final : a.size;
-        seg_nonce(&a, j, n, nonce);
-        a.d->seal(a.ks, &msg, dst, src, k, dst + k);
-        src += k;
-        dst += k + TAG_LEN;
-    }
-    if (ts != NULL)
-        PyEval_RestoreThread(ts);
-    seg_release(&a);
-    return PyLong_FromSize_t(out);
-}
-
-static PyObject *seg_open(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)m;
-    seg_args a;
-    if (seg_parse(args, nargs, "_stream_open", &a) < 0)
-        return NULL;
-    if (a.size < TAG_LEN) {
-        PyErr_SetString(PyExc_ValueError, "_stream_open: size must be at least 16 bytes");
-        seg_release(&a);
-        return NULL;
-    }
-    size_t final;
-    const size_t len = (size_t)a.src.len, n = seg_count(len, a.size, a.last, &final);
-    /* the plaintext if every segment opens (a final one shorter than a tag
-     * fails and opens to nothing) */
-    const size_t out = n == 0 ? 0
-                              : (n - 1) * (a.size - TAG_LEN) + (final > TAG_LEN ? final - TAG_LEN : 0);
-    if ((size_t)a.dst.len < out) {
-        PyErr_Format(PyExc_ValueError, "_stream_open: dst must hold %zu bytes, got %zd", out,
-                     a.dst.len);
-        seg_release(&a);
-        return NULL;
-    }
-    const uint8_t *src = a.src.buf;
-    uint8_t *dst = a.dst.buf;
+    uint8_t *dst = a.dst.buf, nonce[12], expect[TAG_LEN];
     size_t written = 0;
     Py_ssize_t bad = -1;
-    uint8_t nonce[12], expect[TAG_LEN];
     const aeskit_aead_msg msg = {.nonce = nonce, .nonce_len = sizeof nonce};
-    PyThreadState *ts = len >= AESKIT_GIL_THRESHOLD ? PyEval_SaveThread() : NULL;
+    PyThreadState *ts = (size_t)a.src.len >= AESKIT_GIL_THRESHOLD ? PyEval_SaveThread() : NULL;
     for (size_t j = 0; j < n; j++) {
-        const size_t k = j + 1 == n ? final : a.size;
-        if (k < TAG_LEN) {      /* no room for a tag: cannot authenticate */
+        const size_t k = j + 1 == n ? a.final : a.size;
+        if (!enc && k < TAG_LEN) {      /* no room for a tag: cannot authenticate */
             bad = (Py_ssize_t)j;
             break;
         }
-        const size_t body = k - TAG_LEN;
+        const size_t body = enc ? k : k - TAG_LEN, made = enc ? k + TAG_LEN : body;
         seg_nonce(&a, j, n, nonce);
-        a.d->open(a.ks, &msg, dst, src, body, src + body, expect);
-        if (!aeskit_ct_memeq(expect, src + body, TAG_LEN)) {
-            aeskit_secure_zero(dst, body);
-            bad = (Py_ssize_t)j;
-            break;
+        if (enc) {
+            a.d->seal(a.ks, &msg, dst, src, k, dst + k);
+        } else {
+            a.d->open(a.ks, &msg, dst, src, body, src + body, expect);
+            if (!aeskit_ct_memeq(expect, src + body, TAG_LEN)) {
+                aeskit_secure_zero(dst, body);
+                bad = (Py_ssize_t)j;
+                break;
+            }
         }
         src += k;
-        dst += body;
-        written += body;
+        dst += made;
+        written += made;
     }
     aeskit_secure_zero(expect, sizeof expect);
     if (ts != NULL)
         PyEval_RestoreThread(ts);
     seg_release(&a);
+    if (enc)
+        return PyLong_FromSize_t(written);
     return Py_BuildValue("(nn)", (Py_ssize_t)written, bad);
+}
+
+static PyObject *seg_seal(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)m;
+    return seg_run(args, nargs, 1);
+}
+
+static PyObject *seg_open(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)m;
+    return seg_run(args, nargs, 0);
 }
 
 static PyMethodDef seg_methods[] = {
