@@ -273,8 +273,8 @@ class StreamingAEAD:
         """Decrypt src to dst; return the plaintext size. ``InvalidTag`` at the first bad segment.
 
         A path ``dst`` appears only when every segment authenticated. A file
-        object ``dst`` receives the segments that authenticated before a later
-        bad one was found: discard it on error.
+        object ``dst`` may have received segments that authenticated before a
+        later bad one was found (never any of a bad one): discard it on error.
         """
         aad = _bytes_of(associated_data, "associated_data")
         return _run_file(self, src, dst, aad, threads, progress, encrypt=False)
