@@ -192,9 +192,9 @@ def measure(size_mib: int, reps: int, rss_sizes: list[float]) -> dict[str, Any]:
     res: dict[str, Any] = {"size_mib": size_mib, "repetitions": reps,
                            "backend": gcm.backend, "cpus": os.cpu_count()}
     with open(os.devnull, "wb", buffering=0) as sink:
-        def stream(threads: int) -> Callable[[], None]:
+        def stream(threads: int | None, s: StreamingAEAD = sa) -> Callable[[], None]:
             def go() -> None:
-                sa.encrypt_file(io.BytesIO(data), sink, threads=threads)
+                s.encrypt_file(io.BytesIO(data), sink, threads=threads)
             return go
         runs: dict[str, Callable[[], None]] = {
             "loop": _pinned(lambda: _plain_loop(gcm, data, sink, first), cpu),
@@ -205,8 +205,8 @@ def measure(size_mib: int, reps: int, rss_sizes: list[float]) -> dict[str, Any]:
             "q1": lambda: _plain_slices(gcm, data, 1),
             "q2": lambda: _plain_slices(gcm, data, 2),
             "all": stream(os.cpu_count() or 1),
-            "s1_4k": _pinned(lambda: sa4k.encrypt_file(io.BytesIO(data), sink, threads=1), cpu),
-            "all_4k": lambda: sa4k.encrypt_file(io.BytesIO(data), sink),
+            "s1_4k": _pinned(stream(1, sa4k), cpu),
+            "all_4k": stream(None, sa4k),
         }
         try:
             import tink  # type: ignore[import-untyped, import-not-found]

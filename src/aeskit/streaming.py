@@ -1073,7 +1073,8 @@ def _encrypt_segments(sa: StreamingAEAD, fin: Any, out: Any, aad: bytes, threads
         first = sa._first_segment
         i, total, carry = 0, 0, b""
         while True:
-            mv = memoryview(pipe.buffer())
+            buf = pipe.buffer()
+            mv = memoryview(buf)
             size = k.first_plain if i == 0 else k.plain
             cap = size if i == 0 else per * size
             if mem is not None:
@@ -1093,7 +1094,7 @@ def _encrypt_segments(sa: StreamingAEAD, fin: Any, out: Any, aad: bytes, threads
             if first + i + count - last >= MAX_SEGMENTS:
                 raise LimitExceeded("a stream holds at most 2**32 segments")
             pipe.submit(_run_sealer(gcm, prefix, first + i, last, src, mv[:out_size], size),
-                        mv.obj)
+                        buf)
             total += n
             if last:
                 break
@@ -1166,7 +1167,8 @@ def _decrypt_segments(sa: StreamingAEAD, fin: Any, out: Any, aad: bytes, threads
     try:
         i = 1
         while True:
-            mv = memoryview(pipe.buffer())
+            buf = pipe.buffer()
+            mv = memoryview(buf)
             inp = mv[in_off:]
             n = src.fill(inp[:cap + 1])
             last = n <= cap
@@ -1180,7 +1182,7 @@ def _decrypt_segments(sa: StreamingAEAD, fin: Any, out: Any, aad: bytes, threads
             else:
                 job = _run_opener(gcm, reader._prefix, index, last, inp[:n], mv[:out_size],
                                   seg, i, count)
-            pipe.submit(job, mv.obj)
+            pipe.submit(job, buf)
             total += max(n - TAG * count, 0)
             if last:
                 break
