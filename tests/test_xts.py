@@ -226,17 +226,26 @@ def test_sectors_match_per_unit_reference(backend, size):
         assert out == data
 
 
-def test_sectors_across_tweak_batches(backend):
-    # the sector tweaks are encrypted 8 at a time: 17 sectors cross two batch
-    # ends, with the count carrying out of byte 7 inside a batch; first
-    # numbers on both sides of 2**63, where the glue's fast path ends
+# modes/xts.c encrypts the sector tweaks this many at a time (SECTOR_BATCH), and a
+# backend's xts_units slot (aesni) runs that many sectors in one pass when a sector is
+# whole batches of its kernel (8 blocks): 128 bytes (every batch starts a sector),
+# 256 and 4096; 32 and 48 bytes take the slot's one-call-a-sector path
+SECTOR_BATCH = 32
+
+
+@pytest.mark.parametrize("size", [32, 48, 128, 256, 4096])
+def test_sectors_across_tweak_batches(backend, size):
+    # 2 * SECTOR_BATCH + 1 sectors cross two batch ends, with the count carrying out
+    # of byte 7 inside a batch; first numbers on both sides of 2**63, where the
+    # glue's fast path ends
     key = KEYS[32]
     x = aeskit.AESXTS(key, backend=backend)
-    data = rand(17, 17 * 32)
+    count = 2 * SECTOR_BATCH + 1
+    data = rand(count, count * size)
     for first in (2**64 - 9, 2**63 - 1, 2**63, 3):
-        want = ref_sectors(key, first, data, 32)
-        assert x.encrypt_sectors(first, data, sector_size=32) == want
-        assert x.decrypt_sectors(first, want, sector_size=32) == data
+        want = ref_sectors(key, first, data, size)
+        assert x.encrypt_sectors(first, data, sector_size=size) == want
+        assert x.decrypt_sectors(first, want, sector_size=size) == data
 
 
 def test_sectors_default_size_and_largest(backend):

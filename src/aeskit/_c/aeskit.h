@@ -128,6 +128,8 @@ typedef void aeskit_cbc_mac_fn(const aeskit_key *k, uint8_t mac[16], const uint8
                                size_t n);
 typedef void aeskit_xts_fn(const aeskit_key *k, int enc, uint8_t tweak[16], uint8_t *dst,
                            const uint8_t *src, size_t n);
+typedef void aeskit_xts_units_fn(const aeskit_key *k, int enc, const uint8_t *tweaks,
+                                 size_t unit, uint8_t *dst, const uint8_t *src, size_t units);
 typedef void aeskit_ghash_key_fn(aeskit_ghash_key *hk, const uint8_t h[16],
                                  size_t max_blocks);
 typedef void aeskit_ghash_fn(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
@@ -216,6 +218,13 @@ struct aeskit_impl {
      * it by not swapping the bytes it loads; without it the mode reverses
      * the blocks into a buffer, a second pass over the data. */
     aeskit_ghash_fn *polyval;
+    /* Optional: NULL, or xts on `units` consecutive data units of `unit`
+     * blocks each, unit i starting from the encrypted tweak at tweaks +
+     * 16 * i: what encrypt_sectors does, in one pass that does not restart
+     * at every unit (a call per 4 KiB sector cost 4-7% more than one 1 MiB
+     * unit on aesni). The tweaks are secrets, which the caller wipes; unit
+     * and units are public. NULL: the mode calls xts once a unit. */
+    aeskit_xts_units_fn *xts_units;
     /*
      * Optional fused paths: NULL, or do a prefix of the n blocks and return
      * how many were done (0..n); the mode finishes the rest with the

@@ -694,6 +694,56 @@ void aeskit_aesni_xts(const aeskit_key *k, int enc, uint8_t tweak[16], uint8_t *
         aesni_xts(aeskit_aesni_dec_keys(k), k->rounds, 0, tweak, dst, src, n);
 }
 
+/* Data units of whole batches (unit a multiple of AESNI_W blocks) as one
+ * run of batches, each batch's tweaks written one batch ahead as in
+ * aesni_xts: the batch that starts a unit takes its tweak from tweaks
+ * rather than doubling on, so no unit waits for the one before to drain. */
+AESKIT_INLINE void aesni_xts_units(const uint8_t *rk, unsigned rounds, int enc,
+                                   const uint8_t *tweaks, size_t unit, uint8_t *dst,
+                                   const uint8_t *src, size_t units)
+{
+    uint8_t tw[2][AESNI_W * AESKIT_BLOCK];
+    const size_t per = unit / AESNI_W, batches = per * units;
+    uint64_t lo, hi;
+    memcpy(&lo, tweaks, 8);
+    memcpy(&hi, tweaks + 8, 8);
+    aesni_xts_tweaks(&lo, &hi, tw[0], AESNI_W);
+    size_t cur = 0, left = per;   /* batches to the end of this unit */
+    for (size_t b = 1; b <= batches; b++) {
+        if (b < batches) {
+            if (--left == 0) {    /* the next batch starts a unit (no division) */
+                tweaks += AESKIT_BLOCK;
+                memcpy(&lo, tweaks, 8);
+                memcpy(&hi, tweaks + 8, 8);
+                left = per;
+            }
+            aesni_xts_tweaks(&lo, &hi, tw[cur ^ 1], AESNI_W);
+        }
+        aesni_xts_w(rk, rounds, enc, tw[cur], &dst, &src, AESNI_W);
+        cur ^= 1;
+    }
+    aeskit_secure_zero(tw, sizeof tw);
+    lo = hi = 0;
+}
+
+void aeskit_aesni_xts_units(const aeskit_key *k, int enc, const uint8_t *tweaks, size_t unit,
+                            uint8_t *dst, const uint8_t *src, size_t units)
+{
+    if (unit % AESNI_W != 0) {   /* short or ragged units: one call each */
+        uint8_t t[16];
+        for (size_t i = 0; i < units; i++) {
+            memcpy(t, tweaks + AESKIT_BLOCK * i, 16);
+            aeskit_aesni_xts(k, enc, t, dst + AESKIT_BLOCK * unit * i,
+                             src + AESKIT_BLOCK * unit * i, unit);
+        }
+        aeskit_secure_zero(t, sizeof t);
+    } else if (enc) {
+        aesni_xts_units(aeskit_aesni_enc_keys(k), k->rounds, 1, tweaks, unit, dst, src, units);
+    } else {
+        aesni_xts_units(aeskit_aesni_dec_keys(k), k->rounds, 0, tweaks, unit, dst, src, units);
+    }
+}
+
 const struct aeskit_impl aeskit_aesni_impl = {
     .name = "aesni",
     .cpu_needs = AESKIT_CPU_AES | AESKIT_CPU_PCLMUL | AESKIT_CPU_SSSE3 | AESKIT_CPU_SSE41,
@@ -708,6 +758,7 @@ const struct aeskit_impl aeskit_aesni_impl = {
     .ctr = aeskit_aesni_ctr,
     .cbc_mac = aeskit_aesni_cbc_mac,
     .xts = aeskit_aesni_xts,
+    .xts_units = aeskit_aesni_xts_units,
     .ghash_key = aeskit_clmul_ghash_key,
     .ghash = aeskit_clmul_ghash,
     .polyval = aeskit_clmul_polyval,

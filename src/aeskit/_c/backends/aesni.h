@@ -76,6 +76,7 @@ aeskit_chain_fn aeskit_aesni_ofb;
 aeskit_ctr_fn aeskit_aesni_ctr;
 aeskit_cbc_mac_fn aeskit_aesni_cbc_mac;
 aeskit_xts_fn aeskit_aesni_xts;
+aeskit_xts_units_fn aeskit_aesni_xts_units;
 aeskit_ocb_fn aeskit_aesni_ocb;
 aeskit_gcm_fn aeskit_aesni_gcm;
 aeskit_gcmsiv_open_fn aeskit_aesni_gcmsiv_open;

@@ -161,8 +161,9 @@ void aeskit_xts_oneshot(const aeskit_key *keys, int enc, const uint8_t *tweak, u
 
 /* Sector tweaks encrypted per ECB call: one call keeps this many blocks in
  * flight where one sector at a time would wait out a whole AES latency
- * each (a 4096-byte sector's data takes about 50 latencies). */
-#define SECTOR_BATCH 8
+ * each (a 4096-byte sector's data takes about 50 latencies); with the
+ * xts_units slot, also the sectors done in one pass. */
+#define SECTOR_BATCH 32
 
 void aeskit_xts_sectors(const aeskit_key *keys, int enc, const uint8_t first[16],
                         size_t unit_len, uint8_t *dst, const uint8_t *src, size_t len)
@@ -182,6 +183,11 @@ void aeskit_xts_sectors(const aeskit_key *keys, int enc, const uint8_t first[16]
                 ;
         }
         k2->impl->ecb_enc(k2, t[0], t[0], m);
+        if (k->impl->xts_units != NULL) {
+            k->impl->xts_units(k, enc, t[0], unit_len / 16, dst + off, src + off, m);
+            off += m * unit_len;
+            continue;
+        }
         for (size_t j = 0; j < m; j++, off += unit_len)
             k->impl->xts(k, enc, t[j], dst + off, src + off, unit_len / 16);
     }
