@@ -976,16 +976,16 @@ class _Pipeline:
                 job[1].put(e)
 
     def buffer(self) -> bytearray:
-        """The buffer for the next segment, which submit() then takes."""
+        """The buffer for the next job, which fills it: submit() takes it with the job."""
         if self.next is None:
             if not self.free:
                 self.drain_one()
             self.next = self.free.pop()
         return self.next[0]
 
-    def submit(self, fn: Callable[[], int], buf: bytearray) -> None:
+    def submit(self, fn: Callable[[], int]) -> None:
         slot, self.next = self.next, None
-        assert slot is not None and slot[0] is buf
+        assert slot is not None, "buffer() first"
         self.window.append(slot)
         if self.workers:
             self.jobs.put((fn, slot[1]))
@@ -1060,9 +1060,9 @@ def _encrypt_segments(sa: StreamingAEAD, fin: Any, out: Any, aad: bytes, threads
     # A buffer: the run's ciphertext, then (a file source, more than one segment a run)
     # its plaintext as read. A one-segment run is sealed in place.
     out_size = per * k.segment_size
-    in_off = 0 if per == 1 or mem is not None else out_size
-    pipe = _Pipeline(threads, out_size + (0 if mem is not None or per == 1
-                                          else per * k.plain + 1), out, progress)
+    in_size = 0 if per == 1 or mem is not None else per * k.plain + 1
+    in_off = out_size if in_size else 0
+    pipe = _Pipeline(threads, out_size + in_size, out, progress)
     ok = False
     try:
         # Segment 0 is a run of its own (its plaintext is shorter by the header), then
@@ -1073,8 +1073,7 @@ def _encrypt_segments(sa: StreamingAEAD, fin: Any, out: Any, aad: bytes, threads
         first = sa._first_segment
         i, total, carry = 0, 0, b""
         while True:
-            buf = pipe.buffer()
-            mv = memoryview(buf)
+            mv = memoryview(pipe.buffer())
             size = k.first_plain if i == 0 else k.plain
             cap = size if i == 0 else per * size
             if mem is not None:
@@ -1093,8 +1092,7 @@ def _encrypt_segments(sa: StreamingAEAD, fin: Any, out: Any, aad: bytes, threads
             count = max(1, -(-n // size)) if last else n // size
             if first + i + count - last >= MAX_SEGMENTS:
                 raise LimitExceeded("a stream holds at most 2**32 segments")
-            pipe.submit(_run_sealer(gcm, prefix, first + i, last, src, mv[:out_size], size),
-                        buf)
+            pipe.submit(_run_sealer(gcm, prefix, first + i, last, src, mv[:out_size], size))
             total += n
             if last:
                 break
@@ -1167,8 +1165,7 @@ def _decrypt_segments(sa: StreamingAEAD, fin: Any, out: Any, aad: bytes, threads
     try:
         i = 1
         while True:
-            buf = pipe.buffer()
-            mv = memoryview(buf)
+            mv = memoryview(pipe.buffer())
             inp = mv[in_off:]
             n = src.fill(inp[:cap + 1])
             last = n <= cap
@@ -1182,7 +1179,7 @@ def _decrypt_segments(sa: StreamingAEAD, fin: Any, out: Any, aad: bytes, threads
             else:
                 job = _run_opener(gcm, reader._prefix, index, last, inp[:n], mv[:out_size],
                                   seg, i, count)
-            pipe.submit(job, buf)
+            pipe.submit(job)
             total += max(n - TAG * count, 0)
             if last:
                 break
