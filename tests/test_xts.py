@@ -227,9 +227,12 @@ def test_sectors_match_per_unit_reference(backend, size):
 
 
 # modes/xts.c encrypts the sector tweaks this many at a time (SECTOR_BATCH), and a
-# backend's xts_units slot (aesni) runs that many sectors in one pass when a sector is
-# whole batches of its kernel (8 blocks): 128 bytes (every batch starts a sector),
-# 256 and 4096; 32 and 48 bytes take the slot's one-call-a-sector path
+# backend's xts_units slot runs that many sectors in one pass. aesni's is one run of
+# batches when a sector is whole batches of its kernel (8 blocks): 128 bytes (every
+# batch starts a sector), 256 and 4096; 32 and 48 bytes take its one-call-a-sector
+# path. The vaes slots restart their window at each sector: 32 and 48 bytes (at most
+# 4 blocks) go to aesni's slot, 128 is one vector-at-a-time tail (vaes_avx512) or a
+# half batch (vaes_avx2), 256 a half (zmm) or whole (ymm) batch, 4096 whole batches
 SECTOR_BATCH = 32
 
 

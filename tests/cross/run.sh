@@ -7,6 +7,10 @@
 #   bash tests/cross/run.sh native [ARGS]  this machine's cc (x86-64: aesni and the
 #                                     vaes backends it has, and portable); ARGS go
 #                                     to the self-test (--negative-control)
+#   EMULATE_WIDE=1 bash tests/cross/run.sh native   x86-64 only: the vaes backends
+#                                     on emulated VAES, VPCLMULQDQ and AVX-512
+#                                     (tests/emu/vaes_emu.h, as meson's emulate_wide
+#                                     option): their logic where the CPU lacks them
 #
 # A cross run installs what it lacks from Debian (one apt-get update, one
 # apt-get install: the cross gcc and qemu-user), links statically (no target
@@ -56,12 +60,13 @@ flags=(-O2 -std=c11 -Wall -Wextra -Werror -I"$csrc")
 core=("$csrc"/common.c "$csrc"/cpu.c "$csrc"/dispatch.c
       "$csrc"/backends/aes_ct64.c "$csrc"/backends/portable.c "$csrc"/backends/ghash_ct64.c
       "$csrc"/modes/*.c "$here"/selftest.c)
-objs=()
-compile() {   # compile FILE EXTRA_FLAGS...
+objs=() pids=()
+compile() {   # compile FILE EXTRA_FLAGS...: in the background, waited for below
     local src=$1 obj
     shift
     obj="$out/$(basename "$src" .c).o"
-    "$cc" "${flags[@]}" "$@" -c "$src" -o "$obj"
+    "$cc" "${flags[@]}" "$@" -c "$src" -o "$obj" &
+    pids+=("$!")
     objs+=("$obj")
 }
 
@@ -81,10 +86,17 @@ native)
         for f in aesni aesni_gcm aesni_ocb ghash_clmul; do
             compile "$csrc/backends/$f.c" "${x86[@]}" "${ni[@]}"
         done
-        compile "$csrc"/backends/vaes_avx2.c "${x86[@]}" "${ni[@]}" -mavx -mavx2 -mvaes \
-            -mvpclmulqdq
-        compile "$csrc"/backends/vaes_avx512.c "${x86[@]}" "${ni[@]}" -mavx -mavx2 -mvaes \
-            -mvpclmulqdq -mavx512f -mavx512bw -mavx512vl -mbmi2 ;;
+        if [ "${EMULATE_WIDE:-0}" = 1 ]; then
+            emu=(-DAESKIT_EMULATE_WIDE -Wno-psabi -include "$root/tests/emu/vaes_emu.h")
+            compile "$csrc"/backends/vaes_avx2.c "${x86[@]}" "${ni[@]}" -mavx -mavx2 "${emu[@]}"
+            compile "$csrc"/backends/vaes_avx512.c "${x86[@]}" "${ni[@]}" -mavx -mavx2 -mbmi2 \
+                "${emu[@]}"
+        else
+            compile "$csrc"/backends/vaes_avx2.c "${x86[@]}" "${ni[@]}" -mavx -mavx2 -mvaes \
+                -mvpclmulqdq
+            compile "$csrc"/backends/vaes_avx512.c "${x86[@]}" "${ni[@]}" -mavx -mavx2 -mvaes \
+                -mvpclmulqdq -mavx512f -mavx512bw -mavx512vl -mbmi2
+        fi ;;
     aarch64|arm64)
         for f in "${core[@]}"; do compile "$f" -DAESKIT_HAVE_ARMV8; done
         compile "$csrc"/backends/armv8_ce.c -DAESKIT_HAVE_ARMV8 ;;
@@ -96,6 +108,9 @@ native)
     esac ;;
 esac
 
+failed=0
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+if [ "$failed" = 1 ]; then echo "run.sh: a compile failed (above)" >&2; exit 1; fi
 exe="$out/selftest"
 if [ -n "$triple" ]; then
     "$cc" -static -o "$exe" "${objs[@]}"

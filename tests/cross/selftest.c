@@ -241,15 +241,18 @@ static void cbc_mac_xts_check(pair *p)
 }
 
 /* xts_units (optional) against portable's xts a unit at a time: units of
- * 1..24 blocks (whole 8-block batches and not) and runs of 1..5 units, up
- * to MAXN blocks, from tweaks whose first doubling carries. */
+ * 1..24 blocks (whole 8-block batches and not), and of 32, 40, 64 and 96
+ * (whole and half 16- and 32-block vaes batches, with tails), in runs of
+ * 1..5 units, up to MAXN blocks, from tweaks whose first doubling carries. */
 static void xts_units_check(pair *p)
 {
     if (p->impl->xts_units == NULL)
         return;
     char d[96];
     uint8_t tweaks[5][16], t[16];
-    for (size_t unit = 1; unit <= 24; unit++)
+    static const size_t wide[] = {32, 40, 64, 96};
+    for (size_t u = 0; u < 24 + sizeof wide / sizeof wide[0]; u++) {
+        const size_t unit = u < 24 ? u + 1 : wide[u - 24];
         for (size_t units = 1; units <= 5 && unit * units <= MAXN; units++)
             for (int enc = 0; enc < 2; enc++) {
                 fill(tweaks[0], sizeof tweaks);
@@ -264,6 +267,7 @@ static void xts_units_check(pair *p)
                          enc ? "enc" : "dec", 8 * p->ks, unit, units);
                 check(memcmp(got, want, 16 * unit * units) == 0, "slot", p->impl->name, d);
             }
+    }
 }
 
 static void reverse16(uint8_t *dst, const uint8_t *s)

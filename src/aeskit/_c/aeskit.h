@@ -222,7 +222,7 @@ struct aeskit_impl {
      * blocks each, unit i starting from the encrypted tweak at tweaks +
      * 16 * i: what encrypt_sectors does, in one pass that does not restart
      * at every unit (a call per 4 KiB sector cost 4-7% more than one 1 MiB
-     * unit on aesni). The tweaks are secrets, which the caller wipes; unit
+     * unit on aesni; aesni and the vaes tables fill it). The tweaks are secrets, which the caller wipes; unit
      * and units are public. NULL: the mode calls xts once a unit. */
     aeskit_xts_units_fn *xts_units;
     /*

@@ -13,8 +13,8 @@
  * per cycle; 8 data registers still leave room for the keys in 16.
  *
  * Slots: the parallel modes, GHASH (its own key layout) and the fused OCB
- * slot (vaes_ocb.h) are this width's, XTS too (its tweaks made in ymm
- * lanes, vaes_body.h); the serial ones and CBC-MAC are aesni's, valid on
+ * slot (vaes_ocb.h) are this width's, XTS and its sectors pass (xts_units)
+ * too (tweaks made in ymm lanes, vaes_body.h); the serial ones and CBC-MAC are aesni's, valid on
  * this key because set_key is aesni's expansion. The fused GCM slot is
  * empty: modes/gcm.c runs this table's CTR and GHASH, which are faster on
  * ymm than the fused kernel (see vaes_gcm.h).
@@ -53,6 +53,7 @@ const struct aeskit_impl aeskit_vaes_avx2_impl = {
     .ctr_cbcmac = aeskit_aesni_ctr_cbcmac,   /* xmm: the chain is one block wide */
     .gcmsiv_short = aeskit_aesni_gcmsiv_short,   /* xmm: 8 blocks at most, latency-bound */
     .xts = vaes_avx2_xts,
+    .xts_units = vaes_avx2_xts_units,
     .ghash_key = vaes_avx2_ghash_key,
     .ghash = vaes_avx2_ghash,
     .polyval = vaes_avx2_polyval,

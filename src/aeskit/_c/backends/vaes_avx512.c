@@ -56,6 +56,7 @@ const struct aeskit_impl aeskit_vaes_avx512_impl = {
     .ctr_cbcmac = aeskit_aesni_ctr_cbcmac,   /* xmm: the chain is one block wide */
     .gcmsiv_short = aeskit_aesni_gcmsiv_short,   /* xmm: 8 blocks at most, latency-bound */
     .xts = vaes_avx512_xts,
+    .xts_units = vaes_avx512_xts_units,
     .ghash_key = vaes_avx512_ghash_key,
     .ghash = vaes_avx512_ghash,
     .polyval = vaes_avx512_polyval,
