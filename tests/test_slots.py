@@ -369,26 +369,44 @@ def test_polyval_slot_is_ghash_of_reversed_blocks(backend, keys):
 
 def test_gcmsiv_open_slot_is_ctr_then_polyval(backend):
     """A fused GCM-SIV opening equals the ctr slot (LE32) and then the polyval slot over
-    what it wrote, on the blocks it did (whole batches), with the counter wrapping
-    inside; a backend without one says so."""
+    what it wrote, on the prefix it did: with its hash key built for any call and as the
+    mode builds it (poly_blocks powers), from counters at every position of a group of
+    16 (the wide kernel starts its first batch at the aligned one), the counter wrapping
+    inside a batch, at lengths around the kernels' batches and hand-overs; a backend
+    without one says so."""
     key, h = KEYS[16], GHASH_KEYS[0][0]
     try:
         _aeskit._gcmsiv_open_slot(backend, key, h, bytes(16), b"")
     except ValueError as e:
         assert "no gcmsiv_open slot" in str(e)
         return
-    batch = BACKEND_CONSTANTS[backend]["ghash_batch_blocks"]
-    for counter in (bytes(16), (2**32 - 3).to_bytes(4, "little") + bytes(11) + b"\x80"):
-        for n in sorted({0, 1, batch - 1, batch, batch + 1, 2 * batch, 3 * batch + 5, 40}):
-            data = GHASH_DATA[:16 * n]
-            out, nxt, acc, done = _aeskit._gcmsiv_open_slot(backend, key, h, counter, data)
-            assert done == n - n % batch, (n, done)
-            want, want_next = _aeskit._ctr_slot("portable", key, "le32", counter, data[:16 * done])
-            assert out == want and nxt == want_next, n
-            assert acc == _aeskit._ghash_slot("portable", h, bytes(16),
-                                              b"".join(want[i:i + 16][::-1]
-                                                       for i in range(0, len(want), 16)),
-                                              ANY_LENGTH), n
+    c = BACKEND_CONSTANTS[backend]
+    marks = {v for k, v in c.items() if "batch" in k or "fused_min" in k}
+    counts = sorted({0, 1, 40} | {m + d for m in marks for d in (-1, 0, 1, 17)}
+                    | {max(marks) + 2 * c.get("batch_blocks", 8) + 15})
+    data = rand(805, 16 * counts[-1])
+    poly = _aeskit.mode_constants("GCM-SIV")["poly_blocks"]
+    high = bytes(11) + b"\x80"   # bytes 4..15 of a counter block from a tag
+    starts = [(2**32 - 3).to_bytes(4, "little") + high,   # wraps in the first batch
+              (2**32 - 48).to_bytes(4, "little") + high,  # and in a later one
+              *((0x1234560 + a).to_bytes(4, "little") + high for a in (0, 1, 9, 15))]
+    did = 0
+    for max_blocks in (None, poly):
+        for counter in starts:
+            for n in counts:
+                args = (backend, key, h, counter, data[:16 * n])
+                out, nxt, acc, done = _aeskit._gcmsiv_open_slot(
+                    *args, *(() if max_blocks is None else (max_blocks,)))
+                assert 0 <= done <= n, (n, done)
+                did = max(did, done)
+                want, want_next = _aeskit._ctr_slot("portable", key, "le32", counter,
+                                                    data[:16 * done])
+                assert out == want and nxt == want_next, (n, counter.hex(), max_blocks)
+                assert acc == _aeskit._ghash_slot("portable", h, bytes(16),
+                                                  b"".join(want[i:i + 16][::-1]
+                                                           for i in range(0, len(want), 16)),
+                                                  ANY_LENGTH), (n, counter.hex(), max_blocks)
+    assert did >= counts[-1] - 31   # the kernel ran: it leaves at most a batch's tail
 
 
 def test_ghash_key_says_where_it_wrote(backend):

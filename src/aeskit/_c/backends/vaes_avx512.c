@@ -16,7 +16,8 @@
  * loop; in the kernels 8 (32 blocks) are a little faster, the slack
  * covering each batch's loads and folds.
  *
- * Slots: as vaes_avx2.c's, plus the fused GCM slot.
+ * Slots: as vaes_avx2.c's, plus the fused GCM slot and, from the same
+ * kernel, GCM-SIV's fused opening (vaes_gcm.h).
  */
 #include "vaes_zmm.h"
 
@@ -61,6 +62,7 @@ const struct aeskit_impl aeskit_vaes_avx512_impl = {
     .ghash = vaes_avx512_ghash,
     .polyval = vaes_avx512_polyval,
     .gcm = vaes_avx512_gcm,
+    .gcmsiv_open = vaes_avx512_gcmsiv_open,
     .ocb = vaes_avx512_ocb,
     .constants = (const aeskit_constant[]){
         {"gcmsiv_short_blocks", AESKIT_AESNI_SIV_SHORT},

@@ -19,6 +19,20 @@
  * hashed after the loop with the tail's (gcm_tail). aesni_gcm.c is the
  * same design on 128-bit registers.
  *
+ * GCM-SIV's opening (the gcmsiv_open slot) is the same kernel in
+ * encryption's order (it hashes the plaintext it writes) with LE32
+ * counters from the tag (32-bit lane adds wrap them modulo 2^32, as RFC
+ * 8452 says; the first batch's alignment is the same) and POLYVAL's blocks
+ * loaded without the byte swap (vaes_gstep2_pv). The mode builds its hash
+ * key per message with VAES_W powers only (gcmsiv.c's POLY_BLOCKS: 128
+ * would take 24 more vector multiplies in every message's key set-up),
+ * so each batch is its own chunk and reduction, and the last batch and
+ * the tail are hashed apart.
+ * That is the split path's reduction count (its polyval calls take 32
+ * blocks); what fusing saves is the second pass and the stalls that the
+ * split CTR and POLYVAL each leave on the other's units. Not yet timed on
+ * a VAES CPU (session 9): checked on emulated VAES only.
+ *
  * zmm only. On ymm the round keys and powers must be read from memory (16
  * registers), and a fused kernel with batches of 8 or of 4 counter vectors
  * (the latter as Linux's aes-gcm-vaes-avx2 does) is no faster than the
@@ -57,21 +71,23 @@ typedef struct vaes_gcm_ctx {
     vaes_v J[VAES_G];
 } vaes_gcm_ctx;
 
-/* One batch of VAES_W blocks: CTR from c (lowest byte a multiple of 16)
- * into dst, with the VAES_W blocks at hp (none if hp is NULL) added to the
- * sums s, times the powers at pw (halves at hv); acc, if not NULL, rides
- * in hp's first block. The first dskip blocks of the batch and the first
+/* One batch of VAES_W blocks: CTR (kind: BE32, or GCM-SIV's LE32) from c
+ * (lowest counter bits a multiple of 16) into dst, with the VAES_W blocks
+ * at hp (none if hp is NULL; pv: POLYVAL's, loaded as they are) added to
+ * the sums s, times the powers at pw (halves at hv); acc, if not NULL,
+ * rides in hp's first block. The first dskip blocks of the batch and the first
  * hskip of the hashed blocks are absent (the message's first batch, which
  * starts at the aligned counter before the data: vaes_load_skip); dst, src
  * and hp point at the first present block. Returns c + VAES_W. */
-AESKIT_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds, __m128i c,
-                                   __m128i swap, vaes_gsum *s, const __m128i *acc,
-                                   const uint8_t *hp, const uint8_t *pw, const uint8_t *hv,
-                                   uint8_t *dst, const uint8_t *src, size_t dskip, size_t hskip)
+AESKIT_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds,
+                                   enum aeskit_ctr kind, int pv, __m128i c, __m128i swap,
+                                   vaes_gsum *s, const __m128i *acc, const uint8_t *hp,
+                                   const uint8_t *pw, const uint8_t *hv, uint8_t *dst,
+                                   const uint8_t *src, size_t dskip, size_t hskip)
 {
     vaes_v x[VAES_NV];
     const __m128i k0 = vaes_low128(g->keys[0]);
-    c = vaes_ctr_whiten_k0(k0, AESKIT_CTR_BE32, c, swap, g->J, x, VAES_NV);
+    c = vaes_ctr_whiten_k0(k0, kind, c, swap, g->J, x, VAES_NV);
 
     /* Straight-line rounds as in vaes_middle; the hashed vectors ride two
      * at a time (three-way XORs) on rounds 2, 4, 6 and 8, vector 0 (with
@@ -80,7 +96,8 @@ AESKIT_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds, __m
     for (unsigned i = 1; i < 10; i++) {
         vaes_round_with(x, VAES_NV, g->keys[i], 1);
         if (hp != NULL && i % 2 == 0 && i <= VAES_NV)
-            vaes_gstep2(s, pw, hv + VAES_VL * (i / 2 - 1), hp, i - 1, i % VAES_NV, acc, hskip);
+            vaes_gstep2_pv(s, pw, hv + VAES_VL * (i / 2 - 1), hp, i - 1, i % VAES_NV, acc, hskip,
+                           pv);
     }
     if (rounds > 10) {   /* straight-line, as vaes_middle says why */
         vaes_round_with(x, VAES_NV, g->keys[10], 1);
@@ -116,27 +133,41 @@ static_assert(VAES_GW == VAES_W, "a batch hashes one group of the key's powers")
 /* The last 0..VAES_W-1 blocks, one vector at a time as the ctr slot's
  * tail, from counter *c; returns acc with them hashed: encrypting, with the
  * last batch's output before dst under one reduction (up to 63 blocks,
- * the key's powers), decrypting, before they are overwritten. Out of line:
- * inlined, it makes the bulk loop slower. */
+ * the key's powers), decrypting, before they are overwritten. siv:
+ * GCM-SIV's opening (encryption's order, LE32 counters, POLYVAL blocks),
+ * whose per-message key has VAES_W powers: the last batch and the tail
+ * are two reductions. Out of line: inlined, it makes the bulk loop slower. */
 __attribute__((noinline)) static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
                                                           const aeskit_ghash_key *hk, int enc,
-                                                          __m128i *c, __m128i y, uint8_t *dst,
-                                                          const uint8_t *src, size_t tail)
+                                                          int siv, __m128i *c, __m128i y,
+                                                          uint8_t *dst, const uint8_t *src,
+                                                          size_t tail)
 {
-    const __m128i swap = vaes_ctr_swap(AESKIT_CTR_BE32);
+    const enum aeskit_ctr kind = siv ? AESKIT_CTR_LE32 : AESKIT_CTR_BE32;
     if (tail > 0 && !enc)
         y = vaes_gblocks(hk, y, src, tail);
-    *c = vaes_ctr_single(aeskit_aesni_enc_keys(k), k->rounds, AESKIT_CTR_BE32, *c, swap, dst, src, tail);
-    if (enc)
+    *c = vaes_ctr_single(aeskit_aesni_enc_keys(k), k->rounds, kind, *c, vaes_ctr_swap(kind), dst,
+                         src, tail);
+    if (siv) {
+        y = vaes_gblocks_pv(hk, y, dst - AESKIT_BLOCK * VAES_W, VAES_W, 1);
+        if (tail > 0)
+            y = vaes_gblocks_pv(hk, y, dst, tail, 1);
+    } else if (enc) {
         y = vaes_gblocks(hk, y, dst - AESKIT_BLOCK * VAES_W, VAES_W + tail);
+    }
     return y;
 }
 
-static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
-                           uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
-                           const uint8_t *src, size_t n)
+/* GCM (siv 0), or GCM-SIV's opening (siv 1, enc 1: LE32 counters from the
+ * tag, POLYVAL of the plaintext written, a key of VAES_W powers: one batch
+ * per reduction). */
+AESKIT_INLINE size_t vaes_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                                  int siv, uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
+                                  const uint8_t *src, size_t n)
 {
-    const __m128i swap = vaes_ctr_swap(AESKIT_CTR_BE32);
+    const enum aeskit_ctr kind = siv ? AESKIT_CTR_LE32 : AESKIT_CTR_BE32;
+    const size_t groups = siv ? 1 : VAES_GCM_GROUPS;   /* batches per reduction */
+    const __m128i swap = vaes_ctr_swap(kind);
     __m128i c = _mm_shuffle_epi8(aeskit_load128(ctr), swap);
     const size_t head = vaes_ctr_head(c);
     if (n < head + VAES_GCM_MIN)
@@ -168,26 +199,26 @@ static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int 
     size_t b = 0;
     if (enc) {
         vaes_gsum none = vaes_gsum_zero();
-        c = vaes_gcm_batch(&g, rounds, c, swap, &none, NULL, NULL, NULL, NULL, dst, src,
-                           skip, 0);
+        c = vaes_gcm_batch(&g, rounds, kind, siv, c, swap, &none, NULL, NULL, NULL, NULL, dst,
+                           src, skip, 0);
         dst += AESKIT_BLOCK * (VAES_W - skip), src += AESKIT_BLOCK * (VAES_W - skip), b++;
     }
     /* The first chunk's first batch hashes the first batch, absent blocks
      * and all; it runs apart, so that the loop holds whole batches only
      * (with it inside, decryption is slower). */
-    size_t m = (batches - b) % VAES_GCM_GROUPS, i = 1;
-    m = m == 0 ? VAES_GCM_GROUPS : m;
+    size_t m = (batches - b) % groups, i = 1;
+    m = m == 0 ? groups : m;
     size_t grp = VAES_GCM_GROUPS - m;
     vaes_gsum s = vaes_gsum_zero();
     const size_t dskip = enc ? 0 : skip;
-    c = vaes_gcm_batch(&g, rounds, c, swap, &s, &y, enc ? out0 : src,
+    c = vaes_gcm_batch(&g, rounds, kind, siv, c, swap, &s, &y, enc ? out0 : src,
                        vaes_gpowers(hk, VAES_GP - VAES_W * grp), vaes_ghalves(hk, grp), dst, src,
                        dskip, skip);
     dst += AESKIT_BLOCK * (VAES_W - dskip), src += AESKIT_BLOCK * (VAES_W - dskip);
     for (;;) {
         for (; i < m; i++) {
             grp++;
-            c = vaes_gcm_batch(&g, rounds, c, swap, &s, NULL, enc ? dst - back : src,
+            c = vaes_gcm_batch(&g, rounds, kind, siv, c, swap, &s, NULL, enc ? dst - back : src,
                                vaes_gpowers(hk, VAES_GP - VAES_W * grp), vaes_ghalves(hk, grp),
                                dst, src, 0, 0);
             dst += AESKIT_BLOCK * VAES_W, src += AESKIT_BLOCK * VAES_W;
@@ -196,15 +227,33 @@ static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int 
         b += m;
         if (b == batches)
             break;
-        m = VAES_GCM_GROUPS, grp = 0, i = 1;
+        m = groups, grp = VAES_GCM_GROUPS - groups, i = 1;
         s = vaes_gsum_zero();
-        c = vaes_gcm_batch(&g, rounds, c, swap, &s, &y, enc ? dst - back : src,
-                           vaes_gpowers(hk, VAES_GP), vaes_ghalves(hk, 0), dst, src, 0, 0);
+        c = vaes_gcm_batch(&g, rounds, kind, siv, c, swap, &s, &y, enc ? dst - back : src,
+                           vaes_gpowers(hk, VAES_W * groups), vaes_ghalves(hk, grp), dst, src,
+                           0, 0);
         dst += AESKIT_BLOCK * VAES_W, src += AESKIT_BLOCK * VAES_W;
     }
-    y = VAES_FN(gcm_tail)(k, hk, enc, &c, y, dst, src, (n + skip) % VAES_W);
+    y = VAES_FN(gcm_tail)(k, hk, enc, siv, &c, y, dst, src, (n + skip) % VAES_W);
     aeskit_secure_zero(&g, sizeof g);
     aeskit_store128(ctr, _mm_shuffle_epi8(c, swap));
     aeskit_store128(acc, _mm_shuffle_epi8(y, gswap));
     return n;
+}
+
+static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                           uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
+                           const uint8_t *src, size_t n)
+{
+    return vaes_gcm_run(k, hk, enc, 0, ctr, acc, dst, src, n);
+}
+
+/* The mode's per-message key has VAES_W powers from a message of VAES_W
+ * blocks on, shorter than any the kernel takes (VAES_GCM_MIN). */
+static size_t VAES_FN(gcmsiv_open)(const aeskit_key *k, const aeskit_ghash_key *hk,
+                                   uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
+                                   const uint8_t *src, size_t n)
+{
+    assert(n < VAES_GCM_MIN || hk->max_blocks >= VAES_W);
+    return vaes_gcm_run(k, hk, 1, 1, ctr, acc, dst, src, n);
 }

@@ -15,7 +15,9 @@
  *   _cbc_mac_slot(backend, key, mac, data) -> mac
  *   _xts_slot(backend, key, encrypt, tweak, data) -> (out, next_tweak)
  *   _ghash_slot(backend, h, acc, data, max_blocks[, polyval]) -> acc
- *   _gcmsiv_open_slot(backend, key, h, counter, data) -> (out, next_counter, acc, done)
+ *   _gcmsiv_open_slot(backend, key, h, counter, data[, max_blocks])
+ *       -> (out, next_counter, acc, done); max_blocks: the key's (any call's by
+ *       default; GCM-SIV builds its per-message key for poly_blocks)
  *   _ghash_key_extent(backend, h, max_blocks) -> (from, used, written_outside)
  *   _ctr_cbcmac_slot(backend, key, mac_dst, counter, mac, data[, ctr_key])
  *       -> (out, next_counter, mac, blocks_done), or None without the slot
@@ -198,15 +200,19 @@ static PyObject *slots_gcmsiv_open(PyObject *m, PyObject *args)
 {
     const char *backend;
     PyObject *key, *h, *ctr, *data;
+    Py_ssize_t max_blocks = -1;
     Py_buffer hb = {0};
     slot_call c;
-    if (!PyArg_ParseTuple(args, "sOOOO:_gcmsiv_open_slot", &backend, &key, &h, &ctr, &data) ||
+    if (!PyArg_ParseTuple(args, "sOOOO|n:_gcmsiv_open_slot", &backend, &key, &h, &ctr, &data,
+                          &max_blocks) ||
         slot_begin(m, &c, backend, key, ctr, data, 1) < 0)
         return NULL;
     aeskit_ghash_key *hk = NULL;
     if (aeskit_get_buffer(h, &hb, 0, "h") == 0) {
         if (hb.len != 16)
             PyErr_SetString(PyExc_ValueError, "need a 16-byte h");
+        else if (max_blocks == 0 || max_blocks < -1)
+            PyErr_SetString(PyExc_ValueError, "need max_blocks >= 1");
         else if (c.impl->gcmsiv_open == NULL)
             PyErr_Format(PyExc_ValueError, "%s has no gcmsiv_open slot", c.impl->name);
         else if ((hk = PyMem_Malloc(sizeof *hk)) == NULL)
@@ -220,7 +226,7 @@ static PyObject *slots_gcmsiv_open(PyObject *m, PyObject *args)
         return NULL;
     }
     uint8_t acc[16] = {0};
-    c.impl->ghash_key(hk, hb.buf, AESKIT_GHASH_ANY);
+    c.impl->ghash_key(hk, hb.buf, max_blocks < 0 ? AESKIT_GHASH_ANY : (size_t)max_blocks);
     aeskit_release(&hb);
     const size_t done = c.impl->gcmsiv_open(&c.key, hk, c.block, acc, slot_dst(&c),
                                             c.data.buf, slot_blocks(&c));
@@ -422,10 +428,11 @@ static PyMethodDef slots_methods[] = {
                "the backend's ghash slot (polyval: its polyval slot, ValueError if it has "
                "none) on data from the accumulator acc.")},
     {"_gcmsiv_open_slot", slots_gcmsiv_open, METH_VARARGS,
-     PyDoc_STR("_gcmsiv_open_slot(backend, key, h, counter, data) -> (out, next_counter, acc, "
-               "done)\n\nTests only: the backend's fused GCM-SIV opening (ValueError if it has "
-               "none) with a GHASH key for H = h, from a zero accumulator; out is the done "
-               "blocks it did.")},
+     PyDoc_STR("_gcmsiv_open_slot(backend, key, h, counter, data[, max_blocks]) -> (out, "
+               "next_counter, acc, done)\n\nTests only: the backend's fused GCM-SIV opening "
+               "(ValueError if it has none) with a GHASH key for H = h built for max_blocks "
+               "(any call's by default), from a zero accumulator; out is the done blocks it "
+               "did.")},
     {"_ghash_key_extent", slots_ghash_key_extent, METH_VARARGS,
      PyDoc_STR("_ghash_key_extent(backend, h, max_blocks) -> (from, used, written_outside)\n\n"
                "Tests only: the range of the GHASH key's words ghash_key says it wrote, and "
