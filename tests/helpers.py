@@ -5,6 +5,7 @@ import functools
 import math
 import os
 import platform
+import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -20,6 +21,13 @@ except ImportError:  # pragma: no cover - older cryptography
     _legacy = _modes
 
 KEY_SIZES = (16, 24, 32)
+
+
+def default_sigint() -> None:
+    """preexec_fn of a child that a test sends SIGINT, as a terminal's Ctrl-C would: a
+    test runner's worker may ignore SIGINT, a child inherits that, and Python then never
+    installs the handler that raises KeyboardInterrupt (the child ran on and exited 0)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from aeskit.bench.stats import (
 )
 from aeskit.bench.system import ClockReading
 from aeskit.bench.targets import Operation
+from helpers import default_sigint
 
 MHZ = 3000.0
 CLOCK = ClockReading(MHZ, 0.001, "auto")
@@ -247,13 +248,10 @@ def test_a_skipped_size_skips_the_larger_ones_too():
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child")
 def test_ctrl_c_prints_what_was_measured_and_exits_130():
     env = dict(os.environ, NO_COLOR="1")
-    # A child inherits an ignored SIGINT, and Python then never installs its handler:
-    # whatever in this process (a test runner's worker) ignores it must not reach the
-    # bench, which is what a terminal's Ctrl-C would reach.
     proc = subprocess.Popen([sys.executable, "-m", "aeskit", "bench", "--backend", "auto",
                              "--peers", "none", "--key-bits", "128", "--repetitions", "3"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=default_sigint)
     # wait until the first operation is done (its progress line names the second)
     deadline = time.monotonic() + 120
     seen = ""

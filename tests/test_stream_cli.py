@@ -18,6 +18,7 @@ import pytest
 import aeskit.streaming as st
 from aeskit import cli
 from aeskit.streaming import StreamingAEAD
+from helpers import default_sigint
 
 SMALL = ["--segment-size", "100"]
 
@@ -160,7 +161,8 @@ def test_stdin_stdout_and_ctrl_c(tmp_path, keyfile):
     assert dec.stderr.count(b"\n") == 1 and b"stdout is incomplete" in dec.stderr
     out = tmp_path / "out.enc"
     p = subprocess.Popen(exe + ["encrypt", "--key", str(keyfile), "-", str(out)],
-                         stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+                         stdin=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=default_sigint)
     p.stdin.write(os.urandom(3000))
     p.stdin.flush()
     deadline = time.monotonic() + 30
