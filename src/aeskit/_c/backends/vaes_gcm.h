@@ -27,11 +27,11 @@
  * key per message with VAES_W powers only (gcmsiv.c's POLY_BLOCKS: 128
  * would take 24 more vector multiplies in every message's key set-up),
  * so each batch is its own chunk and reduction, and the last batch and
- * the tail are hashed apart.
- * That is the split path's reduction count (its polyval calls take 32
- * blocks); what fusing saves is the second pass and the stalls that the
- * split CTR and POLYVAL each leave on the other's units. Not yet timed on
- * a VAES CPU (session 9): checked on emulated VAES only.
+ * the tail are hashed apart. That is the split path's reduction count (its
+ * polyval calls take 32 blocks); what fusing saves is the second pass and
+ * the stalls that the split CTR and POLYVAL each leave on the other's
+ * units. Not yet timed on a VAES CPU (session 9): checked on emulated VAES
+ * only.
  *
  * zmm only. On ymm the round keys and powers must be read from memory (16
  * registers), and a fused kernel with batches of 8 or of 4 counter vectors
