@@ -31,13 +31,13 @@ import os
 import queue
 import secrets
 import struct
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import IO, Any, BinaryIO, NoReturn
 
 from ._aeskit import AESGCM, InvalidTag, LimitExceeded, _stream_open, _stream_seal
+from ._output import AtomicFile, same_file
 
 __all__ = ["StreamingAEAD"]
 
@@ -50,6 +50,8 @@ _RUN_BYTES = 1 << 20
 _HASHES = {"sha1": 1, "sha256": 3, "sha512": 4}  # Tink's HashType enum values
 _HASH_NAMES = {v: k for k, v in _HASHES.items()}
 KEY_TYPE_URL = "type.googleapis.com/google.crypto.tink.AesGcmHkdfStreamingKey"
+#: from_keyset's error for text that is not a keyset at all
+NOT_A_KEYSET = "not a Tink JSON keyset"
 
 
 def _hkdf(hash_name: str, ikm: bytes, salt: bytes, info: bytes, length: int) -> bytes:
@@ -261,8 +263,11 @@ class StreamingAEAD:
         """Encrypt src to dst (paths or binary file objects); return the plaintext size.
 
         Segments are sealed on ``threads`` cores (default: all), output in order,
-        memory bounded by a few segments a thread. A path ``dst`` is written to
-        a temporary file (mode 0600, fsynced) renamed into place on success only.
+        memory bounded by a few segments a thread. A path ``dst`` (replaced if it
+        exists) gets its name only when the whole output is written and fsynced:
+        until then it is an unnamed file (Linux's ``O_TMPFILE``), or where that is
+        refused a hidden 0600 temporary file beside it, removed on any error (a
+        SIGKILL leaves that one behind). src and dst may not be the same file.
         """
         aad = _bytes_of(associated_data, "associated_data")
         return _run_file(self, src, dst, aad, threads, progress, encrypt=True)
@@ -285,10 +290,14 @@ class StreamingAEAD:
         """Read a Tink cleartext JSON keyset of AesGcmHkdfStreamingKey keys."""
         try:
             ks = json.loads(keyset)
-            entries = ks["key"]
+            entries = list(ks["key"])
             primary_id = int(ks["primaryKeyId"])
-        except (ValueError, KeyError, TypeError) as err:
-            raise ValueError(f"not a Tink JSON keyset: {err}") from None
+            if not all(isinstance(e, dict) for e in entries):
+                raise TypeError
+        except (ValueError, KeyError, TypeError):
+            # the parser's own words (a line and column, a codec) mean nothing to
+            # someone who gave the wrong file
+            raise ValueError(NOT_A_KEYSET) from None
         keys: list[_Key] = []
         extra: list[dict[str, Any]] = []
         primary = None
@@ -854,46 +863,6 @@ class _DecryptingReader(io.RawIOBase):
 
 
 # -- whole files, on several cores -------------------------------------------------
-def _open_dst(dst: Any) -> tuple[Any, str | None, str | None]:
-    """(file object, temp path, final path): a path goes to a 0600 temp file beside it."""
-    if isinstance(dst, (str, bytes, os.PathLike)):
-        final = os.fsdecode(dst)
-        d = os.path.dirname(os.path.abspath(final))
-        fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(final) + ".",
-                                   suffix=".part")
-        return os.fdopen(fd, "wb", buffering=0), tmp, final
-    return dst, None, None
-
-
-def _finish(f: Any, tmp: str | None, final: str | None, ok: bool) -> None:
-    if tmp is None:
-        if ok:
-            flush = getattr(f, "flush", None)
-            if flush is not None:
-                flush()
-        return
-    try:
-        if ok:
-            f.flush()
-            os.fsync(f.fileno())
-        f.close()
-        if ok:
-            assert final is not None
-            os.replace(tmp, final)
-            try:
-                dfd = os.open(os.path.dirname(os.path.abspath(final)), os.O_RDONLY)
-                try:
-                    os.fsync(dfd)
-                finally:
-                    os.close(dfd)
-            except OSError:
-                pass
-            return
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
 def _run_file(sa: StreamingAEAD, src: Any, dst: Any, aad: bytes, threads: int | None,
               progress: Callable[[int], None] | None, encrypt: bool) -> int:
     if threads is None:
@@ -905,17 +874,26 @@ def _run_file(sa: StreamingAEAD, src: Any, dst: Any, aad: bytes, threads: int | 
     with contextlib.ExitStack() as stack:
         if isinstance(src, (str, bytes, os.PathLike)):
             src = stack.enter_context(open(src, "rb", buffering=0))
-        out, tmp, final = _open_dst(dst)
-        ok = False
-        try:
-            if encrypt:
-                n = _encrypt_segments(sa, src, out, aad, threads, progress)
-            else:
-                n = _decrypt_segments(sa, src, out, aad, threads, progress)
-            ok = True
-            return n
-        finally:
-            _finish(out, tmp, final, ok)
+        if same_file(src, dst):
+            raise ValueError(f"src and dst are the same file: {_name_of(dst)}")
+        if isinstance(dst, (str, bytes, os.PathLike)):
+            out = stack.enter_context(AtomicFile(dst, replace=True)).file
+        else:
+            out = dst
+        if encrypt:
+            n = _encrypt_segments(sa, src, out, aad, threads, progress)
+        else:
+            n = _decrypt_segments(sa, src, out, aad, threads, progress)
+        flush = getattr(out, "flush", None)
+        if flush is not None:
+            flush()
+        return n
+
+
+def _name_of(f: Any) -> str:
+    if isinstance(f, (str, bytes, os.PathLike)):
+        return os.fsdecode(f)
+    return str(getattr(f, "name", f))
 
 
 def _write_all(f: Any, mv: memoryview) -> None:
