@@ -1,12 +1,14 @@
 """``aeskit keygen``, ``aeskit encrypt`` and ``aeskit decrypt``: files in Tink's streaming format.
 
-Nothing lost, nothing released: an output file is written to a temporary file
-(mode 0600) in its target directory, fsynced, and moved into place only when
-the whole input was processed (decryption: every segment authenticated); an
-existing file is replaced only with ``--force``; a key file is created with
-O_CREAT|O_EXCL and mode 0600. Any failure (a bad segment, a full disk,
-Ctrl-C) removes the temporary file and ends with one line on stderr and a
-non-zero exit status.
+Nothing lost, nothing released: OUT has no name until the whole input was
+processed (decryption: every segment authenticated) and the output fsynced
+(``aeskit._output``: an unnamed ``O_TMPFILE`` file on Linux, else a hidden 0600
+temporary file beside OUT); an existing file is replaced only with ``--force``;
+a key file is created with O_CREAT|O_EXCL and mode 0600. Any failure (a bad
+segment, a full disk, SIGINT, SIGTERM, SIGHUP) leaves no file behind and ends
+with one line on stderr and a non-zero exit status: 128 + the signal's number
+for a signal (130, 143, 129), 1 otherwise. A signal that arrives while the
+finished output is being given its name is acted on once that is done.
 """
 
 from __future__ import annotations
@@ -15,15 +17,18 @@ import argparse
 import contextlib
 import io
 import os
+import shutil
+import signal
 import stat
 import sys
-import tempfile
 import time
-from collections.abc import Callable, Iterator
-from typing import IO, Any
+from collections.abc import Callable
+from types import FrameType, TracebackType
+from typing import Any
 
 from . import InvalidTag, LimitExceeded
-from .streaming import StreamingAEAD
+from ._output import AtomicFile, same_file
+from .streaming import NOT_A_KEYSET, StreamingAEAD
 
 STDOUT_NOTE = ("With OUT '-' (stdout) nothing can be held back: plaintext of the segments "
                "that authenticated is written before a later bad segment is found, and "
@@ -32,6 +37,59 @@ STDOUT_NOTE = ("With OUT '-' (stdout) nothing can be held back: plaintext of the
 
 class CLIError(Exception):
     """One line for the user, exit status 1."""
+
+
+class Interrupted(BaseException):
+    """A signal asked the CLI to stop: exit status 128 + its number.
+
+    A BaseException, as KeyboardInterrupt is, so that no ``except Exception`` on
+    the way up swallows it; every ``finally`` and context manager runs."""
+
+    def __init__(self, signum: int, done: bool = False) -> None:
+        super().__init__(signum)
+        self.signum, self.done = signum, done
+
+
+#: the signals after which the CLI cleans up and exits 128 + signum
+SIGNALS = tuple(getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP")
+                if hasattr(signal, n))
+
+
+class _Signals:
+    """SIGINT, SIGTERM and SIGHUP raise Interrupted in the main thread, once.
+
+    A signal that the process ignores (nohup's SIGHUP, SIGINT in a background
+    job) stays ignored. While ``out`` is committing (its data complete and being
+    named), a signal is held and raised when the block ends, so an output is
+    never named and then removed."""
+
+    def __init__(self) -> None:
+        self.out: AtomicFile | None = None
+        self.fired: int | None = None
+        self.saved: dict[int, Any] = {}
+
+    def _handler(self, signum: int, frame: FrameType | None) -> None:
+        if self.fired is not None:
+            return                  # already on the way out: let the cleanup finish
+        self.fired = signum
+        if self.out is not None and self.out.committing:
+            return
+        raise Interrupted(signum)
+
+    def __enter__(self) -> _Signals:
+        for s in SIGNALS:
+            old = signal.getsignal(s)
+            if old is not signal.SIG_IGN:
+                self.saved[s] = old
+                signal.signal(s, self._handler)
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        for s, old in self.saved.items():
+            signal.signal(s, old)
+        if exc_type is None and self.fired is not None:
+            raise Interrupted(self.fired, done=True)
 
 
 def add_commands(sub: Any) -> None:
@@ -52,10 +110,11 @@ def add_commands(sub: Any) -> None:
     p.set_defaults(func=lambda a: run(cmd_keygen, a))
     for name, verb in (("encrypt", "Encrypt"), ("decrypt", "Decrypt")):
         desc = (f"{verb} IN to OUT in Tink's AES-GCM-HKDF streaming format, on every core. "
-                "OUT is written to a temporary file beside it and renamed into place only "
-                "when all of IN was processed"
+                "OUT gets its name only when all of IN was processed"
                 + (" and every segment authenticated" if name == "decrypt" else "")
-                + "; an existing OUT is replaced only with --force. '-' is stdin/stdout.")
+                + " and the output is on disk: a failure or a signal (SIGINT, SIGTERM, "
+                "SIGHUP: exit 128 + its number) leaves nothing behind. An existing OUT is "
+                "replaced only with --force. '-' is stdin/stdout.")
         if name == "decrypt":
             desc += " " + STDOUT_NOTE
         q = sub.add_parser(name, help=f"{name} a file with a keyset from 'aeskit keygen' "
@@ -80,10 +139,16 @@ def run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> 
     """Run a command; every failure is one line on stderr and a non-zero status."""
     try:
         return func(args)
-    except KeyboardInterrupt:
-        _say("interrupted; no output written" if not _to_stdout(args)
-             else "interrupted; the output on stdout is incomplete")
-        return 130
+    except (KeyboardInterrupt, Interrupted) as e:
+        signum = e.signum if isinstance(e, Interrupted) else signal.SIGINT
+        name = signal.Signals(signum).name
+        if isinstance(e, Interrupted) and e.done:
+            _say(f"{name}: stopped after the output was complete and written")
+        elif _to_stdout(args):
+            _say(f"interrupted ({name}); the output on stdout is incomplete")
+        else:
+            _say(f"interrupted ({name}); no output written")
+        return 128 + signum
     except InvalidTag as e:
         _say(f"decryption failed: {e}"
              + ("; no output written" if not _to_stdout(args)
@@ -93,10 +158,18 @@ def run(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> 
         _say(str(e))
         return 1
     except OSError as e:
-        where = f": {e.filename}" if e.filename else ""
-        _say(f"{e.strerror or e}{where}"
-             + ("; no output written" if getattr(args, "output", "-") != "-" else ""))
+        _say(_os_error(e) + ("; no output written" if getattr(args, "output", "-") != "-"
+                             else ""))
         return 1
+
+
+def _os_error(e: OSError) -> str:
+    if isinstance(e, IsADirectoryError) and e.filename:
+        return f"{e.filename} is a directory"
+    if isinstance(e, FileExistsError) and e.filename:
+        return f"{e.filename} exists (--force replaces it)"
+    where = f": {e.filename}" if e.filename else ""
+    return f"{e.strerror or e}{where}"
 
 
 def _to_stdout(args: argparse.Namespace) -> bool:
@@ -104,6 +177,7 @@ def _to_stdout(args: argparse.Namespace) -> bool:
 
 
 def _say(line: str) -> None:
+    _Bar.end_line()
     sys.stderr.write(f"aeskit: {line}\n")
     sys.stderr.flush()
 
@@ -118,62 +192,28 @@ def cmd_keygen(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(text)
         sys.stdout.flush()
         return 0
-    if args.force:
-        with _atomic_output(args.out, force=True) as f:
-            f.write(text)
-        return 0
     try:
-        fd = os.open(args.out, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with AtomicFile(args.out, replace=args.force) as out:
+            _write(out.file, text)
     except FileExistsError:
         raise CLIError(f"{args.out} exists; a lost key loses every file encrypted with "
                        "it (--force replaces it)") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-    except BaseException:
-        os.unlink(args.out)
-        raise
     return 0
 
 
 # -- encrypt, decrypt -------------------------------------------------------------
-@contextlib.contextmanager
-def _atomic_output(path: str, force: bool) -> Iterator[IO[bytes]]:
-    """A 0600 temp file beside path, moved onto it when the block ends without error."""
-    if not force and os.path.lexists(path):
-        raise CLIError(f"{path} exists (--force replaces it)")
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(path) + ".",
-                               suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        if force:
-            os.replace(tmp, path)
-        else:
-            try:
-                os.link(tmp, path)   # fails, rather than replaces, if path appeared meanwhile
-            except FileExistsError:
-                raise CLIError(f"{path} exists (--force replaces it)") from None
-            except OSError:
-                os.rename(tmp, path)  # no hard links here (some file systems)
-        with contextlib.suppress(OSError):
-            dfd = os.open(d, os.O_RDONLY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+def _write(f: Any, data: bytes) -> None:
+    mv = memoryview(data)
+    while mv:
+        mv = mv[f.write(mv):]
 
 
 class _Bar:
-    """bytes, MiB/s and ETA on one rewritten stderr line, at most ten times a second."""
+    """bytes, MiB/s and ETA on one rewritten stderr line, at most ten times a second,
+    never wider than the terminal."""
+
+    #: the bar whose line is open on stderr (drawn, not yet ended by a newline)
+    open_line: _Bar | None = None
 
     def __init__(self, total: int | None) -> None:
         self.total, self.done = total, 0
@@ -186,22 +226,44 @@ class _Bar:
             self.last = now
             self.draw(now)
 
-    def draw(self, now: float) -> None:
-        secs = max(now - self.start, 1e-9)
-        rate = self.done / secs
-        text = f"{self.done / 2**20:10.1f} MiB  {rate / 2**20:8.1f} MiB/s"
-        if self.total:
+    def text(self, now: float, width: int) -> str:
+        """The line for a terminal of width columns: the parts that fit, most useful first."""
+        rate = self.done / max(now - self.start, 1e-9)
+        size = f"{self.done / 2**20:.1f} MiB"
+        speed = f"{rate / 2**20:.1f} MiB/s"
+        if not self.total:
+            parts = [size, speed]
+        else:
             share = min(1.0, self.done / self.total)
-            width = 24
-            fill = int(share * width)
-            eta = (self.total - self.done) / rate if rate > 0 else 0.0
-            text = f"[{'#' * fill}{'.' * (width - fill)}] {share:4.0%} {text}  ETA {eta:5.0f}s"
-        sys.stderr.write("\r" + text)
+            left = max(0, self.total - self.done)
+            eta = f"ETA {round(left / rate) if rate > 0 else 0}s"
+            parts = [f"{share:4.0%}", size, speed, eta]
+            room = width - 1 - len("  ".join(parts)) - 2 - 2
+            if room >= 10:
+                fill = int(share * room)
+                parts.insert(0, f"[{'#' * fill}{'.' * (room - fill)}]")
+        line = "  ".join(parts)
+        while len(line) > width - 1 and len(parts) > 1:
+            parts.pop()
+            line = "  ".join(parts)
+        return line[:max(0, width - 1)]
+
+    def draw(self, now: float) -> None:
+        width = shutil.get_terminal_size((80, 24)).columns
+        sys.stderr.write("\r" + self.text(now, min(width, 100)) + "\x1b[K")
         sys.stderr.flush()
+        _Bar.open_line = self
 
     def finish(self) -> None:
         self.draw(time.monotonic())
-        sys.stderr.write("\n")
+        _Bar.end_line()
+
+    @staticmethod
+    def end_line() -> None:
+        """End the bar's line, so that what follows starts on its own."""
+        if _Bar.open_line is not None:
+            _Bar.open_line = None
+            sys.stderr.write("\n")
 
 
 def _input_size(f: Any) -> int | None:
@@ -213,19 +275,18 @@ def _input_size(f: Any) -> int | None:
 
 
 def cmd_crypt(args: argparse.Namespace, encrypt: bool) -> int:
-    try:
-        with open(args.key, "rb") as kf:
-            sa = StreamingAEAD.from_keyset(kf.read())
-    except ValueError as e:
-        raise CLIError(f"{args.key}: {e}") from None
     if args.threads is not None and args.threads < 1:
         raise CLIError("--threads must be at least 1")
     aad = args.aad.encode()
-    with contextlib.ExitStack() as stack:
+    with _Signals() as signals, contextlib.ExitStack() as stack:
+        sa = _load_keyset(args.key)
         if args.input == "-":
             src: Any = sys.stdin.buffer
         else:
             src = stack.enter_context(open(args.input, "rb", buffering=0))
+        if args.output != "-" and same_file(src, args.output):
+            raise CLIError(f"{args.input} and {args.output} are the same file: the output "
+                           "would destroy the input (write to another name)")
         bar = None
         if not args.quiet and sys.stderr.isatty():
             total = _input_size(src)
@@ -238,11 +299,23 @@ def cmd_crypt(args: argparse.Namespace, encrypt: bool) -> int:
             _crypt(sa, src, out, aad, args.threads, bar, encrypt)
             out.flush()
         else:
-            with _atomic_output(args.output, args.force) as out:
-                _crypt(sa, src, out, aad, args.threads, bar, encrypt)
+            with AtomicFile(args.output, replace=args.force) as atomic:
+                signals.out = atomic
+                _crypt(sa, src, atomic.file, aad, args.threads, bar, encrypt)
         if bar is not None:
             bar.finish()
     return 0
+
+
+def _load_keyset(path: str) -> StreamingAEAD:
+    with open(path, "rb") as kf:
+        text = kf.read()
+    try:
+        return StreamingAEAD.from_keyset(text)
+    except ValueError as e:
+        if str(e) == NOT_A_KEYSET:
+            raise CLIError(f"{path} is not a Tink JSON keyset") from None
+        raise CLIError(f"{path}: {e}") from None
 
 
 def _crypt(sa: StreamingAEAD, src: Any, out: Any, aad: bytes, threads: int | None,
