@@ -16,9 +16,8 @@ import time
 import pytest
 
 import aeskit.streaming as st
-from aeskit import cli
+from aeskit import cli, stream_cli
 from aeskit.streaming import StreamingAEAD
-from helpers import default_sigint
 
 SMALL = ["--segment-size", "100"]
 
@@ -144,8 +143,9 @@ def test_bad_key_file_and_threads(tmp_path, capsys):
     assert files(tmp_path) == ["a", "k"]
 
 
-def test_stdin_stdout_and_ctrl_c(tmp_path, keyfile):
-    """A real process: a pipe through encrypt and decrypt, then SIGINT mid-stream."""
+def test_stdin_stdout(tmp_path, keyfile):
+    """A real process: a pipe through encrypt and decrypt, and a bad last segment.
+    (Signals mid-stream, through a pipe and to files: test_stream_kill.py.)"""
     exe = [sys.executable, "-m", "aeskit"]
     pt = os.urandom(5000)
     enc = subprocess.run(exe + ["encrypt", "--key", str(keyfile), "-", "-"], input=pt,
@@ -159,21 +159,6 @@ def test_stdin_stdout_and_ctrl_c(tmp_path, keyfile):
                          capture_output=True, check=False)
     assert dec.returncode == 1 and pt.startswith(dec.stdout) and len(dec.stdout) < len(pt)
     assert dec.stderr.count(b"\n") == 1 and b"stdout is incomplete" in dec.stderr
-    out = tmp_path / "out.enc"
-    p = subprocess.Popen(exe + ["encrypt", "--key", str(keyfile), "-", str(out)],
-                         stdin=subprocess.PIPE, stderr=subprocess.PIPE,
-                         preexec_fn=default_sigint)
-    p.stdin.write(os.urandom(3000))
-    p.stdin.flush()
-    deadline = time.monotonic() + 30
-    while not any(n.startswith(".out.enc.") for n in os.listdir(tmp_path)):
-        assert time.monotonic() < deadline and p.poll() is None
-        time.sleep(0.02)
-    p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=30)
-    assert p.returncode == 130
-    assert err.decode().count("\n") == 1 and "interrupted" in err.decode()
-    assert files(tmp_path) == ["key.json"]
 
 
 def test_bench_stream_runs(capsys):
@@ -203,3 +188,150 @@ def test_progress_bar_on_a_terminal(tmp_path, keyfile, capsys, monkeypatch, quie
         assert err == ""
     else:
         assert "MiB/s" in err and "100%" in err and "ETA" in err
+
+
+@pytest.mark.parametrize("named", [False, True], ids=["o_tmpfile", "named_temp"])
+def test_errors_name_the_users_path(tmp_path, keyfile, capsys, monkeypatch, named):
+    """Never the temporary file's name, nor only the directory's."""
+    if named:
+        monkeypatch.setenv("AESKIT_NO_O_TMPFILE", "1")
+    (tmp_path / "a").write_bytes(b"data")
+    target = tmp_path / "no such dir" / "out.enc"
+    capsys.readouterr()
+    assert run("encrypt", "--key", keyfile, tmp_path / "a", target) == 1
+    err = capsys.readouterr().err
+    assert err == f"aeskit: No such file or directory: {target}; no output written\n"
+    assert files(tmp_path) == ["a", "key.json"]
+
+
+def test_directory_as_out(tmp_path, keyfile, capsys):
+    (tmp_path / "a").write_bytes(b"data")
+    (tmp_path / "d").mkdir()
+    for force in ([], ["--force"]):
+        capsys.readouterr()
+        assert run("encrypt", "--key", keyfile, *force, tmp_path / "a", tmp_path / "d") == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"aeskit: {tmp_path / 'd'} is a directory"), err
+        assert "exists" not in err
+    assert files(tmp_path) == ["a", "d", "key.json"] and files(tmp_path / "d") == []
+
+
+@pytest.mark.parametrize("how", ["same", "hardlink", "symlink"])
+@pytest.mark.parametrize("cmd", ["encrypt", "decrypt"])
+def test_in_and_out_the_same_file(tmp_path, keyfile, capsys, how, cmd):
+    """Refused, --force or not: the output would replace the input."""
+    f = tmp_path / "f"
+    f.write_bytes(b"precious")
+    g = {"same": f, "hardlink": tmp_path / "g", "symlink": tmp_path / "g"}[how]
+    if how == "hardlink":
+        os.link(f, g)
+    elif how == "symlink":
+        os.symlink(f, g)
+    listing = files(tmp_path)
+    for force in ([], ["--force"]):
+        capsys.readouterr()
+        assert run(cmd, "--key", keyfile, *force, f, g) == 1
+        err = capsys.readouterr().err
+        assert err == f"aeskit: {f} and {g} are the same file: the output would destroy " \
+                      "the input (write to another name)\n"
+    assert f.read_bytes() == b"precious" and files(tmp_path) == listing
+
+
+def test_library_refuses_the_same_file_and_a_directory(tmp_path):
+    sa = StreamingAEAD(os.urandom(32))
+    f = tmp_path / "f"
+    f.write_bytes(b"precious")
+    os.link(f, tmp_path / "g")
+    for dst in (f, tmp_path / "g"):
+        with pytest.raises(ValueError, match="same file"):
+            sa.encrypt_file(f, dst)
+    with open(f, "rb") as src, pytest.raises(ValueError, match="same file"):
+        sa.encrypt_file(src, f)
+    (tmp_path / "d").mkdir()
+    with pytest.raises(IsADirectoryError) as e:
+        sa.encrypt_file(f, tmp_path / "d")
+    assert e.value.filename == str(tmp_path / "d")
+    assert f.read_bytes() == b"precious" and files(tmp_path) == ["d", "f", "g"]
+
+
+def test_library_installs_no_signal_handler(tmp_path):
+    """encrypt_file is a library call: the signal dispositions it runs under are the
+    caller's, while it runs and after."""
+    sa = StreamingAEAD(os.urandom(32), segment_size=4096)
+    (tmp_path / "a").write_bytes(os.urandom(100_000))
+    sigs = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    before = [signal.getsignal(s) for s in sigs]
+    seen = []
+    sa.encrypt_file(tmp_path / "a", tmp_path / "b",
+                    progress=lambda n: seen.append([signal.getsignal(s) for s in sigs]))
+    assert seen and all(s == before for s in seen)
+    assert [signal.getsignal(s) for s in sigs] == before
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe\x00garbage", b"{} x", b"[]", b"{}",
+                                     b'{"key": 3, "primaryKeyId": 1}', b""])
+def test_key_file_that_is_not_a_keyset(tmp_path, capsys, content):
+    """One plain sentence, none of the JSON parser's or the codec's own words."""
+    (tmp_path / "k").write_bytes(content)
+    (tmp_path / "a").write_bytes(b"x")
+    assert run("encrypt", "--key", tmp_path / "k", tmp_path / "a", tmp_path / "b") == 1
+    assert capsys.readouterr().err == f"aeskit: {tmp_path / 'k'} is not a Tink JSON keyset\n"
+    assert files(tmp_path) == ["a", "k"]
+
+
+@pytest.mark.parametrize("width", [10, 20, 40, 60, 80, 132, 300])
+def test_progress_bar_fits_the_terminal(monkeypatch, width):
+    monkeypatch.setattr(stream_cli.shutil, "get_terminal_size",
+                        lambda fallback=None: os.terminal_size((width, 24)))
+    for total, done in ((None, 5 << 20), (10 << 20, 5 << 20), (10 << 20, 12 << 20),
+                        (10 << 20, 10 << 20), (10 << 20, 0)):
+        bar = stream_cli._Bar(total)
+        bar.start -= 2.0
+        bar.done = done
+        text = bar.text(bar.start + 2.0, width)
+        assert len(text) <= width - 1, (width, text)
+        assert "-0" not in text and "ETA -" not in text
+        if total and width >= 60:
+            assert "ETA" in text and "%" in text
+    bar = stream_cli._Bar(10 << 20)
+    bar.done = 12 << 20        # a decryption's estimate of the total can fall short
+    assert bar.text(bar.start + 1.0, 80).endswith("ETA 0s")
+
+
+def test_interrupted_message_starts_on_its_own_line(tmp_path, keyfile, capsys, monkeypatch):
+    (tmp_path / "a").write_bytes(os.urandom(3000))
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+
+    def interrupt(*args, **kwargs):
+        bar = args[5]
+        bar.draw(time.monotonic())
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(stream_cli, "_crypt", interrupt)
+    capsys.readouterr()
+    assert run("encrypt", "--key", keyfile, tmp_path / "a", tmp_path / "b") == 130
+    err = capsys.readouterr().err
+    assert err.endswith("\naeskit: interrupted (SIGINT); no output written\n"), repr(err)
+    assert "MiB/s" in err.split("\n")[0]
+
+
+def test_a_signal_while_committing_waits_for_the_commit():
+    """Once the output is complete and being named, a signal is held until that is
+    done: the file is kept, and the exit still says which signal came."""
+
+    class Out:
+        committing = False
+
+    sigs = stream_cli._Signals()
+    sigs.out = Out()
+    with pytest.raises(stream_cli.Interrupted) as e:
+        sigs._handler(signal.SIGTERM, None)
+    assert e.value.signum == signal.SIGTERM and not e.value.done
+    sigs = stream_cli._Signals()
+    sigs.out = Out()
+    sigs.out.committing = True
+    with pytest.raises(stream_cli.Interrupted) as e:
+        with sigs:
+            sigs._handler(signal.SIGHUP, None)     # held: no exception here
+            sigs._handler(signal.SIGTERM, None)    # a second one changes nothing
+    assert e.value.signum == signal.SIGHUP and e.value.done
