@@ -317,3 +317,18 @@ def test_a_group_whose_cpu_became_shared_is_timed_again():
     got = run_group(CTR, [SlowTarget()], (1024,), settings, Clock(3000.0),
                     Noise(checked=False), cores=cores)
     assert got.attempts == 2 and cores.picked == 2 and cores.answers == []
+
+
+def test_a_short_slope_that_is_not_positive_prints_a_dash():
+    # pycryptodome's EAX: per-call costs of 150-220 us tilt the short line below zero
+    neg = line_row(CTR, aeskit_who(), 150.0, 0.16)
+    neg.fit = Fit(-0.02, 210.0, 0.3, 64)
+    pos = line_row(Operation("CTR", False, 128), aeskit_who(), 150.0, 0.16)
+    assert neg.cycles_per_byte < 0 and neg.short_problem == "slope <= 0"
+    text = report.render_plain(report.table_lines([neg, pos]))
+    enc = next(ln for ln in text.splitlines() if ln.strip().startswith("CTR enc"))
+    dec = next(ln for ln in text.splitlines() if ln.strip().startswith("CTR dec"))
+    assert enc.split("|")[2].split() == ["-", "210", "ns~"]  # ns/call keeps the mark
+    assert "-0." not in enc
+    assert dec.split("|")[2].split()[0] == report.num(pos.cycles_per_byte)
+

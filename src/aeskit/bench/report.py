@@ -244,7 +244,10 @@ def table_lines(rows: Sequence[SlopeRow]) -> list[Line]:
                     text += (f" {_cell(r.floor):>7}"
                              f" {_cell(over, 'x' + (UNDER_FLOOR if r.below_floor else ''), '.2f'):>7}")
                 ns_call = r.fit.intercept
-                text += (f" | {_cell(r.cycles_per_byte, smark):>8}"
+                # a short slope that is not positive is no cost per byte: "-" (and
+                # the row is marked ~ on ns/call, as a line that fits poorly)
+                short_cpb = r.cycles_per_byte if r.fit.slope > 0 else None
+                text += (f" | {_cell(short_cpb, smark):>8}"
                          f" {(duration(ns_call) if ns_call > 0 else '~0') + smark:>10} |")
                 line: Line = [(text, "")]
                 for p in show_vs:
