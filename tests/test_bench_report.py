@@ -332,3 +332,31 @@ def test_a_short_slope_that_is_not_positive_prints_a_dash():
     assert "-0." not in enc
     assert dec.split("|")[2].split()[0] == report.num(pos.cycles_per_byte)
 
+
+def skipped_rows(n):
+    return [{"mode": "CFB8", "direction": "enc", "key_bits": 128 << (i % 2), "impl": "aeskit",
+             "backend": "portable", "layer": "kernel", "bytes": [48 << 10, 56 << 10, 64 << 10]}
+            for i in range(n)]
+
+
+def skipped_note(entries):
+    meta = dict(META, budget={"skipped": entries})
+    return report.render_plain(report.closing_lines(Run(meta, [], [], [])))
+
+
+def test_the_skipped_note_names_the_rows():
+    one = " ".join(skipped_note(skipped_rows(1)).split())
+    assert ("1 row skipped sizes whose single call would overrun the time budget (--budget): "
+            "AES-128 CFB8 enc portable kernel (from 48K)") in one
+    peer = dict(skipped_rows(1)[0], impl="pycryptodome", backend="pycryptodome", layer="api",
+                mode="GHASH", direction=None, bytes=[64 << 10])
+    two = " ".join(skipped_note([*skipped_rows(1), peer]).split())
+    assert ("2 rows skipped sizes whose single call would overrun the time budget (--budget): "
+            "AES-128 CFB8 enc portable kernel (from 48K), AES-128 GHASH pycryptodome "
+            "(from 64K)") in two
+    many = " ".join(skipped_note(skipped_rows(9)).split())
+    assert "9 rows skipped sizes" in many
+    assert many.count("portable kernel") == report.SKIPPED_NAMED
+    assert "AES-256 CFB8 enc portable kernel (from 48K)" in many
+    assert f"and {9 - report.SKIPPED_NAMED} more (all in --json, meta.budget.skipped)" in many
+    assert max(len(line) for line in skipped_note(skipped_rows(40)).splitlines()) <= 100

@@ -435,6 +435,25 @@ def warnings(run: Run) -> list[str]:
     return out
 
 
+#: The rows a note on budget-skipped sizes names before it counts the rest.
+SKIPPED_NAMED = 4
+
+
+def _skipped_text(skipped: Sequence[dict[str, Any]]) -> str:
+    """The rows whose largest sizes the budget skipped, the first few by name."""
+    def name(s: dict[str, Any]) -> str:
+        who = f"{s['backend']} {s['layer']}" if s["impl"] == "aeskit" else s["impl"]
+        mode = f"{s['mode']} {s['direction']}" if s["direction"] else s["mode"]
+        return f"AES-{s['key_bits']} {mode} {who} (from {human(min(s['bytes']))})"
+    rows = "1 row skipped sizes" if len(skipped) == 1 else f"{len(skipped)} rows skipped sizes"
+    named = ", ".join(name(s) for s in skipped[:SKIPPED_NAMED])
+    more = len(skipped) - SKIPPED_NAMED
+    if more > 0:
+        named += f" and {more} more (all in --json, meta.budget.skipped)"
+    return (f"{rows} whose single call would overrun the time budget (--budget): "
+            f"{named}")
+
+
 def closing_lines(run: Run, verbose: bool = False) -> list[Line]:
     """The summary, the marks' meaning, warnings and notes on the run."""
     out = summary_lines(run.slope)
@@ -455,8 +474,7 @@ def closing_lines(run: Run, verbose: bool = False) -> list[Line]:
         notes.append("anomaly check: no speed drop above 5% within a cache level (from 4 KiB)")
     budget = run.meta.get("budget") or {}
     if budget.get("skipped"):
-        notes.append(f"{len(budget['skipped'])} rows skipped sizes whose single call would "
-                     f"overrun the time budget (--budget)")
+        notes.append(_skipped_text(budget["skipped"]))
     cores = run.meta.get("cores") or {}
     if cores.get("enabled"):
         picks = sum(cores["picks"].values())
