@@ -44,7 +44,12 @@ SLOPE_ROW = {**IDENT, "ns_per_byte": OPTIONAL_NUMBER, "mib_per_s": OPTIONAL_NUMB
              "cycles_per_byte": OPTIONAL_NUMBER, "ns_per_call": OPTIONAL_NUMBER, "r2": NUMBER,
              "mhz": OPTIONAL_NUMBER, "mhz_diff": OPTIONAL_NUMBER, "clock_attempts": int,
              "vs": dict, "vs_at_64_bytes": dict, "points": list, "bulk": dict,
-             "direct_ns_per_call": dict, "below_floor": bool}
+             "direct_ns_per_call": dict, "below_floor": bool,
+             "self_check": (dict, type(None))}
+SELF_CHECK = {"disagrees": bool, "difference": OPTIONAL_NUMBER, "retimed": bool,
+              "comparisons": list, "before_retime": (list, type(None))}
+COMPARISON = {"source": str, "bytes": int, "predicted_ns": NUMBER, "timed_ns": NUMBER,
+              "difference": OPTIONAL_NUMBER}
 BULK = {"ns_per_byte": OPTIONAL_NUMBER, "mib_per_s": OPTIONAL_NUMBER,
         "cycles_per_byte": OPTIONAL_NUMBER, "from_direct_16k": bool,
         "fit": (dict, type(None)), "problem": (str, type(None))}
@@ -58,7 +63,8 @@ SECTOR_POINT = {"sectors": int, "bytes": int, "ns_per_call": NUMBER,
 ANOMALY = {**IDENT, "level": str, "from_bytes": int, "to_bytes": int,
            "from_mib_per_s": NUMBER, "to_mib_per_s": NUMBER, "drop": NUMBER}
 META = {"started": str, "duration_s": NUMBER, "noise": dict, "versions": dict,
-        "platform": dict, "cpu": dict, "backends": dict, "clock": dict, "settings": dict}
+        "platform": dict, "cpu": dict, "backends": dict, "clock": dict, "settings": dict,
+        "self_check": dict}
 CPU = {"model": str, "flags": list, "features": dict, "caches": dict, "caches_source": str}
 CLOCK = {"source": str, "mhz": OPTIONAL_NUMBER, "tolerance": NUMBER}
 
@@ -92,6 +98,19 @@ def check_schema(doc):
         for p in row["points"]:
             check_shape(p, {"bytes": int, "ns_per_call": NUMBER}, "slope[].points[]")
         check_shape(row["bulk"], BULK, "slope[].bulk")
+        check = row["self_check"]
+        # checked wherever the bulk line is the row's figure; where it fits poorly,
+        # only a retime that left it so is recorded, with nothing to compare
+        if row["bulk"]["problem"] is None and not doc["meta"]["interrupted"]:
+            assert check is not None
+        elif check is not None:
+            assert check["retimed"] and check["comparisons"] == []
+        if check is not None:
+            check_shape(check, SELF_CHECK, "slope[].self_check")
+            for c in check["comparisons"] + (check["before_retime"] or []):
+                check_shape(c, COMPARISON, "slope[].self_check.comparisons[]")
+                assert c["source"] in ("direct", "by-length", "separate")
+                assert c["bytes"] in doc["meta"]["self_check"]["sizes"]
         for peer, ratio in row["vs"].items():
             assert peer in ("cryptography", "pycryptodome")
             check_shape(ratio, {"ratio": NUMBER, "basis": str}, "slope[].vs[]")
@@ -315,13 +334,20 @@ def test_csv_run_has_bench_slope_layout():
     proc = bench(*TINY, "--modes", "OFB", "--peers", "none", "--layer", "kernel",
                  "--sizes", "64,4K", "--csv")
     header, *rows = [line.split(",") for line in proc.stdout.splitlines()]
-    assert header[:4] == ["section", "algo", "mode", "length"] and len(header) == 17
+    assert header[:4] == ["section", "algo", "mode", "length"] and len(header) == 19
+    assert header[17:] == ["self_check", "self_check_difference"]
     slope = [r for r in rows if r[3] == ""]
     bulk = [r for r in rows if r[3].startswith("bulk")]
     length = [r for r in rows if r[3].isdigit()]
     assert len(slope) == 2 and len(bulk) == 2 and len(length) == 4
     for r in rows:
-        assert len(r) == 17
+        assert len(r) == 19
+        # the bulk line's self-check: a word and the difference, on its rows alone
+        if r[3].startswith("bulk"):
+            assert r[17] in ("agrees", "disagrees", "")
+            assert (r[18] == "") == (r[17] == "")
+        else:
+            assert r[17:] == ["", ""]
         assert r[1] == "AES" and r[2] in ("OFB enc", "OFB dec")
         assert (r[6], r[8], r[10], r[12], r[14], r[16]) == (
             "ns/B", "MiB/s", "c/B", "Mhz", "Mhz-diff", "ns/call")

@@ -317,3 +317,46 @@ def test_a_group_whose_cpu_became_shared_is_timed_again():
     got = run_group(CTR, [SlowTarget()], (1024,), settings, Clock(3000.0),
                     Noise(checked=False), cores=cores)
     assert got.attempts == 2 and cores.picked == 2 and cores.answers == []
+
+
+def test_a_short_slope_that_is_not_positive_prints_a_dash():
+    # pycryptodome's EAX: per-call costs of 150-220 us tilt the short line below zero
+    neg = line_row(CTR, aeskit_who(), 150.0, 0.16)
+    neg.fit = Fit(-0.02, 210.0, 0.3, 64)
+    pos = line_row(Operation("CTR", False, 128), aeskit_who(), 150.0, 0.16)
+    assert neg.cycles_per_byte < 0 and neg.short_problem == "slope <= 0"
+    text = report.render_plain(report.table_lines([neg, pos]))
+    enc = next(ln for ln in text.splitlines() if ln.strip().startswith("CTR enc"))
+    dec = next(ln for ln in text.splitlines() if ln.strip().startswith("CTR dec"))
+    assert enc.split("|")[2].split() == ["-", "210", "ns~"]  # ns/call keeps the mark
+    assert "-0." not in enc
+    assert dec.split("|")[2].split()[0] == report.num(pos.cycles_per_byte)
+
+
+def skipped_rows(n):
+    return [{"mode": "CFB8", "direction": "enc", "key_bits": 128 << (i % 2), "impl": "aeskit",
+             "backend": "portable", "layer": "kernel", "bytes": [48 << 10, 56 << 10, 64 << 10]}
+            for i in range(n)]
+
+
+def skipped_note(entries):
+    meta = dict(META, budget={"skipped": entries})
+    return report.render_plain(report.closing_lines(Run(meta, [], [], [])))
+
+
+def test_the_skipped_note_names_the_rows():
+    one = " ".join(skipped_note(skipped_rows(1)).split())
+    assert ("1 row skipped sizes whose single call would overrun the time budget (--budget): "
+            "AES-128 CFB8 enc portable kernel (from 48K)") in one
+    peer = dict(skipped_rows(1)[0], impl="pycryptodome", backend="pycryptodome", layer="api",
+                mode="GHASH", direction=None, bytes=[64 << 10])
+    two = " ".join(skipped_note([*skipped_rows(1), peer]).split())
+    assert ("2 rows skipped sizes whose single call would overrun the time budget (--budget): "
+            "AES-128 CFB8 enc portable kernel (from 48K), AES-128 GHASH pycryptodome "
+            "(from 64K)") in two
+    many = " ".join(skipped_note(skipped_rows(9)).split())
+    assert "9 rows skipped sizes" in many
+    assert many.count("portable kernel") == report.SKIPPED_NAMED
+    assert "AES-256 CFB8 enc portable kernel (from 48K)" in many
+    assert f"and {9 - report.SKIPPED_NAMED} more (all in --json, meta.budget.skipped)" in many
+    assert max(len(line) for line in skipped_note(skipped_rows(40)).splitlines()) <= 100

@@ -14,7 +14,7 @@ from typing import Any
 
 import aeskit
 
-from . import floor, paths, plot, report, sizes, system
+from . import floor, paths, plot, report, selfcheck, sizes, system
 from .anomaly import find_anomalies
 from .measure import Budget, GroupResult, Noise, Series, Settings, run_group
 from .progress import Progress
@@ -321,6 +321,7 @@ def _plan(opts: Options, ops: list[Operation]) -> tuple[dict[Operation, list[Tar
         per_target = 2 * len(_main_sizes(opts, op))  # two passes
         if opts.lengths:
             per_target += LENGTH_WEIGHT * len(sizes.for_mode(opts.lengths, op.whole_blocks))
+        per_target += len(_separate_sizes(opts, op))
         units += per_target * len(ts)
     for op in _sector_operations(opts):
         targets[op] = make_targets(op, opts.backends, opts.layers, opts.peers, opts.unaligned)
@@ -334,23 +335,40 @@ def _main_sizes(opts: Options, op: Operation) -> tuple[int, ...]:
                           op.whole_blocks)
 
 
+def _separate_sizes(opts: Options, op: Operation) -> tuple[int, ...]:
+    """The self-check's sizes that the by-length group does not time (all of them
+    without --sizes): they get a group of their own."""
+    lengths = set(sizes.for_mode(opts.lengths, op.whole_blocks)) if opts.lengths else set()
+    return tuple(n for n in sizes.for_mode(selfcheck.SIZES, op.whole_blocks) if n not in lengths)
+
+
+#: A clock that takes no samples, for the self-check's groups: they compare
+#: times per call (a retimed row keeps its passes' clock reading), and a
+#: group's two clock samples (10 ms) cost about what a separate group's
+#: timings do.
+_NO_CLOCK = system.Clock(None, sampler=lambda _ms: None)
+
+
 def _timed_group(op: Operation, targets: list[Target], group_sizes: tuple[int, ...],
                  settings: Settings, budget: Budget, clock: system.Clock, noise: Noise,
                  progress: Progress, weight: int = 1,
                  known: list[Series] | None = None,
-                 cores: system.Cores | None = None) -> GroupResult:
+                 cores: system.Cores | None = None, extra: bool = False) -> GroupResult:
     """run_group with this group's share of the budget, charged for what it took.
 
     The clock retry, which redoes a whole group, is given up once less than
     a quarter of the budget is left: a late retry would starve the rest.
+    ``extra``: work the plan did not count (the self-check's re-measurements,
+    of calls of at most 64 KiB): not cut short by the share, which late in a
+    run would leave it nothing to time, and charged its time but no units.
     """
     sizes_here = sizes.for_mode(group_sizes, op.whole_blocks)
-    units = len(sizes_here) * len(targets) * weight
+    units = 0 if extra else len(sizes_here) * len(targets) * weight
     attempts = settings.clock_attempts if budget.remaining_ns > budget.total_ns // 4 else 1
+    share = settings.point_budget_ns if extra else budget.allowance() * weight
     t0 = time.monotonic_ns()
     group = run_group(op, targets, sizes_here,
-                      replace(settings, point_budget_ns=budget.allowance() * weight,
-                              clock_attempts=attempts),
+                      replace(settings, point_budget_ns=share, clock_attempts=attempts),
                       clock, noise, progress, known, cores)
     budget.charge(time.monotonic_ns() - t0, units)
     progress.advance(units)
@@ -383,6 +401,95 @@ def _retime_noisy_bulk(op: Operation, group: GroupResult, bulk: set[int], settin
         after = _line(merged, bulk, robust=True)[0]
         if after.r2 >= before.r2 or not before.slope > 0:
             old.points = merged
+
+
+def _who(t: Target) -> Who:
+    return Who(t.impl, t.backend, t.layer, t.in_place)
+
+
+def _compared(row: SlopeRow, by_length: dict[Who, dict[int, float]],
+              separate: dict[Who, dict[int, float]]) -> tuple[selfcheck.Comparison, ...] | None:
+    """The row's bulk line against its own timings at the self-check's sizes, the
+    by-length table's and the separate ones; None for a poor line (its figures are
+    a direct timing already, and marked)."""
+    if row.bulk is None or row.bulk_problem is not None:
+        return None
+    own = dict(row.points)
+    timings = {selfcheck.DIRECT: {n: own[n] for n in selfcheck.SIZES if n in own},
+               selfcheck.BY_LENGTH: by_length.get(row.who, {}),
+               selfcheck.SEPARATE: separate.get(row.who, {})}
+    return selfcheck.compare(row.bulk, timings)
+
+
+def _retimed_bulk(row: SlopeRow, series: Series, bulk: tuple[int, ...]) -> None:
+    """The row's bulk figures from a new timing of its bulk sizes alone: the line, its
+    points and the direct 16 KiB timing (one of them) are replaced, not merged. The
+    clock reading stays the row's passes' (the retime takes no samples)."""
+    row.points = sorted([p for p in row.points if p[0] not in bulk] + series.points)
+    row.bulk, pts = _line(series.points, set(bulk), robust=True)
+    row.bulk_max = max(n for n, _ in pts) if pts else max(bulk)
+    new = dict(series.points)
+    if sizes.LARGE in new:
+        row.direct[sizes.LARGE] = new[sizes.LARGE]
+
+
+def _self_check(op: Operation, made: list[tuple[SlopeRow, Target]],
+                by_length: dict[Who, dict[int, float]], separate: dict[Who, dict[int, float]],
+                separate_sizes: tuple[int, ...], settings: Settings, budget: Budget,
+                noise: Noise, progress: Progress, cores: system.Cores | None = None) -> int:
+    """Each row's bulk line against the run's other timings of the same call
+    (selfcheck.py); a row that misses one by more than selfcheck.TOLERANCE is
+    timed again, and keeps the new figures whatever they say. Returns how many
+    rows were timed again.
+
+    A separate timing that is missed is the check's own and cheap: it is
+    timed once more first, and the faster of its two kept (only ever added
+    time makes a timing slow, and a neighbour's burst over that small group
+    is the likelier cause). A row that still misses is timed again as it was
+    timed, its bulk sizes in two passes whose lower medians are kept: a new
+    line, and new timings of its own at 16 and 64 KiB. The by-length table's
+    cells stay what the table prints, so a row that still misses one is marked.
+    """
+    def check(row: SlopeRow) -> None:
+        found = _compared(row, by_length, separate)
+        row.self_check = None if found is None else selfcheck.SelfCheck(found)
+
+    def missed_separate(row: SlopeRow) -> bool:
+        return row.self_check is not None and any(
+            c.disagrees and c.source == selfcheck.SEPARATE for c in row.self_check.comparisons)
+
+    for row, _ in made:
+        check(row)
+    redo = [(row, t) for row, t in made if row.disagrees]
+    redo_separate = [(row, t) for row, t in redo if missed_separate(row)]
+    if redo_separate:
+        progress.step(f"self-check: {len(redo_separate)} separate timing(s) missed, again")
+        group = _timed_group(op, [t for _, t in redo_separate], separate_sizes,
+                             replace(settings, clock_attempts=1), budget, _NO_CLOCK, noise,
+                             progress, cores=cores, extra=True)
+        for s in group.series:
+            kept = separate.setdefault(_who(s.target), {})
+            kept.update({n: min(ns, kept.get(n, ns)) for n, ns in s.points})
+        for row, _ in redo_separate:
+            check(row)
+        redo = [(row, t) for row, t in redo if row.disagrees]
+    if not redo:
+        return 0
+    progress.step(f"self-check: {len(redo)} bulk line(s) miss a timing of the same call, "
+                  f"timing again")
+    targets = [t for _, t in redo]
+    bulk = sizes.for_mode(sizes.BULK_SIZES, op.whole_blocks)
+    one = _timed_group(op, targets, bulk, settings, budget, _NO_CLOCK, noise, progress,
+                       cores=cores, extra=True)
+    two = _timed_group(op, targets, bulk, settings, budget, _NO_CLOCK, noise, progress,
+                       known=one.series, cores=cores, extra=True)
+    for (row, _), series in zip(redo, _fastest(one, two).series):
+        assert row.self_check is not None
+        first = row.self_check.comparisons
+        _retimed_bulk(row, series, bulk)
+        found = _compared(row, by_length, separate)
+        row.self_check = selfcheck.SelfCheck(found or (), before=first)
+    return len(redo)
 
 
 def _fastest(one: GroupResult, two: GroupResult) -> GroupResult:
@@ -436,13 +543,20 @@ def execute(opts: Options, progress: Progress) -> Run:
     interrupted = False
     first: dict[Operation, GroupResult] = {}
     done: set[Operation] = set()
+    # the self-check's timings from other groups than the row's own, per operation
+    by_length: dict[Operation, dict[Who, dict[int, float]]] = {}
+    separate: dict[Operation, dict[Who, dict[int, float]]] = {}
+    # what the self-check's separate groups and its retimes took, and how many rows it retimed
+    checking = {"separate_ns": 0, "retime_ns": 0, "retimed": 0}
 
-    def rows_of(op: Operation, group: GroupResult, retime: bool = True) -> None:
+    def rows_of(op: Operation, group: GroupResult,
+                retime: bool = True) -> list[tuple[SlopeRow, Target]]:
         """The slope rows of one operation's main group (both passes merged)."""
         bulk = set(sizes.for_mode(sizes.BULK_SIZES, op.whole_blocks))
         short = set(sizes.for_mode(opts.slope_sizes, op.whole_blocks))
         if retime:
             _retime_noisy_bulk(op, group, bulk, settings, budget, clock, noise, progress)
+        made = []
         for series in group.series:
             t = series.target
             bound = (aes.floor(op, t.backend) if aes is not None and t.impl == "aeskit"
@@ -450,18 +564,21 @@ def execute(opts: Options, progress: Progress) -> Run:
             short_fit, short_pts = _line(series.points, short)
             bulk_fit, bulk_pts = _line(series.points, bulk, robust=True)
             timed_at = dict(series.points)
-            slope_rows.append(SlopeRow(
-                op, Who(t.impl, t.backend, t.layer, t.in_place), short_fit,
+            row = SlopeRow(
+                op, _who(t), short_fit,
                 series.points, group.clock, group.attempts,
                 floor=bound.cycles_per_byte if bound else None,
                 floor_basis=bound.basis if bound else None,
                 bulk=bulk_fit,
                 direct={n: timed_at[n] for n in (sizes.SMALL, sizes.LARGE) if n in timed_at},
                 short_max=max(n for n, _ in short_pts) if short_pts else max(short),
-                bulk_max=max(n for n, _ in bulk_pts) if bulk_pts else max(bulk)))
+                bulk_max=max(n for n, _ in bulk_pts) if bulk_pts else max(bulk))
+            slope_rows.append(row)
+            made.append((row, t))
             if series.skipped:
                 skipped.append({**_ident(op, t), "bytes": series.skipped})
         done.add(op)
+        return made
 
     def sector_rows_of(op: Operation, group: GroupResult) -> None:
         """The sectors row's by-count rows (both passes merged)."""
@@ -497,9 +614,18 @@ def execute(opts: Options, progress: Progress) -> Run:
                                     floor=bound.cycles_per_byte if bound else None,
                                     skipped=list(series.skipped))
                     length_rows.append(row)
+                    by_length.setdefault(op, {})[row.who] = dict(series.points)
                     findings += _check(row, t, caches, replace(settings, point_budget_ns=
                                                                budget.allowance()),
                                        clock, noise, progress)
+            if _separate_sizes(opts, op):
+                progress.begin(f"{op.algo} {op.label} self-check")
+                t1 = time.monotonic_ns()
+                group = _timed_group(op, targets, _separate_sizes(opts, op),
+                                     replace(settings, clock_attempts=1), budget, _NO_CLOCK,
+                                     noise, progress, cores=cores)
+                separate[op] = {_who(s.target): dict(s.points) for s in group.series}
+                checking["separate_ns"] += time.monotonic_ns() - t1
         # XTS's sectors row: its own series, aeskit's sectors calls beside its
         # one data unit of the same length; two passes, as above
         sector_ops = _sector_operations(opts)
@@ -518,7 +644,12 @@ def execute(opts: Options, progress: Progress) -> Run:
             progress.begin(f"{op.algo} {op.label} (second pass)")
             again = _timed_group(op, all_targets[op], _main_sizes(opts, op), settings, budget,
                                  clock, noise, progress, known=first[op].series, cores=cores)
-            rows_of(op, _fastest(first[op], again))
+            made = rows_of(op, _fastest(first[op], again))
+            t1 = time.monotonic_ns()
+            checking["retimed"] += _self_check(op, made, by_length.get(op, {}),
+                                            separate.get(op, {}), _separate_sizes(opts, op),
+                                            settings, budget, noise, progress, cores)
+            checking["retime_ns"] += time.monotonic_ns() - t1
         for op in sector_ops:
             sector_rows_of(op, _fastest(first[op], sector_group(op, first[op].series)))
     except KeyboardInterrupt:
@@ -568,6 +699,14 @@ def execute(opts: Options, progress: Progress) -> Run:
                   "tolerance": settings.clock_tolerance},
         "clock_check": None if check is None else {
             **check.as_dict(), "warning": check.warning(), "text": check.info_text()},
+        "self_check": {
+            "tolerance": selfcheck.TOLERANCE, "sizes": list(selfcheck.SIZES),
+            "separate_sizes": [n for n in selfcheck.SIZES
+                               if not opts.lengths or n not in opts.lengths],
+            "rows_retimed": checking["retimed"],
+            "rows_disagreeing": sum(r.disagrees for r in slope_rows),
+            "separate_s": round(checking["separate_ns"] / 1e9, 3),
+            "retimes_s": round(checking["retime_ns"] / 1e9, 3)},
         "settings": {**{k: v for k, v in asdict(opts).items()
                         if k not in ("slope_sizes", "lengths")},
                      "slope_sizes": list(opts.slope_sizes),

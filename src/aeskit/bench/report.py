@@ -16,7 +16,7 @@ import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from . import floor
+from . import floor, selfcheck
 from .results import LengthRow, Run, SlopeRow, Who, finite
 from .sizes import BULK_SIZES, LARGE, human, human_bytes
 from .stats import cycles_per_byte, mib_per_s, num
@@ -65,11 +65,14 @@ def _whos_in_order(whos: Iterable[Who]) -> list[Who]:
 
 WIDTH = 100  # the text output fits this many columns
 #: Marks on a cell; each one present is explained under the tables.
-DIRECT, SHORT_POOR, UNDER_FLOOR = "*", "~", "!"
+DIRECT, SHORT_POOR, UNDER_FLOOR, DISAGREES = "*", "~", "!", "?"
 MARK_TEXT = {
     DIRECT: "from a direct 16 KiB timing (per-call cost included): the bulk line fits poorly",
     SHORT_POOR: "the short line fits poorly or bends between kernel paths: read with care",
     UNDER_FLOOR: "faster than the floor: a measurement error, not a result",
+    DISAGREES: (f"the bulk line misses this run's own timing of the same call at "
+                f"{' or '.join(human_bytes(n) for n in selfcheck.SIZES)} by more than "
+                f"{selfcheck.TOLERANCE:.0%}, also when timed again: one of them is wrong"),
 }
 
 
@@ -121,6 +124,11 @@ def method_lines(run: Run) -> list[Line]:
         f"ns/call. bulk: a second line over 16..64 KiB, where every kernel path is active; "
         f"x floor and the ratios to peers come from it. A line fits poorly when r2 < 0.98, "
         f"its slope <= 0, or its intercept outweighs the bytes at its largest size.",
+        (f"self-check: the bulk line's time for a call of "
+         f"{' and '.join(human_bytes(n) for n in selfcheck.SIZES)} against the row's own "
+         f"timings there and the by-length table's, or a separate group's where the table has "
+         f"none; a row more than {selfcheck.TOLERANCE:.0%} off is timed again, and marked "
+         f"{DISAGREES} if it still is."),
         "layers: kernel = aeskit's C loop, GIL released; api = encrypt_into on a reused "
         "buffer from Python. Peers: reused context, update_into / output=.",
     ]
@@ -201,6 +209,8 @@ def _row_marks(r: SlopeRow) -> tuple[str, str]:
     bulk = DIRECT if r.bulk_direct else ""
     if r.below_floor:
         bulk += UNDER_FLOOR
+    if r.disagrees:
+        bulk += DISAGREES
     return bulk, SHORT_POOR if r.short_problem else ""
 
 
@@ -244,7 +254,10 @@ def table_lines(rows: Sequence[SlopeRow]) -> list[Line]:
                     text += (f" {_cell(r.floor):>7}"
                              f" {_cell(over, 'x' + (UNDER_FLOOR if r.below_floor else ''), '.2f'):>7}")
                 ns_call = r.fit.intercept
-                text += (f" | {_cell(r.cycles_per_byte, smark):>8}"
+                # a short slope that is not positive is no cost per byte: "-" (and
+                # the row is marked ~ on ns/call, as a line that fits poorly)
+                short_cpb = r.cycles_per_byte if r.fit.slope > 0 else None
+                text += (f" | {_cell(short_cpb, smark):>8}"
                          f" {(duration(ns_call) if ns_call > 0 else '~0') + smark:>10} |")
                 line: Line = [(text, "")]
                 for p in show_vs:
@@ -417,6 +430,9 @@ def warnings(run: Run) -> list[str]:
         if r.below_floor:
             out.append(f"{r.op.algo} {r.op.label} {r.who.label}: bulk {num(r.bulk_cycles_per_byte)}"
                        f" c/B is under its floor {num(r.floor)} c/B: a measurement error")
+    for r in run.slope:
+        if r.disagrees:
+            out.append(_disagreement_text(r))
     for lr in run.lengths:
         under = lr.under_floor()
         if under:
@@ -430,6 +446,39 @@ def warnings(run: Run) -> list[str]:
     if run.meta.get("interrupted"):
         out.append("interrupted (Ctrl-C): only the operations finished before it are shown")
     return out
+
+
+def _disagreement_text(r: SlopeRow) -> str:
+    """The warning for a row marked DISAGREES: its worst miss, named in full."""
+    check = r.self_check
+    worst = check.worst if check is not None else None
+    assert worst is not None
+    again = ", also when the row was timed again" if check is not None and check.retimed else ""
+    diff = worst.difference
+    return (f"{r.op.algo} {r.op.label} {r.who.label}: its bulk line "
+            f"({num(r.bulk_mib_per_s)} MiB/s) predicts {duration(worst.predicted_ns)} for a "
+            f"{human_bytes(worst.size)} call, {selfcheck.SOURCE_TEXT[worst.source]} took "
+            f"{duration(worst.timed_ns)}" + (f" ({diff:+.1%})" if math.isfinite(diff) else "")
+            + f"{again}: its bulk figures are doubtful")
+
+
+#: The rows a note on budget-skipped sizes names before it counts the rest.
+SKIPPED_NAMED = 4
+
+
+def _skipped_text(skipped: Sequence[dict[str, Any]]) -> str:
+    """The rows whose largest sizes the budget skipped, the first few by name."""
+    def name(s: dict[str, Any]) -> str:
+        who = f"{s['backend']} {s['layer']}" if s["impl"] == "aeskit" else s["impl"]
+        mode = f"{s['mode']} {s['direction']}" if s["direction"] else s["mode"]
+        return f"AES-{s['key_bits']} {mode} {who} (from {human(min(s['bytes']))})"
+    rows = "1 row skipped sizes" if len(skipped) == 1 else f"{len(skipped)} rows skipped sizes"
+    named = ", ".join(name(s) for s in skipped[:SKIPPED_NAMED])
+    more = len(skipped) - SKIPPED_NAMED
+    if more > 0:
+        named += f" and {more} more (all in --json, meta.budget.skipped)"
+    return (f"{rows} whose single call would overrun the time budget (--budget): "
+            f"{named}")
 
 
 def closing_lines(run: Run, verbose: bool = False) -> list[Line]:
@@ -452,8 +501,7 @@ def closing_lines(run: Run, verbose: bool = False) -> list[Line]:
         notes.append("anomaly check: no speed drop above 5% within a cache level (from 4 KiB)")
     budget = run.meta.get("budget") or {}
     if budget.get("skipped"):
-        notes.append(f"{len(budget['skipped'])} rows skipped sizes whose single call would "
-                     f"overrun the time budget (--budget)")
+        notes.append(_skipped_text(budget["skipped"]))
     cores = run.meta.get("cores") or {}
     if cores.get("enabled"):
         picks = sum(cores["picks"].values())
@@ -492,7 +540,7 @@ def _marks_used(run: Run) -> list[str]:
         used.update(short)
         used.update(DIRECT for ratio in r.vs.values() if ratio.direct)
     used.update(UNDER_FLOOR for lr in run.lengths if lr.under_floor())
-    return [m for m in (DIRECT, SHORT_POOR, UNDER_FLOOR) if m in used]
+    return [m for m in (DIRECT, SHORT_POOR, UNDER_FLOOR, DISAGREES) if m in used]
 
 
 def noise_lines(run: Run) -> list[Line]:
@@ -549,6 +597,25 @@ def _ident(op: Operation, who: Who) -> dict[str, Any]:
             "layer": who.layer, "in_place": who.in_place}
 
 
+def _comparisons_json(found: Sequence[selfcheck.Comparison]) -> list[dict[str, Any]]:
+    return [{"source": c.source, "bytes": c.size, "predicted_ns": c.predicted_ns,
+             "timed_ns": c.timed_ns, "difference": finite(c.difference)} for c in found]
+
+
+def _self_check_json(r: SlopeRow) -> dict[str, Any] | None:
+    """The bulk line against the run's timings of the same call (null: not checked)."""
+    check = r.self_check
+    if check is None:
+        return None
+    worst = check.worst
+    return {"disagrees": check.disagrees,
+            "difference": None if worst is None else finite(worst.difference),
+            "retimed": check.retimed,
+            "comparisons": _comparisons_json(check.comparisons),
+            "before_retime": (None if check.before is None
+                              else _comparisons_json(check.before))}
+
+
 def to_json(run: Run) -> dict[str, Any]:
     """Everything, with nulls where a value is unknown or not finite.
 
@@ -586,6 +653,7 @@ def to_json(run: Run) -> dict[str, Any]:
             "floor_kind": (floor.kind_of(r.op.mode, r.op.encrypt) if r.floor else None),
             "over_floor": finite(r.over_floor),
             "below_floor": r.below_floor,
+            "self_check": _self_check_json(r),
             "points": [{"bytes": n, "ns_per_call": ns} for n, ns in r.points],
         })
     lengths = []
@@ -626,7 +694,7 @@ def _csv_algo(op: Operation) -> str:
 
 CSV_HEADER = ["section", "algo", "mode", "length", "length_unit", "ns_per_byte", "unit",
               "mib_per_s", "unit", "cycles_per_byte", "unit", "mhz", "unit", "mhz_diff",
-              "unit", "ns_per_call", "unit"]
+              "unit", "ns_per_call", "unit", "self_check", "self_check_difference"]
 
 
 def csv_text(run: Run) -> str:
@@ -639,21 +707,27 @@ def csv_text(run: Run) -> str:
     ``bulk,16K-64K`` (ns/call is its intercept; a poor line's row gives the
     direct 16 KiB timing's ns/B with ``bulk-direct,16K``); by-length rows put
     the length there (n,B) and report that length's own ns/B, so every
-    value keeps its column.
+    value keeps its column. The bulk line's rows end with its self-check
+    (selfcheck.py): ``agrees`` or ``disagrees`` (the cells marked ?) and the
+    largest difference found, timed / predicted - 1; other rows leave both empty.
     """
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_HEADER)
 
     def row(who: Who, op: Operation, field4: str, field5: str, ns_b: float | None,
-            mhz: float | None, diff: float | None, ns_call: float) -> None:
+            mhz: float | None, diff: float | None, ns_call: float,
+            check: selfcheck.SelfCheck | None = None) -> None:
         cpb = cycles_per_byte(ns_b, mhz) if ns_b is not None else None
+        worst = check.worst if check is not None else None
         w.writerow([who.section, _csv_algo(op), op.label, field4, field5,
                     num(ns_b), "ns/B", num(mib_per_s(ns_b) if ns_b else None), "MiB/s",
                     "" if cpb is None else num(cpb), "c/B",
                     "" if mhz is None else f"{mhz:.0f}", "Mhz",
                     "" if diff is None or mhz is None else f"{diff * mhz:.0f}", "Mhz-diff",
-                    num(ns_call), "ns/call"])
+                    num(ns_call), "ns/call",
+                    "" if check is None else "disagrees" if check.disagrees else "agrees",
+                    "" if worst is None else f"{worst.difference:.4f}"])
 
     for r in run.slope:
         row(r.who, r.op, "", "", r.ns_per_byte, r.clock.mhz, r.clock.diff, r.fit.intercept)
@@ -664,7 +738,7 @@ def csv_text(run: Run) -> str:
                 r.clock.diff, r.direct.get(LARGE, math.nan))
         elif r.bulk is not None:
             row(r.who, r.op, "bulk", bulk_range, r.bulk.slope, r.clock.mhz, r.clock.diff,
-                r.bulk.intercept)
+                r.bulk.intercept, r.self_check)
     for lr in [*run.lengths, *run.sectors]:
         for n, ns in lr.points:
             row(lr.who, lr.op, str(n), "B", ns / n, lr.clock.mhz, lr.clock.diff, ns)

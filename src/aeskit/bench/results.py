@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .anomaly import Anomaly
+from .selfcheck import SelfCheck
 from .sizes import BULK_SIZES, LARGE, SMALL, human_bytes
 from .stats import Fit, cycles_per_byte, fit_problem, mib_per_s, num
 from .system import ClockReading
@@ -67,6 +68,9 @@ class SlopeRow:
     over sizes.BULK_SIZES, where every kernel path is active; ``x floor``
     and the ratios to peers come from it. ``direct``: ns per call at
     sizes.SMALL and sizes.LARGE. ``points``: every (bytes, ns per call) timed.
+    ``self_check``: the bulk line against the run's own timings of the same
+    call (selfcheck.py); None where it was not made (a poor bulk line, whose
+    figures are a direct timing already, or a row Ctrl-C left unfinished).
     """
 
     op: Operation
@@ -83,6 +87,7 @@ class SlopeRow:
     short_max: int = 4096  # the largest size of the short line
     bulk_max: int = BULK_SIZES[-1]
     vs_small: dict[str, float] = field(default_factory=dict)  # peer -> speed ratio at SMALL
+    self_check: SelfCheck | None = None
 
     # ---- the short regime (bench-slope's numbers, kept for its CSV)
 
@@ -136,6 +141,12 @@ class SlopeRow:
     def bulk_cycles_per_byte(self) -> float | None:
         ns = self.bulk_ns_per_byte
         return cycles_per_byte(ns, self.clock.mhz) if ns is not None else None
+
+    @property
+    def disagrees(self) -> bool:
+        """The bulk line misses a timing of the same call by more than
+        selfcheck.TOLERANCE, also after the row was timed again."""
+        return self.self_check is not None and self.self_check.disagrees
 
     @property
     def over_floor(self) -> float | None:
