@@ -1,4 +1,4 @@
-"""Constant time: the portable backend under valgrind memcheck with secrets undefined.
+"""Constant time: the backend tables under valgrind memcheck with secrets undefined.
 
 tests/ct/ct_harness.c marks key, iv, counter, tweak and data (key wrap: the wrapped data, so
 the unwrap's verdict too) undefined before every call, so memcheck reports any branch,
@@ -6,23 +6,27 @@ memory address or syscall that depends on them. That includes PKCS#7's unpadding
 (modes/padding.c): the decrypted last block, valid or not, stays undefined until the
 status finish returns, the one thing the glue branches on. CMAC (tags secret too, compared
 as the glue compares) and EAX (nonce secret, so its counter OMAC^0(N) is) run the same way,
-and so does SIV (keys, every associated-data component and the data secret; the SIV public
-once sent, as the counter it starts is).
-The harness
-is a plain C program (through the interpreter memcheck is noisy). A negative control, a
-secret-indexed table lookup, must be flagged, or the check proves nothing.
+and so do SIV (keys, every associated-data component and the data secret; the SIV public
+once sent, as the counter it starts is) and CCM (through its descriptor's seal and open, a
+tampered tag's verdict kept secret). The harness is a plain C program (through the
+interpreter memcheck is noisy). A negative control, a secret-indexed table lookup, must be
+flagged, or the check proves nothing.
 
-CCM runs through its descriptor's seal and open, a tampered tag's verdict kept secret.
+Each table runs the same cases: every mode, the AEADs, key wrap, CMAC, XTS, and every slot
+of the table at block counts made from its constants, which reach each batch, half batch
+and tail. Public are only what the contracts make so (aeskit.h): GCM's 12-byte nonce and
+the counters it makes; a BE128 or LE32 counter where it meets the ctr slot (CTR's IV, CCM's
+counters, SIV's V, GCM-SIV's tag: all in the message); never a BE32 or BE128_SECRET one
+(GCM's from another nonce length, EAX's). Every table but portable is checked against
+portable as it runs: each case again on portable from the same inputs, each slot call
+against portable's, so a pass also says that its kernels did the work.
 
-On x86 with AES-NI a second build runs the AEADs, key wrap and CMAC on the aesni table the
-same way (GCM's 12-byte nonce public, as its counters are; every other nonce secret, so a
-counter derived from the hash key must steer nothing; CCM's nonce public, as its counter
-is), and its ctr slot with the secret counter kinds (BE32, BE128_SECRET). valgrind has no
-VAES or AVX-512, so the vaes backends cannot be checked here; they share modes/gcm.c's
-choice of path with aesni, and their ctr slot takes both secret kinds on one path with no
-head and no branch on the counter.
+Portable runs in a build of its own; on x86-64 with AES-NI, aesni in a build with the
+aesni sources. valgrind has no VAES or AVX-512, so the vaes backends cannot be checked
+here.
 
-Without valgrind or a C compiler the module skips, unless AESKIT_REQUIRE_VALGRIND=1.
+Without valgrind or a C compiler the module skips, unless AESKIT_REQUIRE_VALGRIND=1. The
+aesni build skips only where the CPU cannot run it.
 """
 
 import os
@@ -127,6 +131,7 @@ def test_negative_control_is_flagged(valgrind, harness):
 
 X86_SOURCES = [CSRC / "backends" / name
                for name in ("aesni.c", "aesni_gcm.c", "aesni_ocb.c", "ghash_clmul.c")]
+X86_FLAGS = ["-DAESKIT_HAVE_X86", "-maes", "-mpclmul", "-mssse3", "-msse4.1"]
 
 
 @pytest.fixture(scope="module")
@@ -143,18 +148,21 @@ def aesni_harness(tmp_path_factory, valgrind):
     if cc is None:
         _unavailable("no C compiler (cc/gcc) found")
     exe = tmp_path_factory.mktemp("ct") / "ct_harness_aesni"
-    cmd = [cc, "-O2", "-g", "-std=c11", "-DAESKIT_HAVE_X86", "-maes", "-mpclmul", "-mssse3",
-           "-msse4.1", f"-I{CSRC}", "-o", str(exe), *map(str, SOURCES + X86_SOURCES)]
+    cmd = [cc, "-O2", "-g", "-std=c11", *X86_FLAGS, f"-I{CSRC}", "-o", str(exe),
+           *map(str, SOURCES + X86_SOURCES)]
     res = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
     if res.returncode != 0:
         pytest.fail(f"harness build failed: {' '.join(cmd)}\n{res.stderr}", pytrace=False)
     return exe
 
 
-def test_aesni_aeads_are_constant_time(valgrind, aesni_harness):
-    native = _run([str(aesni_harness), "--aesni"])
+def _check_table(valgrind, exe, table):
+    """The table's cases natively (each against portable), then under memcheck: clean,
+    and the same output."""
+    native = _run([str(exe), "--table", table])
     assert native.returncode == 0, f"harness failed natively:\n{native.stdout}\n{native.stderr}"
-    cmd = [valgrind, *VALGRIND_ARGS, str(aesni_harness), "--aesni"]
+    assert f"table: {table}\n" in native.stdout
+    cmd = [valgrind, *VALGRIND_ARGS, str(exe), "--table", table]
     res = _run(cmd)
     assert res.returncode == 0 and not any(f in res.stderr for f in FLAGGED), (
         f"memcheck flagged secret-dependent branches or addresses "
@@ -162,6 +170,11 @@ def test_aesni_aeads_are_constant_time(valgrind, aesni_harness):
     assert res.stdout == native.stdout
 
 
+def test_aesni_is_constant_time(valgrind, aesni_harness):
+    _check_table(valgrind, aesni_harness, "aesni")
+
+
 def test_aesni_negative_control_is_flagged(valgrind, aesni_harness):
-    res = _run([valgrind, *VALGRIND_ARGS, str(aesni_harness), "--aesni", "--negative-control"])
+    res = _run([valgrind, *VALGRIND_ARGS, str(aesni_harness), "--table", "aesni",
+                "--negative-control"])
     assert res.returncode == 42 and "negative_control" in res.stderr, res.stderr
