@@ -1,7 +1,7 @@
 /*
  * ct_harness.c: the constant-time check of a backend table, run under
  * valgrind memcheck by tests/test_constant_time.py: portable (the default),
- * or aesni (--table NAME).
+ * aesni, or vaes_avx2 and vaes_avx512 on their emulation (--table NAME).
  *
  * Why: memcheck reports every conditional jump, memory address and syscall
  * argument that depends on undefined bytes. Marking key, iv, counter and
@@ -66,10 +66,20 @@
  * received (public), once with the ciphertext spoilt: only the glue's
  * verdict is made public.
  *
+ * The wide tables (a build with AESKIT_EMULATE_WIDE) are vaes_avx2.c and
+ * vaes_avx512.c built with tests/emu/vaes_emu.h forced in, as meson's
+ * emulate_wide builds them: each VAES, VPCLMULQDQ and AVX-512 operation is
+ * done lane by lane by AES-NI, PCLMULQDQ and AVX2 instructions, which
+ * valgrind runs (it runs neither VAES nor AVX-512). That checks the
+ * kernels' own C, every branch and memory address in vaes_body.h,
+ * vaes_gcm.h, vaes_ocb.h and the width layers as the compiler built them
+ * for the emulation; not the native build's instruction stream.
+ *
  * --negative-control adds a deliberate secret-indexed table lookup that
  * memcheck must flag; it proves the check can fail.
  *
- * Build: tests/test_constant_time.py says how (SOURCES).
+ * Build: tests/test_constant_time.py says how (SOURCES; the wide tables:
+ * wide_build).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -99,11 +109,16 @@
 #define MAXLEN (16 * 264)
 #define MAXBLOCKS (MAXLEN / 16)
 
-/* The tables --table can name. */
+/* The tables --table can name. The wide ones are linked in only from the
+ * emulated build (tests/emu/vaes_emu.h), the one valgrind can run. */
 static const struct aeskit_impl *const tables[] = {
     &aeskit_portable_impl,
 #if defined(AESKIT_HAVE_X86)
     &aeskit_aesni_impl,
+#if defined(AESKIT_EMULATE_WIDE)
+    &aeskit_vaes_avx2_impl,
+    &aeskit_vaes_avx512_impl,
+#endif
 #endif
     NULL,
 };
