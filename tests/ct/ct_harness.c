@@ -1,6 +1,7 @@
 /*
- * ct_harness.c: the constant-time check of the portable backend, run under
- * valgrind memcheck by tests/test_constant_time.py.
+ * ct_harness.c: the constant-time check of a backend table, run under
+ * valgrind memcheck by tests/test_constant_time.py: portable (the default),
+ * aesni, or vaes_avx2 and vaes_avx512 on their emulation (--table NAME).
  *
  * Why: memcheck reports every conditional jump, memory address and syscall
  * argument that depends on undefined bytes. Marking key, iv, counter and
@@ -9,24 +10,43 @@
  * secrets is not reported, which is exactly what constant time allows.
  *
  * Every case marks its inputs undefined, runs, and only then marks the
- * outputs defined to check them (FIPS-197 answers, round trips) and fold
- * them into a printed checksum, so the work cannot be optimised away.
- * Outside valgrind the client requests are no-ops and this is a plain test.
+ * outputs defined to check them (FIPS-197 answers, round trips, portable's
+ * results) and fold them into a printed checksum, so the work cannot be
+ * optimised away. Outside valgrind the client requests are no-ops and this
+ * is a plain test.
+ *
+ * Every table runs the same cases, for each key size: every mode through
+ * the streaming layer, padded ECB/CBC, the AEADs, key wrap, CMAC, EAX, XTS,
+ * SIV, then every slot of the table on its own (check_slots). Lengths: each
+ * case's, plus lengths past the table's batches (long_lens); the slots take
+ * block counts made from the table's constants (sweep_counts), which reach
+ * each batch, half batch and tail. On a table other than portable, each
+ * case runs a second time on portable from the same inputs and must give
+ * the same outputs (TWIN), and each slot call is compared with portable's
+ * on the same inputs: a pass also says that the table's kernels did the
+ * work, and right.
+ *
+ * Public, as the contracts say: lengths, counts, the counter kind, the
+ * direction, OCB's block index, and counters that the message reveals.
+ * GCM's 12-byte nonce is public, and so the counters it makes, which the
+ * gcm slot may branch on (modes/gcm.c); a nonce of any other length makes
+ * J0, and so every counter, a function of the hash key: secret, and the
+ * split path's ctr slot takes them as BE32. On a table other than portable
+ * the cases call its view (use_table): the table's slots, but the ctr slot
+ * takes a BE128 or LE32 counter as public on entry, as aeskit.h allows
+ * (CTR mode's IV, CCM's counters, SIV's V once sent, GCM-SIV's tag, all in
+ * the message); BE32 and BE128_SECRET counters stay secret. Portable runs
+ * without a view: it promises more, and is held to it.
  *
  * PKCS#7 (modes/padding.c) runs the same way: the padding check on every
- * last byte, valid and invalid, and padded ECB/CBC streams whose decrypted
- * last block, good or bad, stays secret until finish has returned; the
- * status and count it returns are the one thing made public, as the Python
- * glue branches on them.
- *
- * --negative-control adds a deliberate secret-indexed table lookup that
- * memcheck must flag; it proves the check can fail.
+ * last byte, valid and invalid (portable's run only: no table is used),
+ * and padded ECB/CBC streams whose decrypted last block, good or bad,
+ * stays secret until finish has returned; the status and count it returns
+ * are the one thing made public, as the Python glue branches on them.
  *
  * CCM runs through its descriptor's seal and open (what the glue calls),
- * key, nonce, AAD and data secret (the nonce public on aesni, whose CTR
- * may branch on its BE128 counter, which CCM's nonce makes public), in
- * place and not, with every tag length, and a tampered tag whose verdict
- * stays secret until it is read.
+ * key, nonce, AAD and data secret, in place and not, with every tag
+ * length, and a tampered tag whose verdict stays secret until it is read.
  *
  * Key wrap (KW, KWP) runs with key and data secret, the wrapped data too
  * when it is unwrapped: a good unwrap, and a tampered one whose verdict
@@ -38,26 +58,30 @@
  * with key, nonce, AAD and data secret, its counter OMAC^0(N) going to the
  * ctr slot as AESKIT_CTR_BE128_SECRET.
  *
- * SIV runs on portable with both keys, every associated-data component
- * and the data secret: S2V's side-by-side chains, the fold, the xorend or
- * pad of the last component, and CTR from the SIV, whose counter is
- * public only once the SIV is sent (seal's V is still secret inside the
- * call, so the aesni build, whose CTR may branch on a BE128 counter, does
- * not run it). Opening takes the SIV as received (public), once with the
- * ciphertext spoilt: only the glue's verdict is made public.
+ * SIV runs with both keys, every associated-data component and the data
+ * secret: S2V's side-by-side chains, the fold, the xorend or pad of the
+ * last component, and CTR from the SIV, whose counter is public once the
+ * SIV is sent (seal's V is still undefined inside the call: the view makes
+ * it public where it meets the ctr slot). Opening takes the SIV as
+ * received (public), once with the ciphertext spoilt: only the glue's
+ * verdict is made public.
  *
- * --aesni (a build with -DAESKIT_HAVE_X86 and the aesni sources) runs the
- * AEADs, key wrap, CMAC and the cbc_mac, xts and fused ctr_cbcmac slots
- * (its counter secret too) on the aesni table instead: key, AAD and data
- * secret, and the nonce too except GCM's 12-byte one, whose counters are
- * public by design (modes/gcm.c); a nonce of any other length makes J0, and
- * so every counter, a function of the hash key. The bare ctr slot runs there
- * with the kinds it may not branch on (BE32, BE128_SECRET); BE128 and LE32
- * and the block modes stay portable-only: aesni's CTR branches on those
- * counters, which are public.
+ * The wide tables (a build with AESKIT_EMULATE_WIDE) are vaes_avx2.c and
+ * vaes_avx512.c built with tests/emu/vaes_emu.h forced in, as meson's
+ * emulate_wide builds them: each VAES, VPCLMULQDQ and AVX-512 operation is
+ * done lane by lane by AES-NI, PCLMULQDQ and AVX2 instructions, which
+ * valgrind runs (it runs neither VAES nor AVX-512). That checks the
+ * kernels' own C, every branch and memory address in vaes_body.h,
+ * vaes_gcm.h, vaes_ocb.h and the width layers as the compiler built them
+ * for the emulation; not the native build's instruction stream.
  *
- * Build: tests/test_constant_time.py says how (SOURCES).
+ * --negative-control adds a deliberate secret-indexed table lookup that
+ * memcheck must flag; it proves the check can fail.
+ *
+ * Build: tests/test_constant_time.py says how (SOURCES; the wide tables:
+ * wide_build).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,15 +104,47 @@
 #define SECRET(p, n) VALGRIND_MAKE_MEM_UNDEFINED((p), (n))
 #define PUBLIC(p, n) VALGRIND_MAKE_MEM_DEFINED((p), (n))
 
-#define MAXLEN (16 * 40)
+/* The longest message: vaes_avx512's GHASH past two reductions of 128
+ * blocks, its fused GCM past a chunk of four 32-block batches. */
+#define MAXLEN (16 * 264)
+#define MAXBLOCKS (MAXLEN / 16)
 
+/* The tables --table can name. The wide ones are linked in only from the
+ * emulated build (tests/emu/vaes_emu.h), the one valgrind can run. */
+static const struct aeskit_impl *const tables[] = {
+    &aeskit_portable_impl,
+#if defined(AESKIT_HAVE_X86)
+    &aeskit_aesni_impl,
+#if defined(AESKIT_EMULATE_WIDE)
+    &aeskit_vaes_avx2_impl,
+    &aeskit_vaes_avx512_impl,
+#endif
+#endif
+    NULL,
+};
+
+/* table: the one under test. impl: what the cases call, the modes
+ * included: portable itself, or for any other table its view (below). */
+static const struct aeskit_impl *table = &aeskit_portable_impl;
 static const struct aeskit_impl *impl = &aeskit_portable_impl;
+static struct aeskit_impl view;
 
-static unsigned cases, failures;
+static unsigned cases, slot_calls, failures;
 
-static void fail(const char *what, const char *detail)
+/* The case under way, named by each check as it starts, for failures. */
+static char current[128];
+
+__attribute__((format(printf, 1, 2))) static void describe(const char *fmt, ...)
 {
-    fprintf(stderr, "FAIL: %s (%s)\n", what, detail);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(current, sizeof current, fmt, ap);
+    va_end(ap);
+}
+
+static void fail(const char *what)
+{
+    fprintf(stderr, "FAIL: %s on %s (%s)\n", what, impl->name, current);
     failures++;
 }
 
@@ -104,13 +160,142 @@ static void fill(uint8_t *p, size_t n)
 }
 
 /* FNV-1a over every checked output; call only on defined bytes. */
-static uint64_t checksum = 0xcbf29ce484222325u;
+#define FNV_BASIS 0xcbf29ce484222325u
+static uint64_t checksum = FNV_BASIS;
 
 static void absorb(const uint8_t *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         checksum = (checksum ^ p[i]) * 0x100000001b3u;
 }
+
+/* ---- the table under test, and portable beside it ------------------------
+ * The view (see the head comment): the table with a ctr slot that makes a
+ * BE128 or LE32 counter defined on entry, and a set_key that points the
+ * keys at the view, so that the modes call it too. */
+
+static void view_set_key(aeskit_key *k, const uint8_t *key, size_t len)
+{
+    table->set_key(k, key, len);
+    k->impl = &view;
+}
+
+static void view_ctr(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[16], uint8_t *dst,
+                     const uint8_t *src, size_t n)
+{
+    if (kind == AESKIT_CTR_BE128 || kind == AESKIT_CTR_LE32)
+        PUBLIC(ctr, 16);
+    table->ctr(k, kind, ctr, dst, src, n);
+}
+
+/* One of the table's constants (aeskit.h), or 0. */
+static size_t constant(const char *name)
+{
+    for (const aeskit_constant *c = table->constants; c != NULL && c->name != NULL; c++)
+        if (strcmp(c->name, name) == 0)
+            return c->value;
+    return 0;
+}
+
+/* The table's batch: its largest *batch_blocks (tests/cross/selftest.c
+ * takes the same). */
+static size_t batch(void)
+{
+    size_t w = 1;
+    for (const aeskit_constant *c = table->constants; c != NULL && c->name != NULL; c++)
+        if (strstr(c->name, "batch_blocks") != NULL && c->value > w)
+            w = c->value;
+    return w;
+}
+
+/* Message lengths (bytes) past the table's batches, which the modes' cases
+ * add to their own: a batch, the half batch and a tail; two and a half
+ * batches and a tail; and, where the table has a fused GCM kernel, lengths
+ * that a 12-byte nonce (its first batch 2 blocks early) takes through 5
+ * and 6 batches: a chunk of 4 batches and one of 1 or 2, both ways. */
+static size_t long_lens[4], n_long;
+
+static void use_table(const struct aeskit_impl *t)
+{
+    table = t;
+    if (t == &aeskit_portable_impl) {
+        impl = t;
+    } else {
+        view = *t;
+        view.set_key = view_set_key;
+        view.ctr = view_ctr;
+        impl = &view;
+    }
+    const size_t w = batch(), gm = constant("gcm_fused_min_blocks");
+    n_long = 0;
+    long_lens[n_long++] = 16 * (w + w / 2) + 5;
+    long_lens[n_long++] = 16 * (3 * w - 1) + 11;
+    if (gm != 0) {
+        long_lens[n_long++] = 16 * (5 * w + 5) + 5;
+        long_lens[n_long++] = 16 * (6 * w) + 3;
+    }
+    for (size_t i = 0; i < n_long; i++)
+        assert(long_lens[i] <= MAXLEN);
+}
+
+/* base's lengths, then long_lens; returns how many. */
+static size_t with_long(size_t *out, const size_t *base, size_t n)
+{
+    memcpy(out, base, n * sizeof *base);
+    memcpy(out + n, long_lens, n_long * sizeof *long_lens);
+    return n + n_long;
+}
+
+/* TWIN(call) runs a case on the table and then, unless it is portable,
+ * again on portable from the same inputs (the generator rewound), and
+ * fails if the two absorbed different outputs: so the table's slots did
+ * the work, and right. The checksum takes the case's digest once. */
+static struct {
+    uint64_t rng, checksum, got;
+    unsigned cases;
+    int phase;
+} twin;
+
+static void twin_begin(void)
+{
+    twin.rng = rng;
+    twin.checksum = checksum;
+    twin.phase = 0;
+    checksum = FNV_BASIS;
+}
+
+/* After each run of the case: 1 to run it again, on portable. */
+static int twin_next(void)
+{
+    if (twin.phase == 0 && impl != &aeskit_portable_impl) {
+        twin.got = checksum;
+        twin.cases = cases;
+        twin.phase = 1;
+        impl = &aeskit_portable_impl;
+        rng = twin.rng;
+        checksum = FNV_BASIS;
+        return 1;
+    }
+    if (twin.phase == 1) {
+        impl = &view;
+        cases = twin.cases;
+        if (checksum != twin.got)
+            fail("output differs from portable's");
+    } else {
+        twin.got = checksum;
+    }
+    checksum = twin.checksum;
+    absorb((const uint8_t *)&twin.got, sizeof twin.got);
+    return 0;
+}
+
+#define TWIN(call)            \
+    do {                      \
+        twin_begin();         \
+        do {                  \
+            call;             \
+        } while (twin_next()); \
+    } while (0)
 
 /* ---- FIPS-197 appendix C ------------------------------------------- */
 
@@ -132,6 +317,7 @@ static void check_fips197(void)
             key[i] = (uint8_t)i;
         for (unsigned i = 0; i < 16; i++)
             pt[i] = (uint8_t)(0x11 * i);
+        describe("AES-%zu", 8 * keylen);
         SECRET(key, sizeof key);
         SECRET(pt, sizeof pt);
         impl->set_key(&k, key, keylen);
@@ -142,9 +328,9 @@ static void check_fips197(void)
         PUBLIC(pt, sizeof pt);
         cases++;
         if (memcmp(ct, want[s], 16) != 0)
-            fail("FIPS-197 encrypt", keylen == 16 ? "128" : keylen == 24 ? "192" : "256");
+            fail("FIPS-197 encrypt");
         if (memcmp(back, pt, 16) != 0)
-            fail("FIPS-197 decrypt", keylen == 16 ? "128" : keylen == 24 ? "192" : "256");
+            fail("FIPS-197 decrypt");
         absorb(ct, 16);
         aeskit_secure_zero(&k, sizeof k);
     }
@@ -220,7 +406,7 @@ static size_t run_stream(const aeskit_key *k, enum aeskit_mode mode, int enc, in
             got = aeskit_stream_update(&st, out + written, src + done, n);
         }
         if (got != want)
-            fail("stream_update length", mode_names[mode]);
+            fail("stream_update length");
         done += n;
         written += got;
     }
@@ -241,6 +427,8 @@ static void check_mode(size_t keylen, enum aeskit_mode mode, const struct shape 
     aeskit_key k;
     const size_t len = sh->len;
 
+    describe("%s AES-%zu %s%s", mode_names[mode], 8 * keylen, sh->name,
+             in_place ? " in place" : "");
     secret_inputs(key, keylen, iv, pt, msg, len);
 
     impl->set_key(&k, key, keylen);
@@ -254,12 +442,8 @@ static void check_mode(size_t keylen, enum aeskit_mode mode, const struct shape 
     PUBLIC(back, nback);
     cases++;
     const size_t expect = mode == AESKIT_ECB || mode == AESKIT_CBC ? len / 16 * 16 : len;
-    if (nct != expect || nback != expect || memcmp(back, pt, expect) != 0) {
-        char detail[96];
-        snprintf(detail, sizeof detail, "%s AES-%zu %s%s", mode_names[mode], 8 * keylen,
-                 sh->name, in_place ? " in place" : "");
-        fail("round trip", detail);
-    }
+    if (nct != expect || nback != expect || memcmp(back, pt, expect) != 0)
+        fail("round trip");
     absorb(ct, nct);
     aeskit_secure_zero(&k, sizeof k);
 }
@@ -307,9 +491,8 @@ static void check_pkcs7_check(void)
             const unsigned n = want ? 16 - p : 0;
             if (ok != (want ? 0xffffffffu : 0) || pad != p ||
                 memcmp(dst, pub, n) != 0 || memcmp(dst + n, was + n, 16 - n) != 0) {
-                char detail[48];
-                snprintf(detail, sizeof detail, "last byte %u, wrong byte %d", p, wrong);
-                fail("pkcs7 check", detail);
+                describe("last byte %u, wrong byte %d", p, wrong);
+                fail("pkcs7 check");
             }
             absorb(dst, sizeof dst);
         }
@@ -326,8 +509,7 @@ static void check_padded(size_t keylen, enum aeskit_mode mode, const struct shap
     aeskit_key k;
     const size_t len = sh->len, padded = len / 16 * 16 + 16;
     enum aeskit_finish end_ct, end_back, end_bad;
-    char detail[96];
-    snprintf(detail, sizeof detail, "%s AES-%zu %s%s", mode_names[mode], 8 * keylen, sh->name,
+    describe("%s AES-%zu %s%s", mode_names[mode], 8 * keylen, sh->name,
              in_place ? " in place" : "");
 
     secret_inputs(key, keylen, iv, pt, msg, len);
@@ -342,7 +524,7 @@ static void check_padded(size_t keylen, enum aeskit_mode mode, const struct shap
     cases++;
     if (end_ct != AESKIT_FINISH_OK || end_back != AESKIT_FINISH_OK || nct != padded ||
         nback != len || memcmp(back, pt, len) != 0)
-        fail("padded round trip", detail);
+        fail("padded round trip");
     absorb(ct, nct);
 
     /* the whole padded plaintext, then its padding spoilt, encrypted
@@ -370,100 +552,7 @@ static void check_padded(size_t keylen, enum aeskit_mode mode, const struct shap
                                    back, &end_bad);
     cases++;
     if (end_ct != AESKIT_FINISH_OK || end_bad != AESKIT_FINISH_PADDING || nbad != padded - 16)
-        fail("bad padding accepted", detail);
-    aeskit_secure_zero(&k, sizeof k);
-}
-
-/* ---- the raw ctr slot, every counter kind ------------------------------ */
-
-static void check_ctr_slot(size_t keylen, enum aeskit_ctr kind, size_t n)
-{
-    uint8_t key[32], ctr0[16], ctr[16], pt[MAXLEN], msg[MAXLEN], ct[MAXLEN], back[MAXLEN];
-    aeskit_key k;
-
-    fill(key, keylen);
-    fill(ctr0, sizeof ctr0);
-    /* a counter part one block from wrapping, so every carry path runs */
-    switch (kind) {
-    case AESKIT_CTR_BE128: memset(ctr0 + 8, 0xff, 7); ctr0[15] = 0xfe; break;
-    case AESKIT_CTR_BE32:  memset(ctr0 + 12, 0xff, 3); ctr0[15] = 0xfe; break;
-    case AESKIT_CTR_LE32:  memset(ctr0 + 1, 0xff, 3); ctr0[0] = 0xfe; break;
-    }
-    fill(pt, 16 * n);
-    memcpy(msg, pt, 16 * n);
-    SECRET(key, keylen);
-    SECRET(ctr0, sizeof ctr0);
-    SECRET(msg, 16 * n);
-
-    impl->set_key(&k, key, keylen);
-    memcpy(ctr, ctr0, 16);
-    impl->ctr(&k, kind, ctr, ct, msg, n);
-    uint8_t ctr_after[16];
-    memcpy(ctr_after, ctr, 16);
-    memcpy(ctr, ctr0, 16);
-    memcpy(back, ct, 16 * n);
-    impl->ctr(&k, kind, ctr, back, back, n);   /* in place */
-
-    PUBLIC(ct, 16 * n);
-    PUBLIC(back, 16 * n);
-    PUBLIC(ctr, sizeof ctr);
-    PUBLIC(ctr_after, sizeof ctr_after);
-    cases++;
-    if (memcmp(back, pt, 16 * n) != 0 || memcmp(ctr, ctr_after, 16) != 0) {
-        char detail[64];
-        snprintf(detail, sizeof detail, "kind %d AES-%zu n=%zu", (int)kind, 8 * keylen, n);
-        fail("ctr slot", detail);
-    }
-    absorb(ct, 16 * n);
-    absorb(ctr_after, 16);
-    aeskit_secure_zero(&k, sizeof k);
-}
-
-/* ---- the cbc_mac and xts slots: key, data, chaining value and tweak
- * secret ------------------------------------------------------------------ */
-
-static void check_mac_xts_slots(size_t keylen, size_t n)
-{
-    uint8_t key[32], mac[16], mac2[16], tweak0[16], tweak[16], tweak2[16];
-    uint8_t pt[MAXLEN], msg[MAXLEN], ct[MAXLEN], back[MAXLEN];
-    aeskit_key k;
-
-    fill(key, keylen);
-    fill(mac, sizeof mac);
-    fill(tweak0, sizeof tweak0);
-    fill(pt, 16 * n);
-    memcpy(msg, pt, 16 * n);
-    memcpy(mac2, mac, 16);
-    SECRET(key, keylen);
-    SECRET(mac, sizeof mac);
-    SECRET(mac2, sizeof mac2);
-    SECRET(tweak0, sizeof tweak0);
-    SECRET(msg, 16 * n);
-
-    impl->set_key(&k, key, keylen);
-    impl->cbc_mac(&k, mac, msg, n);
-    /* the same chain by halves */
-    impl->cbc_mac(&k, mac2, msg, n / 2);
-    impl->cbc_mac(&k, mac2, msg + 16 * (n / 2), n - n / 2);
-    memcpy(tweak, tweak0, 16);
-    impl->xts(&k, 1, tweak, ct, msg, n);
-    memcpy(tweak2, tweak0, 16);
-    memcpy(back, ct, 16 * n);
-    impl->xts(&k, 0, tweak2, back, back, n);   /* in place */
-    int same = aeskit_ct_memeq(mac, mac2, 16) & aeskit_ct_memeq(tweak, tweak2, 16);
-
-    PUBLIC(&same, sizeof same);
-    PUBLIC(mac, sizeof mac);
-    PUBLIC(ct, 16 * n);
-    PUBLIC(back, 16 * n);
-    cases++;
-    if (!same || memcmp(back, pt, 16 * n) != 0) {
-        char detail[64];
-        snprintf(detail, sizeof detail, "AES-%zu n=%zu", 8 * keylen, n);
-        fail("cbc_mac / xts slots", detail);
-    }
-    absorb(mac, sizeof mac);
-    absorb(ct, 16 * n);
+        fail("bad padding accepted");
     aeskit_secure_zero(&k, sizeof k);
 }
 
@@ -477,6 +566,8 @@ static void check_aead(size_t keylen, int ocb, size_t nonce_len, size_t aad_len,
     aeskit_ghash_key hk;
     aeskit_ocb_key ok;
 
+    describe("%s AES-%zu nonce %zu aad %zu len %zu", ocb ? "OCB3" : "GCM", 8 * keylen,
+             nonce_len, aad_len, len);
     fill(key, keylen);
     fill(nonce, nonce_len);
     fill(aad, aad_len);
@@ -522,12 +613,8 @@ static void check_aead(size_t keylen, int ocb, size_t nonce_len, size_t aad_len,
     PUBLIC(back, nback);
     PUBLIC(tag, sizeof tag);
     cases++;
-    if (!same || nct != len || nback != len || memcmp(back, pt, len) != 0) {
-        char detail[96];
-        snprintf(detail, sizeof detail, "%s AES-%zu nonce %zu aad %zu len %zu",
-                 ocb ? "OCB3" : "GCM", 8 * keylen, nonce_len, aad_len, len);
-        fail("aead round trip", detail);
-    }
+    if (!same || nct != len || nback != len || memcmp(back, pt, len) != 0)
+        fail("aead round trip");
     absorb(ct, nct);
     absorb(tag, sizeof tag);
     aeskit_secure_zero(&k, sizeof k);
@@ -542,6 +629,7 @@ static void check_gcmsiv(size_t keylen, size_t aad_len, size_t len)
     uint8_t tag[16], tag2[16];
     aeskit_key k;
 
+    describe("GCM-SIV AES-%zu aad %zu len %zu", 8 * keylen, aad_len, len);
     fill(key, keylen);
     fill(nonce, sizeof nonce);
     fill(aad, aad_len);
@@ -563,66 +651,13 @@ static void check_gcmsiv(size_t keylen, size_t aad_len, size_t len)
     PUBLIC(back, len);
     PUBLIC(pt, len);
     cases++;
-    if (!same || memcmp(back, pt, len) != 0) {
-        char detail[96];
-        snprintf(detail, sizeof detail, "GCM-SIV AES-%zu aad %zu len %zu", 8 * keylen,
-                 aad_len, len);
-        fail("aead round trip", detail);
-    }
+    if (!same || memcmp(back, pt, len) != 0)
+        fail("aead round trip");
     absorb(ct, len);
     absorb(tag, sizeof tag);
     aeskit_secure_zero(&k, sizeof k);
 }
 
-
-/* ---- the fused ctr_cbcmac slot: key, data, MAC and counter secret (EAX's
- * counter is a MAC), checked afterwards against the split slots on the
- * values made public (the ctr slot may branch on a BE128 counter) ---------- */
-
-static void check_ctr_cbcmac_slot(size_t keylen, size_t n, int mac_dst)
-{
-    if (impl->ctr_cbcmac == NULL)
-        return;
-    uint8_t key[32], ctr[16], ctr0[16], mac[16], mac0[16], msg[MAXLEN], out[MAXLEN];
-    aeskit_key k;
-
-    fill(key, keylen);
-    fill(ctr0, sizeof ctr0);
-    memset(ctr0 + 8, 0xff, 7);   /* the low half wraps inside the call */
-    fill(mac0, sizeof mac0);
-    fill(msg, 16 * n);
-    memcpy(ctr, ctr0, 16);
-    memcpy(mac, mac0, 16);
-    SECRET(key, keylen);
-    SECRET(ctr, sizeof ctr);
-    SECRET(mac, sizeof mac);
-    SECRET(msg, 16 * n);
-
-    impl->set_key(&k, key, keylen);
-    const size_t done = impl->ctr_cbcmac(&k, &k, mac_dst, ctr, mac, out, msg, n);
-
-    PUBLIC(key, keylen);
-    PUBLIC(msg, 16 * n);
-    PUBLIC(ctr, sizeof ctr);
-    PUBLIC(mac, sizeof mac);
-    PUBLIC(out, 16 * n);
-    PUBLIC(&k, sizeof k);
-    uint8_t want[MAXLEN], ctr2[16], mac2[16];
-    memcpy(ctr2, ctr0, 16);
-    memcpy(mac2, mac0, 16);
-    impl->ctr(&k, AESKIT_CTR_BE128, ctr2, want, msg, done);
-    impl->cbc_mac(&k, mac2, mac_dst ? want : msg, done);
-    cases++;
-    if (done != n || memcmp(out, want, 16 * done) != 0 || memcmp(ctr, ctr2, 16) != 0 ||
-        memcmp(mac, mac2, 16) != 0) {
-        char detail[64];
-        snprintf(detail, sizeof detail, "AES-%zu n=%zu mac_dst=%d", 8 * keylen, n, mac_dst);
-        fail("ctr_cbcmac slot", detail);
-    }
-    absorb(out, 16 * n);
-    absorb(mac, sizeof mac);
-    aeskit_secure_zero(&k, sizeof k);
-}
 
 /* ---- CCM through its descriptor: seal, open, a tampered open ------------- */
 
@@ -634,14 +669,15 @@ static void check_ccm(size_t keylen, size_t nonce_len, unsigned tag_len, size_t 
     uint8_t tag[16], want[16], expect[16], expect2[16];
     aeskit_ccm_key ks;
 
+    describe("CCM AES-%zu nonce %zu tag %u aad %zu len %zu%s", 8 * keylen, nonce_len, tag_len,
+             aad_len, len, in_place ? " in place" : "");
     fill(key, keylen);
     fill(nonce, nonce_len);
     fill(aad, aad_len);
     fill(pt, len);
     memcpy(buf, pt, len);
     SECRET(key, keylen);
-    if (impl == &aeskit_portable_impl)
-        SECRET(nonce, nonce_len);
+    SECRET(nonce, nonce_len);
     SECRET(aad, aad_len);
     SECRET(buf, len);
 
@@ -668,12 +704,8 @@ static void check_ccm(size_t keylen, size_t nonce_len, unsigned tag_len, size_t 
     PUBLIC(out, len);
     PUBLIC(tag, sizeof tag);
     cases++;
-    if (!good || bad || memcmp(out, pt, len) != 0 || memcmp(ct2, pt, len) != 0) {
-        char detail[96];
-        snprintf(detail, sizeof detail, "AES-%zu nonce %zu tag %u aad %zu len %zu%s",
-                 8 * keylen, nonce_len, tag_len, aad_len, len, in_place ? " in place" : "");
-        fail("CCM round trip", detail);
-    }
+    if (!good || bad || memcmp(out, pt, len) != 0 || memcmp(ct2, pt, len) != 0)
+        fail("CCM round trip");
     absorb(tag, tag_len);
     aeskit_secure_zero(&ks, sizeof ks);
 }
@@ -685,9 +717,10 @@ static void check_ccms(size_t keylen)
     static const size_t lens[] = {0, 1, 15, 16, 17, 16 * 9 + 5, 16 * 37};
     static const size_t aads[] = {0, 1, 14, 15, 30, 200, 299};
     for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
-        check_ccm(keylen, 7 + i % 7, (unsigned)(4 + 2 * (i % 7)), aads[i], lens[i], (int)(i & 1));
-    check_ccm(keylen, 13, 16, 0, 16 * 3, 0);
-    check_ccm(keylen, 12, 16, 21, 16 * 3 + 1, 1);
+        TWIN(check_ccm(keylen, 7 + i % 7, (unsigned)(4 + 2 * (i % 7)), aads[i], lens[i],
+                       (int)(i & 1)));
+    TWIN(check_ccm(keylen, 13, 16, 0, 16 * 3, 0));
+    TWIN(check_ccm(keylen, 12, 16, 21, 16 * 3 + 1, 1));
 }
 
 /* ---- CMAC: key, data and tags secret ------------------------------------ */
@@ -698,6 +731,7 @@ static void check_cmac(size_t keylen, size_t len)
     aeskit_cmac_key ck;
     aeskit_cmac c;
 
+    describe("CMAC AES-%zu len %zu", 8 * keylen, len);
     fill(key, keylen);
     fill(msg, len);
     SECRET(key, keylen);
@@ -722,11 +756,8 @@ static void check_cmac(size_t keylen, size_t len)
     PUBLIC(&differs, sizeof differs);
     PUBLIC(tag, sizeof tag);
     cases++;
-    if (!same || !differs) {
-        char detail[64];
-        snprintf(detail, sizeof detail, "AES-%zu len %zu", 8 * keylen, len);
-        fail("cmac", detail);
-    }
+    if (!same || !differs)
+        fail("cmac");
     absorb(tag, sizeof tag);
     aeskit_secure_zero(&ck, sizeof ck);
     aeskit_secure_zero(&c, sizeof c);
@@ -741,6 +772,7 @@ static void check_eax(size_t keylen, size_t nonce_len, size_t aad_len, size_t le
     aeskit_eax_key ek;
     aeskit_eax e;
 
+    describe("EAX AES-%zu nonce %zu aad %zu len %zu", 8 * keylen, nonce_len, aad_len, len);
     fill(key, keylen);
     fill(nonce, nonce_len);
     fill(aad, aad_len);
@@ -770,12 +802,8 @@ static void check_eax(size_t keylen, size_t nonce_len, size_t aad_len, size_t le
     PUBLIC(back, len);
     PUBLIC(tag, sizeof tag);
     cases++;
-    if (!same || memcmp(back, pt, len) != 0) {
-        char detail[96];
-        snprintf(detail, sizeof detail, "EAX AES-%zu nonce %zu aad %zu len %zu", 8 * keylen,
-                 nonce_len, aad_len, len);
-        fail("eax round trip", detail);
-    }
+    if (!same || memcmp(back, pt, len) != 0)
+        fail("eax round trip");
     absorb(ct, len);
     absorb(tag, sizeof tag);
     aeskit_secure_zero(&ek, sizeof ek);
@@ -788,10 +816,10 @@ static void check_cmac_eax(size_t keylen)
 {
     static const size_t lens[] = {0, 1, 15, 16, 17, 32, 16 * 9 + 5, 16 * 37};
     for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
-        check_cmac(keylen, lens[i]);
-        check_eax(keylen, (i * 5) % 20, (i * 7) % 40, lens[i]);
+        TWIN(check_cmac(keylen, lens[i]));
+        TWIN(check_eax(keylen, (i * 5) % 20, (i * 7) % 40, lens[i]));
     }
-    check_eax(keylen, 0, 0, 16 * 37 + 3);
+    TWIN(check_eax(keylen, 0, 0, 16 * 37 + 3));
 }
 
 /* ---- SIV: keys, components and data secret; the received SIV public --- */
@@ -805,6 +833,7 @@ static void check_siv(size_t keylen, size_t n_ad, size_t ad_step, size_t len)
     aeskit_siv_key sk;
     size_t used = 0;
 
+    describe("SIV AES-%zu %zu components len %zu", 8 * keylen, n_ad, len);
     fill(key, 2 * keylen);
     for (size_t i = 0; i < n_ad; i++) {
         span[i].p = ads + used;
@@ -838,12 +867,8 @@ static void check_siv(size_t keylen, size_t n_ad, size_t ad_step, size_t len)
     PUBLIC(ct, len);
     PUBLIC(back, len);
     cases++;
-    if (!same || (len > 0 && spoilt_ok) || memcmp(back, pt, len) != 0) {
-        char detail[96];
-        snprintf(detail, sizeof detail, "SIV AES-%zu %zu components len %zu", 8 * keylen,
-                 n_ad, len);
-        fail("siv round trip", detail);
-    }
+    if (!same || (len > 0 && spoilt_ok) || memcmp(back, pt, len) != 0)
+        fail("siv round trip");
     absorb(ct, len);
     absorb(tag, sizeof tag);
     aeskit_secure_zero(&sk, sizeof sk);
@@ -854,10 +879,12 @@ static void check_siv(size_t keylen, size_t n_ad, size_t ad_step, size_t len)
  * one or two blocks (xorend with no shared prefix), and longer. */
 static void check_sivs(size_t keylen)
 {
-    static const size_t lens[] = {0, 1, 15, 16, 17, 31, 32, 33, 16 * 9 + 5, 16 * 37};
-    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
-        check_siv(keylen, i % 4 == 3 ? 9 : i % 4, 7 + i, lens[i]);
-    check_siv(keylen, AESKIT_SIV_MAX_AD, 3, 16 * 5 + 1);
+    static const size_t base[] = {0, 1, 15, 16, 17, 31, 32, 33, 16 * 9 + 5, 16 * 37};
+    size_t lens[sizeof base / sizeof base[0] + 4];
+    const size_t n = with_long(lens, base, sizeof base / sizeof base[0]);
+    for (size_t i = 0; i < n; i++)
+        TWIN(check_siv(keylen, i % 4 == 3 ? 9 : i % 4, 7 + i, lens[i]));
+    TWIN(check_siv(keylen, AESKIT_SIV_MAX_AD, 3, 16 * 5 + 1));
 }
 
 /* ---- key wrap: the unwrap's verdict constant time ------------------------ */
@@ -878,6 +905,7 @@ static void check_keywrap(size_t keylen, int padded, size_t len)
     const struct aeskit_keywrap *d = padded ? &aeskit_kwp_keywrap : &aeskit_kw_keywrap;
     const size_t wlen = d->wrapped_len(len);
 
+    describe("%s AES-%zu len %zu", d->name, 8 * keylen, len);
     fill(key, keylen);
     fill(pt, len);
     memcpy(msg, pt, len);
@@ -899,11 +927,8 @@ static void check_keywrap(size_t keylen, int padded, size_t len)
     PUBLIC(bad, wlen - 8);
     cases++;
     if (got != len || memcmp(back, pt, len) != 0 || !all_zero(back + len, wlen - 8 - len) ||
-        got_bad != 0 || !all_zero(bad, wlen - 8)) {
-        char detail[64];
-        snprintf(detail, sizeof detail, "%s AES-%zu len %zu", d->name, 8 * keylen, len);
-        fail("key wrap", detail);
-    }
+        got_bad != 0 || !all_zero(bad, wlen - 8))
+        fail("key wrap");
     absorb(wrapped, wlen);
     aeskit_secure_zero(&k, sizeof k);
 }
@@ -914,21 +939,21 @@ static void check_keywraps(size_t keylen)
 {
     static const size_t kw_lens[] = {16, 24, 40, 8 * 33};
     for (size_t i = 0; i < sizeof kw_lens / sizeof kw_lens[0]; i++)
-        check_keywrap(keylen, 0, kw_lens[i]);
+        TWIN(check_keywrap(keylen, 0, kw_lens[i]));
     for (size_t len = 1; len <= 17; len++)
-        check_keywrap(keylen, 1, len);
-    check_keywrap(keylen, 1, 8 * 33 + 3);
+        TWIN(check_keywrap(keylen, 1, len));
+    TWIN(check_keywrap(keylen, 1, 8 * 33 + 3));
 }
 
 /* ---- negative control ----------------------------------------------------- */
 
-static uint8_t table[256];
+static uint8_t sbox[256];
 
 /* A classic table-based S-box lookup indexed by a key byte, its result
  * then used in a branch: memcheck must report it. */
 __attribute__((noinline)) static unsigned negative_control(const uint8_t *secret)
 {
-    unsigned v = table[secret[0]];
+    unsigned v = sbox[secret[0]];
     if (v & 1)
         return v * 3;
     return v;
@@ -938,7 +963,7 @@ static void run_negative_control(void)
 {
     uint8_t key[16];
     for (unsigned i = 0; i < 256; i++)
-        table[i] = (uint8_t)(i * 167 + 13);
+        sbox[i] = (uint8_t)(i * 167 + 13);
     fill(key, sizeof key);
     SECRET(key, sizeof key);
     unsigned r = negative_control(key);
@@ -948,17 +973,19 @@ static void run_negative_control(void)
 
 /* The AEADs on the current table, at lengths across its kernels' batches
  * (aesni: 8 blocks, its fused GCM from 8, then a CTR tail of 4, 2 and 1
- * blocks, each with its own counter test). */
+ * blocks, each with its own counter test; the table's long_lens). */
 static void check_aeads(size_t keylen)
 {
-    static const size_t lens[] = {0, 15, 16, 17, 16 * 9 + 5, 16 * 37, 16 * 15 + 3};
-    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
-        check_aead(keylen, 0, 12, i * 7 % 40, lens[i]);
-        check_aead(keylen, 0, 7 + i, 20, lens[i]);
-        check_aead(keylen, 1, 12, i * 9 % 50, lens[i]);
-        check_aead(keylen, 1, 1 + 2 * i, 33, lens[i]);
+    static const size_t base[] = {0, 15, 16, 17, 16 * 9 + 5, 16 * 37, 16 * 15 + 3};
+    size_t lens[sizeof base / sizeof base[0] + 4];
+    const size_t n = with_long(lens, base, sizeof base / sizeof base[0]);
+    for (size_t i = 0; i < n; i++) {
+        TWIN(check_aead(keylen, 0, 12, i * 7 % 40, lens[i]));
+        TWIN(check_aead(keylen, 0, 7 + i % 9, 20, lens[i]));   /* nonces of 7..15 bytes */
+        TWIN(check_aead(keylen, 1, 12, i * 9 % 50, lens[i]));
+        TWIN(check_aead(keylen, 1, 1 + 2 * (i % 7), 33, lens[i]));   /* 1..13 bytes */
         if (keylen != 24)   /* GCM-SIV takes 128- and 256-bit keys */
-            check_gcmsiv(keylen, i * 11 % 60, lens[i]);
+            TWIN(check_gcmsiv(keylen, i * 11 % 60, lens[i]));
     }
 }
 
@@ -972,6 +999,7 @@ static void check_xts(size_t keylen, size_t len)
     aeskit_stream st;
     size_t tail;
 
+    describe("XTS-AES-%zu len %zu", 8 * keylen, len);
     fill(key, 2 * keylen);
     fill(tweak, sizeof tweak);
     fill(pt, len);
@@ -1009,11 +1037,8 @@ static void check_xts(size_t keylen, size_t len)
     PUBLIC(back, len);
     PUBLIC(pt, len);
     cases++;
-    if (equal || memcmp(back, pt, len) != 0) {
-        char detail[64];
-        snprintf(detail, sizeof detail, "XTS-AES-%zu len=%zu", 8 * keylen, len);
-        fail("xts", detail);
-    }
+    if (equal || memcmp(back, pt, len) != 0)
+        fail("xts");
     absorb(ct, len);
     aeskit_secure_zero(keys, sizeof keys);
     aeskit_secure_zero(&st, sizeof st);
@@ -1021,89 +1046,535 @@ static void check_xts(size_t keylen, size_t len)
 
 static void check_xts_lengths(size_t keylen)
 {
-    static const size_t lens[] = {16, 17, 31, 32, 47, 16 * 37, 16 * 37 + 5};
-    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++)
-        check_xts(keylen, lens[i]);
+    static const size_t base[] = {16, 17, 31, 32, 47, 16 * 37, 16 * 37 + 5};
+    size_t lens[sizeof base / sizeof base[0] + 4];
+    const size_t n = with_long(lens, base, sizeof base / sizeof base[0]);
+    for (size_t i = 0; i < n; i++)
+        TWIN(check_xts(keylen, lens[i]));
+}
+
+/* ---- every slot of the table, against portable's ---------------------------
+ * Key, data and every chaining value, counter, tweak, MAC, OCB offset and
+ * checksum, hash key and accumulator secret; public only what a slot's
+ * contract makes so: n, enc, the counter kind, OCB's block index, the gcm
+ * and gcmsiv_open slots' counters, and (through the view) BE128 and LE32
+ * counters. After each call its results are made public and compared with
+ * portable's on the same inputs; the fused slots must do some blocks. */
+
+/* Block counts, ascending, without repeats. */
+typedef struct {
+    size_t n[48];
+    size_t len;
+} counts;
+
+static void counts_add(counts *c, size_t n)
+{
+    size_t i = 0;
+    assert(n <= MAXBLOCKS);
+    while (i < c->len && c->n[i] < n)
+        i++;
+    if (i < c->len && c->n[i] == n)
+        return;
+    assert(c->len < sizeof c->n / sizeof c->n[0]);
+    memmove(c->n + i + 1, c->n + i, (c->len - i) * sizeof c->n[0]);
+    c->n[i] = n;
+    c->len++;
+}
+
+/* From the table's batch w (vaes: 8 vectors, then at most one half batch,
+ * then one vector at a time, the last partial; few_blocks and fewer go to
+ * aesni's code): every count to w + 1, which takes each tail with the half
+ * batch and without; then a batch and the longest tail, a batch and a half
+ * with and without a tail, two batches, two and a half with the longest
+ * tail; and 37, past the generic helpers' 32 (portable). GHASH: every
+ * count to 2 past ghash_short_blocks (its 128-bit path), a batch, the
+ * key's powers (one reduction) and past, two reductions and a tail. The
+ * fused GCM kernel: from 1 block short of gcm_fused_min_blocks plus the
+ * head (a 12-byte nonce's counter 2 has 14), through 3, 4, 5, 6 and 7
+ * batches (the chunks of up to 4 that share a reduction). */
+static void sweep_counts(counts *slots, counts *ghash, counts *fused)
+{
+    const size_t w = batch(), gs = constant("ghash_short_blocks");
+    const size_t gp = constant("ghash_key_powers") ? constant("ghash_key_powers") : w;
+    const size_t gm = constant("gcm_fused_min_blocks");
+    slots->len = ghash->len = fused->len = 0;
+    for (size_t n = 0; n <= w + 1; n++)
+        counts_add(slots, n);
+    const size_t more[] = {w + w / 2 - 1, w + w / 2, w + w / 2 + 3, 2 * w + 5, 3 * w - 1, 37};
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+        counts_add(slots, more[i]);
+    for (size_t n = 0; n <= gs + 2; n++)
+        counts_add(ghash, n);
+    const size_t gmore[] = {w - 1, w, w + 1, gp - 1, gp, gp + 1, gp + w + 3, 2 * gp + 5};
+    for (size_t i = 0; i < sizeof gmore / sizeof gmore[0]; i++)
+        counts_add(ghash, gmore[i]);
+    *fused = *slots;
+    if (gm != 0) {
+        const size_t fmore[] = {gm + 13, gm + 14, gm + w / 2 + 17, 4 * w + 5, 5 * w + 9,
+                                6 * w + 17, 8 * w - 1};
+        for (size_t i = 0; i < sizeof fmore / sizeof fmore[0]; i++)
+            counts_add(fused, fmore[i]);
+    }
+}
+
+static const struct aeskit_impl *const ref = &aeskit_portable_impl;
+
+typedef struct {
+    size_t keylen;
+    aeskit_key k, k2;     /* through impl, from secret key bytes */
+    aeskit_key kp, kp2;   /* portable's, from the same bytes public */
+    aeskit_ghash_key hk, hkp;   /* from E(0), for gcm and gcmsiv_open */
+} sweep;
+
+static struct {
+    uint8_t in[MAXLEN], sec[MAXLEN], got[MAXLEN], want[MAXLEN];
+} buf;
+
+/* Blocks the fused slots did over the sweep: each must do some. */
+static size_t done_gcm, done_siv, done_ocb, done_ccm;
+
+static uint8_t *secret_copy(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    memcpy(dst, src, n);
+    SECRET(dst, n);
+    return dst;
+}
+
+/* One slot call's verdict, taken on what was made public; its output
+ * goes into the checksum. */
+static void result(int same, const uint8_t *out, size_t len)
+{
+    cases++;
+    slot_calls++;
+    if (!same)
+        fail("slot differs from portable's");
+    absorb(out, len);
+}
+
+static const char *ip_name(int ip)
+{
+    return ip ? " in place" : "";
+}
+
+static void sweep_ecb(const sweep *s, size_t n, int ip)
+{
+    for (int enc = 0; enc <= 1; enc++) {
+        describe("ecb_%s AES-%zu n %zu%s", enc ? "enc" : "dec", 8 * s->keylen, n, ip_name(ip));
+        uint8_t *src = secret_copy(buf.sec, buf.in, 16 * n), *dst = ip ? src : buf.got;
+        (enc ? impl->ecb_enc : impl->ecb_dec)(&s->k, dst, src, n);
+        (enc ? ref->ecb_enc : ref->ecb_dec)(&s->kp, buf.want, buf.in, n);
+        PUBLIC(dst, 16 * n);
+        result(memcmp(dst, buf.want, 16 * n) == 0, dst, 16 * n);
+    }
+}
+
+static void sweep_chain(const sweep *s, const char *name, aeskit_chain_fn *f,
+                        aeskit_chain_fn *g, size_t n, int ip)
+{
+    uint8_t iv0[16], iv[16], ivp[16];
+    describe("%s AES-%zu n %zu%s", name, 8 * s->keylen, n, ip_name(ip));
+    fill(iv0, 16);
+    memcpy(ivp, iv0, 16);
+    secret_copy(iv, iv0, 16);
+    uint8_t *src = secret_copy(buf.sec, buf.in, 16 * n), *dst = ip ? src : buf.got;
+    f(&s->k, iv, dst, src, n);
+    g(&s->kp, ivp, buf.want, buf.in, n);
+    PUBLIC(dst, 16 * n);
+    PUBLIC(iv, 16);
+    result(memcmp(dst, buf.want, 16 * n) == 0 && memcmp(iv, ivp, 16) == 0, dst, 16 * n);
+}
+
+/* A counter whose carries fall inside the call (tests/cross/selftest.c's):
+ * random, its 32-bit part near 2^32, its low 64 bits near a carry, or all
+ * 128 bits near the wrap. */
+static void ctr_start(enum aeskit_ctr kind, uint8_t ctr[16], unsigned variant)
+{
+    fill(ctr, 16);
+    const unsigned short_by = 1 + variant % 19;
+    switch (variant % 4) {
+    case 0:
+        break;
+    case 1:
+        if (kind == AESKIT_CTR_LE32)
+            aeskit_store_le32(ctr, 0u - short_by);
+        else
+            aeskit_store_be32(ctr + 12, 0u - short_by);
+        break;
+    case 2:
+        aeskit_store_be64(ctr + 8, 0 - (uint64_t)short_by);
+        break;
+    default:
+        memset(ctr, 0xff, 16);
+        ctr[15] = (uint8_t)(0x100 - short_by);
+        break;
+    }
+}
+
+static const char *const ctr_names[] = {
+    [AESKIT_CTR_BE128] = "BE128", [AESKIT_CTR_BE32] = "BE32", [AESKIT_CTR_LE32] = "LE32",
+    [AESKIT_CTR_BE128_SECRET] = "BE128_SECRET",
+};
+
+static void sweep_ctr(const sweep *s, enum aeskit_ctr kind, size_t n, unsigned variant, int ip)
+{
+    uint8_t c0[16], c[16], cp[16];
+    describe("ctr %s AES-%zu n %zu variant %u%s", ctr_names[kind], 8 * s->keylen, n, variant,
+             ip_name(ip));
+    ctr_start(kind, c0, variant);
+    memcpy(cp, c0, 16);
+    secret_copy(c, c0, 16);   /* the view makes a BE128 or LE32 one public */
+    uint8_t *src = secret_copy(buf.sec, buf.in, 16 * n), *dst = ip ? src : buf.got;
+    impl->ctr(&s->k, kind, c, dst, src, n);
+    ref->ctr(&s->kp, kind, cp, buf.want, buf.in, n);
+    PUBLIC(dst, 16 * n);
+    PUBLIC(c, 16);
+    result(memcmp(dst, buf.want, 16 * n) == 0 && memcmp(c, cp, 16) == 0, dst, 16 * n);
+}
+
+static void sweep_cbc_mac_xts(const sweep *s, size_t n, unsigned variant, int ip)
+{
+    uint8_t a0[16], a[16], b[16];
+    describe("cbc_mac AES-%zu n %zu", 8 * s->keylen, n);
+    fill(a0, 16);
+    memcpy(b, a0, 16);
+    secret_copy(a, a0, 16);
+    impl->cbc_mac(&s->k, a, secret_copy(buf.sec, buf.in, 16 * n), n);
+    ref->cbc_mac(&s->kp, b, buf.in, n);
+    PUBLIC(a, 16);
+    result(memcmp(a, b, 16) == 0, a, 16);
+    for (int enc = 0; enc <= 1; enc++) {
+        describe("xts %s AES-%zu n %zu variant %u%s", enc ? "enc" : "dec", 8 * s->keylen, n,
+                 variant, ip_name(ip));
+        fill(a0, 16);
+        if (variant % 2)
+            a0[15] |= 0x80;   /* the first doubling carries out of bit 127 */
+        memcpy(b, a0, 16);
+        secret_copy(a, a0, 16);
+        uint8_t *src = secret_copy(buf.sec, buf.in, 16 * n), *dst = ip ? src : buf.got;
+        impl->xts(&s->k, enc, a, dst, src, n);
+        ref->xts(&s->kp, enc, b, buf.want, buf.in, n);
+        PUBLIC(dst, 16 * n);
+        PUBLIC(a, 16);
+        result(memcmp(dst, buf.want, 16 * n) == 0 && memcmp(a, b, 16) == 0, dst, 16 * n);
+    }
+}
+
+/* units data units of unit blocks, against portable's xts a unit at a
+ * time. */
+static void sweep_xts_units(const sweep *s, size_t unit, size_t units, int enc)
+{
+    uint8_t tw0[16 * 3], tw[16 * 3], t[16];
+    if (impl->xts_units == NULL)
+        return;
+    assert(units <= 3 && unit * units <= MAXBLOCKS);
+    describe("xts_units %s AES-%zu unit %zu units %zu", enc ? "enc" : "dec", 8 * s->keylen,
+             unit, units);
+    fill(tw0, 16 * units);
+    tw0[15] |= 0x80;
+    secret_copy(tw, tw0, 16 * units);
+    impl->xts_units(&s->k, enc, tw, unit, buf.got, secret_copy(buf.sec, buf.in, 16 * unit * units),
+                    units);
+    for (size_t i = 0; i < units; i++) {
+        memcpy(t, tw0 + 16 * i, 16);
+        ref->xts(&s->kp, enc, t, buf.want + 16 * unit * i, buf.in + 16 * unit * i, unit);
+    }
+    PUBLIC(buf.got, 16 * unit * units);
+    result(memcmp(buf.got, buf.want, 16 * unit * units) == 0, buf.got, 16 * unit * units);
+}
+
+/* The fused OCB3 slot from block index blocks (public): offset and
+ * checksum secret, the L values from the secret key; portable's blocks one
+ * at a time as RFC 7253 has them. */
+static void sweep_ocb(const sweep *s, size_t n, uint64_t blocks, int ip)
+{
+    static aeskit_ocb_key ok, okp;
+    aeskit_ocb_state st0, st, stp;
+    if (impl->ocb == NULL)
+        return;
+    aeskit_ocb_key_init(&ok, &s->k);
+    aeskit_ocb_key_init(&okp, &s->kp);
+    for (int enc = 0; enc <= 1; enc++) {
+        describe("ocb %s AES-%zu n %zu from block %llu%s", enc ? "enc" : "dec", 8 * s->keylen,
+                 n, (unsigned long long)blocks, ip_name(ip));
+        fill(st0.offset, 16);
+        fill(st0.checksum, 16);
+        st0.blocks = blocks;
+        st = stp = st0;
+        SECRET(st.offset, 16);
+        SECRET(st.checksum, 16);
+        uint8_t *src = secret_copy(buf.sec, buf.in, 16 * n), *dst = ip ? src : buf.got;
+        const size_t done = impl->ocb(&s->k, &ok, enc, &st, dst, src, n);
+        for (size_t i = 0; i < done; i++) {
+            uint8_t x[16];
+            stp.blocks++;
+            aeskit_xor16(stp.offset, stp.offset, okp.l[aeskit_ntz64(stp.blocks)]);
+            aeskit_xor16(x, buf.in + 16 * i, stp.offset);
+            (enc ? ref->ecb_enc : ref->ecb_dec)(&s->kp, x, x, 1);
+            aeskit_xor16(buf.want + 16 * i, x, stp.offset);
+            aeskit_xor16(stp.checksum, stp.checksum, enc ? buf.in + 16 * i : buf.want + 16 * i);
+        }
+        PUBLIC(dst, 16 * done);
+        PUBLIC(&st, sizeof st);
+        done_ocb += done;
+        result(done <= n && memcmp(dst, buf.want, 16 * done) == 0 &&
+                   memcmp(&st, &stp, sizeof st) == 0,
+               dst, 16 * done);
+    }
+    aeskit_secure_zero(&ok, sizeof ok);
+}
+
+/* CTR under kc (k, or the second key: SIV's opening) and CBC-MAC under k
+ * in one pass, counter and MAC secret (EAX's counter is a MAC); against
+ * portable's ctr and cbc_mac on the prefix done. */
+static void sweep_ctr_cbcmac(const sweep *s, size_t n, int mac_dst, int two, unsigned variant,
+                             int ip)
+{
+    uint8_t c0[16], c[16], cp[16], m0[16], m[16], mp[16];
+    if (impl->ctr_cbcmac == NULL)
+        return;
+    describe("ctr_cbcmac AES-%zu n %zu mac_dst %d%s variant %u%s", 8 * s->keylen, n, mac_dst,
+             two ? " two keys" : "", variant, ip_name(ip));
+    ctr_start(AESKIT_CTR_BE128, c0, variant);
+    fill(m0, 16);
+    memcpy(cp, c0, 16);
+    memcpy(mp, m0, 16);
+    secret_copy(c, c0, 16);
+    secret_copy(m, m0, 16);
+    uint8_t *src = secret_copy(buf.sec, buf.in, 16 * n), *dst = ip ? src : buf.got;
+    const size_t done = impl->ctr_cbcmac(&s->k, two ? &s->k2 : &s->k, mac_dst, c, m, dst, src, n);
+    ref->ctr(two ? &s->kp2 : &s->kp, AESKIT_CTR_BE128, cp, buf.want, buf.in, done);
+    ref->cbc_mac(&s->kp, mp, mac_dst ? buf.want : buf.in, done);
+    PUBLIC(dst, 16 * done);
+    PUBLIC(c, 16);
+    PUBLIC(m, 16);
+    done_ccm += done;
+    result(done <= n && memcmp(dst, buf.want, 16 * done) == 0 && memcmp(c, cp, 16) == 0 &&
+               memcmp(m, mp, 16) == 0,
+           dst, 16 * done);
+}
+
+static void reverse_blocks(uint8_t *dst, const uint8_t *src, size_t n)
+{
+    for (size_t i = 0; i < 16 * n; i++)
+        dst[i] = src[i / 16 * 16 + 15 - i % 16];
+}
+
+/* The fused GCM slot: BE32 counters (public: a 12-byte nonce's, as
+ * modes/gcm.c calls it) from 2 (a 12-byte nonce's first), from a multiple
+ * of 16, near 2^32 and random; the accumulator secret. */
+static void sweep_gcm(sweep *s, size_t n, unsigned variant, int ip)
+{
+    static const uint32_t starts[] = {2, 0x1230, 0xffffffffu - 37, 0};
+    uint8_t c[16], cp[16], a0[16], a[16], ap[16];
+    if (impl->gcm == NULL)
+        return;
+    for (int enc = 0; enc <= 1; enc++) {
+        describe("gcm %s AES-%zu n %zu variant %u%s", enc ? "enc" : "dec", 8 * s->keylen, n,
+                 variant, ip_name(ip));
+        fill(c, 16);
+        if (variant % 4 != 3)
+            aeskit_store_be32(c + 12, starts[variant % 4]);
+        memcpy(cp, c, 16);
+        fill(a0, 16);
+        memcpy(ap, a0, 16);
+        secret_copy(a, a0, 16);
+        uint8_t *src = secret_copy(buf.sec, buf.in, 16 * n), *dst = ip ? src : buf.got;
+        const size_t done = impl->gcm(&s->k, &s->hk, enc, c, a, dst, src, n);
+        if (!enc)
+            ref->ghash(&s->hkp, ap, buf.in, done);
+        ref->ctr(&s->kp, AESKIT_CTR_BE32, cp, buf.want, buf.in, done);
+        if (enc)
+            ref->ghash(&s->hkp, ap, buf.want, done);
+        PUBLIC(dst, 16 * done);
+        PUBLIC(a, 16);
+        done_gcm += done;
+        result(done <= n && memcmp(dst, buf.want, 16 * done) == 0 && memcmp(c, cp, 16) == 0 &&
+                   memcmp(a, ap, 16) == 0,
+               dst, 16 * done);
+    }
+}
+
+/* The fused GCM-SIV opening: LE32 counters from the tag (public), the
+ * accumulator secret; against portable's ctr and its ghash of the
+ * byte-reversed plaintext (POLYVAL's model, aeskit.h). */
+static void sweep_gcmsiv_open(sweep *s, size_t n, unsigned variant, int ip)
+{
+    static uint8_t rev[MAXLEN];
+    uint8_t c[16], cp[16], a0[16], a[16], ap[16];
+    if (impl->gcmsiv_open == NULL)
+        return;
+    describe("gcmsiv_open AES-%zu n %zu variant %u%s", 8 * s->keylen, n, variant, ip_name(ip));
+    ctr_start(AESKIT_CTR_LE32, c, variant);
+    c[15] |= 0x80;   /* as a tag makes it */
+    memcpy(cp, c, 16);
+    fill(a0, 16);
+    memcpy(ap, a0, 16);
+    secret_copy(a, a0, 16);
+    uint8_t *src = secret_copy(buf.sec, buf.in, 16 * n), *dst = ip ? src : buf.got;
+    const size_t done = impl->gcmsiv_open(&s->k, &s->hk, c, a, dst, src, n);
+    ref->ctr(&s->kp, AESKIT_CTR_LE32, cp, buf.want, buf.in, done);
+    reverse_blocks(rev, buf.want, done);
+    ref->ghash(&s->hkp, ap, rev, done);
+    PUBLIC(dst, 16 * done);
+    PUBLIC(a, 16);
+    done_siv += done;
+    result(done <= n && memcmp(dst, buf.want, 16 * done) == 0 && memcmp(c, cp, 16) == 0 &&
+               memcmp(a, ap, 16) == 0,
+           dst, 16 * done);
+}
+
+/* ghash and polyval with H, the accumulator and the data secret, on keys
+ * built for exactly n blocks and for any length; against portable's ghash
+ * (of the byte-reversed blocks for polyval). */
+static void sweep_ghash(size_t n)
+{
+    static aeskit_ghash_key hk, hkp;
+    static uint8_t rev[MAXLEN];
+    uint8_t h[16], hs[16], a0[16], a[16], ap[16];
+    fill(h, 16);
+    ref->ghash_key(&hkp, h, AESKIT_GHASH_ANY);
+    for (int pv = 0; pv <= 1; pv++) {
+        if (pv && impl->polyval == NULL)
+            break;
+        for (int any = 0; any <= 1; any++) {
+            describe("%s n %zu key for %s", pv ? "polyval" : "ghash", n, any ? "any" : "n");
+            fill(a0, 16);
+            memcpy(ap, a0, 16);
+            secret_copy(a, a0, 16);
+            impl->ghash_key(&hk, secret_copy(hs, h, 16), any ? AESKIT_GHASH_ANY : n);
+            (pv ? impl->polyval : impl->ghash)(&hk, a, secret_copy(buf.sec, buf.in, 16 * n), n);
+            if (pv)
+                reverse_blocks(rev, buf.in, n);
+            ref->ghash(&hkp, ap, pv ? rev : buf.in, n);
+            PUBLIC(a, 16);
+            result(memcmp(a, ap, 16) == 0, a, 16);
+        }
+    }
+    aeskit_secure_zero(&hk, sizeof hk);
+}
+
+static void check_slots(size_t keylen)
+{
+    static sweep s;
+    counts slots, ghash, fused;
+    uint8_t key[32], key2[32], keys[64], h[16] = {0};
+    sweep_counts(&slots, &ghash, &fused);
+    s.keylen = keylen;
+    fill(key, keylen);
+    fill(key2, keylen);
+    ref->set_key(&s.kp, key, keylen);
+    ref->set_key(&s.kp2, key2, keylen);
+    impl->set_key(&s.k, secret_copy(keys, key, keylen), keylen);
+    impl->set_key(&s.k2, secret_copy(keys + 32, key2, keylen), keylen);
+    impl->ecb_enc(&s.k, h, h, 1);
+    impl->ghash_key(&s.hk, h, AESKIT_GHASH_ANY);
+    ref->ecb_enc(&s.kp, h, (const uint8_t[16]){0}, 1);
+    ref->ghash_key(&s.hkp, h, AESKIT_GHASH_ANY);
+    fill(buf.in, MAXLEN);
+
+    for (size_t i = 0; i < slots.len; i++) {
+        const size_t n = slots.n[i];
+        const int ip = (int)(i % 2);
+        const unsigned v = (unsigned)i;
+        sweep_ecb(&s, n, ip);
+        sweep_chain(&s, "cbc_enc", impl->cbc_enc, ref->cbc_enc, n, ip);
+        sweep_chain(&s, "cbc_dec", impl->cbc_dec, ref->cbc_dec, n, !ip);
+        sweep_chain(&s, "cfb_enc", impl->cfb_enc, ref->cfb_enc, n, ip);
+        sweep_chain(&s, "cfb_dec", impl->cfb_dec, ref->cfb_dec, n, !ip);
+        sweep_chain(&s, "ofb", impl->ofb, ref->ofb, n, ip);
+        for (int kind = AESKIT_CTR_BE128; kind <= AESKIT_CTR_BE128_SECRET; kind++)
+            sweep_ctr(&s, (enum aeskit_ctr)kind, n, v + (unsigned)kind, (int)((i + kind) % 2));
+        sweep_cbc_mac_xts(&s, n, v, ip);
+        sweep_ocb(&s, n, v % 5 == 4 ? 0xfffffff0u : v * 7 % 40, ip);
+        sweep_ctr_cbcmac(&s, n, (int)(i / 2 % 2), (int)(i % 3 == 0), v, ip);
+    }
+    for (size_t i = 0; i < fused.len; i++) {
+        sweep_gcm(&s, fused.n[i], (unsigned)i, (int)(i % 2));
+        sweep_gcmsiv_open(&s, fused.n[i], (unsigned)i, (int)(i / 2 % 2));
+    }
+    /* units of a few blocks (aesni's), of 1 past, of a half batch and a
+     * tail, of a batch, of a batch and a half and a tail */
+    const size_t w = batch(), few = constant("few_blocks") ? constant("few_blocks") : 4;
+    const size_t units[] = {few, few + 1, w / 2 + 3, w, w + w / 2 + 3};
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; u++)
+        for (size_t k = 1; k <= 3 && units[u] * k <= MAXBLOCKS; k++)
+            sweep_xts_units(&s, units[u], k, (int)((u + k) % 2));
+    if (keylen == 16)   /* GHASH keys do not depend on the AES key */
+        for (size_t i = 0; i < ghash.len; i++)
+            sweep_ghash(ghash.n[i]);
+    aeskit_secure_zero(&s, sizeof s);
+}
+
+/* The fused slots the table has must have done blocks in the sweep: else
+ * their kernels went unchecked. */
+static void check_fused_did_work(void)
+{
+    describe("the sweep's totals");
+    if ((impl->gcm != NULL && done_gcm == 0) || (impl->gcmsiv_open != NULL && done_siv == 0) ||
+        (impl->ocb != NULL && done_ocb == 0) || (impl->ctr_cbcmac != NULL && done_ccm == 0))
+        fail("a fused slot did no block");
 }
 
 int main(int argc, char **argv)
 {
-    int negative = 0, aesni = 0;
+    int negative = 0;
+    const char *name = "portable";
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--negative-control") == 0) {
             negative = 1;
-        } else if (strcmp(argv[i], "--aesni") == 0) {
-            aesni = 1;
+        } else if (strcmp(argv[i], "--table") == 0 && i + 1 < argc) {
+            name = argv[++i];
         } else {
-            fprintf(stderr, "usage: %s [--negative-control] [--aesni]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--negative-control] [--table NAME]\n", argv[0]);
             return 2;
         }
     }
-    if (aesni) {
-#if defined(AESKIT_HAVE_X86)
-        impl = &aeskit_aesni_impl;
-        for (size_t keylen = 16; keylen <= 32; keylen += 8) {
-            check_aeads(keylen);
-            check_ccms(keylen);
-            check_keywraps(keylen);
-            check_mac_xts_slots(keylen, 3);
-            check_mac_xts_slots(keylen, 37);
-            for (int mac_dst = 0; mac_dst <= 1; mac_dst++) {
-                check_ctr_cbcmac_slot(keylen, 1, mac_dst);
-                check_ctr_cbcmac_slot(keylen, 37, mac_dst);
-            }
-            check_cmac_eax(keylen);
-            for (size_t n = 1; n <= 19; n += 2) {   /* aesni's batch of 8, its 4-2-1 tail */
-                check_ctr_slot(keylen, AESKIT_CTR_BE32, n);
-                check_ctr_slot(keylen, AESKIT_CTR_BE128_SECRET, n);
-            }
-            if (keylen != 24)
-                check_xts_lengths(keylen);
-        }
-        if (negative)
-            run_negative_control();
-        printf("cases: %u\nchecksum: %016llx\n", cases, (unsigned long long)checksum);
-        return failures ? 1 : 0;
-#else
-        fprintf(stderr, "--aesni needs a build with -DAESKIT_HAVE_X86 and the aesni sources\n");
+    const struct aeskit_impl *t = NULL;
+    for (size_t i = 0; tables[i] != NULL; i++)
+        if (strcmp(tables[i]->name, name) == 0)
+            t = tables[i];
+    if (t == NULL) {
+        fprintf(stderr, "no table %s in this build; it has:", name);
+        for (size_t i = 0; tables[i] != NULL; i++)
+            fprintf(stderr, " %s", tables[i]->name);
+        fprintf(stderr, "\n");
         return 2;
-#endif
     }
+    use_table(t);
 
     check_fips197();
-    check_pkcs7_check();
+    if (t == &aeskit_portable_impl)   /* the padding check alone: no table */
+        check_pkcs7_check();
     static const struct shape empty = { "empty", 0, { 0 } };
     for (size_t keylen = 16; keylen <= 32; keylen += 8) {
         for (int mode = AESKIT_ECB; mode <= AESKIT_CTR; mode++)
             for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
                 for (int in_place = 0; in_place <= 1; in_place++)
-                    check_mode(keylen, (enum aeskit_mode)mode, &shapes[s], in_place);
+                    TWIN(check_mode(keylen, (enum aeskit_mode)mode, &shapes[s], in_place));
         for (int mode = AESKIT_ECB; mode <= AESKIT_CBC; mode++) {
             for (int in_place = 0; in_place <= 1; in_place++) {
-                check_padded(keylen, (enum aeskit_mode)mode, &empty, in_place, keylen / 8);
+                TWIN(check_padded(keylen, (enum aeskit_mode)mode, &empty, in_place,
+                                  keylen / 8));
                 for (unsigned s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-                    check_padded(keylen, (enum aeskit_mode)mode, &shapes[s], in_place,
-                                 s + 3 * (unsigned)in_place + (unsigned)keylen);
+                    TWIN(check_padded(keylen, (enum aeskit_mode)mode, &shapes[s], in_place,
+                                      s + 3 * (unsigned)in_place + (unsigned)keylen));
             }
         }
         check_aeads(keylen);
         check_ccms(keylen);
         check_keywraps(keylen);
         check_cmac_eax(keylen);
-        for (int kind = AESKIT_CTR_BE128; kind <= AESKIT_CTR_BE128_SECRET; kind++) {
-            check_ctr_slot(keylen, (enum aeskit_ctr)kind, 3);
-            check_ctr_slot(keylen, (enum aeskit_ctr)kind, 37);
-        }
-        check_mac_xts_slots(keylen, 3);
-        check_mac_xts_slots(keylen, 37);
         if (keylen != 24)
             check_xts_lengths(keylen);
         check_sivs(keylen);
+        check_slots(keylen);
     }
+    check_fused_did_work();
     if (negative)
         run_negative_control();
 
-    printf("cases: %u\nchecksum: %016llx\n", cases, (unsigned long long)checksum);
+    printf("table: %s\ncases: %u, of which slot calls: %u\nchecksum: %016llx\n", t->name, cases,
+           slot_calls, (unsigned long long)checksum);
     if (failures) {
         fprintf(stderr, "%u failure(s)\n", failures);
         return 1;
