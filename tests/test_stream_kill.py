@@ -149,6 +149,7 @@ def _kill_case(tmp_path, material, cmd, force, sig, share, named, stdin=False):
         if stdin:
             fd = os.dup(p.stdin.fileno())
             p.stdin.close()
+            p.stdin = None          # the test writes through fd; communicate() must not
             os.set_blocking(fd, False)
         else:
             fd = _open_fifo(fifo, p)
