@@ -11,6 +11,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -266,6 +267,29 @@ def test_library_installs_no_signal_handler(tmp_path):
                     progress=lambda n: seen.append([signal.getsignal(s) for s in sigs]))
     assert seen and all(s == before for s in seen)
     assert [signal.getsignal(s) for s in sigs] == before
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads Linux's /proc")
+def test_library_threads_leave_signals_to_the_caller(tmp_path):
+    """encrypt_file's worker threads hold every asynchronous signal, so the kernel gives
+    each to the calling thread, where Python runs handlers: a worker that took one left
+    a main thread blocked in a read of a pipe asleep."""
+    sa = StreamingAEAD(os.urandom(32), segment_size=4096)
+    (tmp_path / "a").write_bytes(os.urandom(3 << 20))
+    masks = []
+
+    def look(n):
+        for t in threading.enumerate():
+            if t.name.startswith("aeskit-stream-") and t.native_id is not None:
+                with open(f"/proc/self/task/{t.native_id}/status") as f:
+                    blk = next(line for line in f if line.startswith("SigBlk:"))
+                masks.append(int(blk.split()[1], 16))
+
+    sa.encrypt_file(tmp_path / "a", tmp_path / "b", threads=2, progress=look)
+    assert masks
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        assert all(m & (1 << (sig - 1)) for m in masks), (sig, masks)
+    assert not signal.pthread_sigmask(signal.SIG_BLOCK, [])   # the caller's is untouched
 
 
 @pytest.mark.parametrize("content", [b"\xff\xfe\x00garbage", b"{} x", b"[]", b"{}",

@@ -190,10 +190,13 @@ def test_killed_cli_leaves_nothing(tmp_path, material, cmd, force, sig, share,
     _kill_case(tmp_path, material, cmd, force, sig, share, named)
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM],
-                         ids=lambda s: signal.Signals(s).name)
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT,
+                                 signal.SIGKILL], ids=lambda s: signal.Signals(s).name)
 def test_killed_cli_reading_stdin(tmp_path, material, sig):
-    """IN '-': the same, the input coming down a pipe (as in ``tar c | aeskit encrypt``)."""
+    """IN '-': the same, the input coming down a pipe (as in ``tar c | aeskit encrypt``).
+    The signal comes while the child may be waiting for input that never comes: it must
+    end the wait (stdin's BufferedReader once read on in C after the handler had run,
+    and hung)."""
     _kill_case(tmp_path, material, "encrypt", False, sig, 1 / 2, False, stdin=True)
 
 

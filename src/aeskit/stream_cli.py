@@ -17,6 +17,7 @@ import argparse
 import contextlib
 import io
 import os
+import select
 import shutil
 import signal
 import stat
@@ -67,6 +68,9 @@ class _Signals:
         self.out: AtomicFile | None = None
         self.fired: int | None = None
         self.saved: dict[int, Any] = {}
+        self.wake: int | None = None     # the read end of the wakeup pipe
+        self.wake_fds: tuple[int, int] | None = None
+        self.old_wakeup = -1
 
     def _handler(self, signum: int, frame: FrameType | None) -> None:
         if self.fired is not None:
@@ -77,6 +81,13 @@ class _Signals:
         raise Interrupted(signum)
 
     def __enter__(self) -> _Signals:
+        if hasattr(os, "pipe2") and hasattr(select, "poll"):
+            # Python's C-level handler writes each signal's number here, so that a
+            # wait for input that began after the signal came still ends (wakeable)
+            self.wake_fds = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+            self.wake = self.wake_fds[0]
+            self.old_wakeup = signal.set_wakeup_fd(self.wake_fds[1],
+                                                   warn_on_full_buffer=False)
         for s in SIGNALS:
             old = signal.getsignal(s)
             if old is not signal.SIG_IGN:
@@ -88,8 +99,57 @@ class _Signals:
                  tb: TracebackType | None) -> None:
         for s, old in self.saved.items():
             signal.signal(s, old)
+        if self.wake_fds is not None:
+            signal.set_wakeup_fd(self.old_wakeup)
+            for fd in self.wake_fds:
+                os.close(fd)
+            self.wake_fds = self.wake = None
         if exc_type is None and self.fired is not None:
             raise Interrupted(self.fired, done=True)
+
+    def wakeable(self, f: Any) -> Any:
+        """f, or where reading it may wait for ever (a pipe, a FIFO, a terminal), f
+        read so that a signal always ends the wait."""
+        try:
+            regular = stat.S_ISREG(os.fstat(f.fileno()).st_mode)
+        except (OSError, AttributeError, io.UnsupportedOperation):
+            return f
+        if regular or self.wake is None:
+            return f
+        return _WakeableInput(f, self.wake)
+
+
+class _WakeableInput(io.RawIOBase):
+    """Reads of a file that may block for ever, woken by any signal.
+
+    A signal handler runs in the main thread between bytecodes. If the signal comes
+    after the last check and before read() blocks, read() waits for input that may
+    never come (``aeskit encrypt - OUT`` fed by a stalled pipe), and SIGTERM is
+    not acted on. Each read here first polls the file and the wakeup pipe that the
+    C-level handler writes to, so the wait ends either way; the handler then runs
+    on the next bytecode."""
+
+    def __init__(self, f: Any, wake: int) -> None:
+        super().__init__()
+        self.f, self.wake = f, wake
+        self.poll = select.poll()
+        self.poll.register(f.fileno(), select.POLLIN)
+        self.poll.register(wake, select.POLLIN)
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return int(self.f.fileno())
+
+    def readinto(self, b: Any) -> int:
+        while True:
+            ready = dict(self.poll.poll())
+            if self.wake in ready:
+                with contextlib.suppress(BlockingIOError):
+                    os.read(self.wake, 64)
+            if any(fd != self.wake for fd in ready):
+                return int(self.f.readinto(b))
 
 
 def add_commands(sub: Any) -> None:
@@ -281,9 +341,12 @@ def cmd_crypt(args: argparse.Namespace, encrypt: bool) -> int:
     with _Signals() as signals, contextlib.ExitStack() as stack:
         sa = _load_keyset(args.key)
         if args.input == "-":
-            src: Any = sys.stdin.buffer
+            # fd 0 unbuffered: stdin's BufferedReader reads on in C after a signal
+            src: Any = stack.enter_context(open(sys.stdin.fileno(), "rb", buffering=0,
+                                                closefd=False))
         else:
             src = stack.enter_context(open(args.input, "rb", buffering=0))
+        src = signals.wakeable(src)
         if args.output != "-" and same_file(src, args.output):
             raise CLIError(f"{args.input} and {args.output} are the same file: the output "
                            "would destroy the input (write to another name)")

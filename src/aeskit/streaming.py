@@ -30,6 +30,7 @@ import json
 import os
 import queue
 import secrets
+import signal
 import struct
 import threading
 from collections.abc import Callable, Iterator
@@ -902,6 +903,30 @@ def _write_all(f: Any, mv: memoryview) -> None:
         mv = mv[k if k is not None else 0:]
 
 
+#: signals the kernel sends to a thread of its own choosing rather than to the thread
+#: that caused them (all but the synchronous faults)
+_ASYNC_SIGNALS = frozenset(getattr(signal, n) for n in (
+    "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGALRM", "SIGUSR1", "SIGUSR2", "SIGCHLD",
+    "SIGWINCH", "SIGPIPE") if hasattr(signal, n))
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Threads started in this block never take a process's signal: they inherit a mask
+    that holds them, so the kernel gives each to the calling thread. Python runs signal
+    handlers in the main thread only; when a worker took one, the main thread, blocked
+    in a read of a pipe, was not woken, and a SIGTERM to ``aeskit encrypt - OUT`` waited
+    for more input that might never come."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _ASYNC_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 class _Pipeline:
     """Segments sealed/opened on worker threads, written in order, a bounded window.
 
@@ -923,8 +948,9 @@ class _Pipeline:
         self.workers = [threading.Thread(target=self._work, daemon=True,
                                          name=f"aeskit-stream-{w}")
                         for w in range(threads - 1)]
-        for t in self.workers:
-            t.start()
+        with _signals_held():
+            for t in self.workers:
+                t.start()
         # one thread: seal, write, next (depth 0, one buffer); more: about one segment
         # a thread in flight besides the one being written (a window of 2 a thread
         # was no faster and spills more of the cache)
