@@ -163,6 +163,7 @@ static struct {
     const input *in;
     const char *mode, *backend, *step;
     unsigned key_bits, tag_len, flags, data_splits;
+    int aead;
     size_t len, aad_len, nonce_len, soff, doff, unit;
     size_t cuts[MAX_CUTS + 1], n_cuts, aad_cuts[MAX_CUTS + 1], n_aad_cuts;
 } now;
@@ -178,8 +179,11 @@ static void print_cuts(const char *what, const size_t *c, size_t n)
 static void report_context(void)
 {
     fprintf(stderr, "  mode %s, backend %s, step: %s\n", now.mode, now.backend, now.step);
-    fprintf(stderr, "  key %u bits, data %zu bytes, AAD %zu, nonce %zu, tag %u", now.key_bits,
-            now.len, now.aad_len, now.nonce_len, now.tag_len);
+    fprintf(stderr, "  key %u bits, data %zu bytes", now.key_bits, now.len);
+    if (now.aead)
+        fprintf(stderr, ", AAD %zu, nonce %zu", now.aad_len, now.nonce_len);
+    if (now.tag_len)
+        fprintf(stderr, ", tag %u", now.tag_len);
     if (now.unit)
         fprintf(stderr, ", sectors of %zu", now.unit);
     fprintf(stderr, "\n  input at page offset %zu, output at %zu%s%s%s%s%s%s\n", now.soff,
@@ -190,7 +194,8 @@ static void report_context(void)
             now.flags & F_ALIAS ? ", nonce/AAD inside the output" : "");
     if (now.flags & F_STREAM) {
         print_cuts("data", now.cuts, now.n_cuts);
-        print_cuts("AAD", now.aad_cuts, now.n_aad_cuts);
+        if (now.aead)
+            print_cuts("AAD", now.aad_cuts, now.n_aad_cuts);
     }
 }
 
@@ -662,7 +667,7 @@ static void fuzz_aead(const struct aeskit_aead *d, input *in, const struct aeski
     a.m.ad = ad;
     a.m.n_ad = n_ad;
     const int streams = d->init != NULL && (now.flags & F_STREAM);
-    const int alias = (now.flags & F_ALIAS) && !(now.flags & F_INPLACE);
+    const int alias = (now.flags & F_ALIAS) != 0;
     const unsigned t = a.tag_len;
     uint8_t *ct = xmalloc(len + 16), *pt = xmalloc(len + 16), *tmp = xmalloc(len + 16);
     uint8_t tag[16], tag2[16];
@@ -976,6 +981,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
     /* the mode's constraints, met by mapping into range */
     if (cd != NULL) {
         now.mode = cd->name;
+        now.flags &= F_INPLACE | F_STREAM | F_DECRYPT | F_PKCS7 | F_SECTORS;
         n_keys = cd->n_keys;
         each = key_size(cd->key_sizes, h8(&in, H_KEY));
         if (cd->pkcs7 == NULL)
@@ -1002,6 +1008,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
         aad_len = 0;
     } else if (ad != NULL) {
         now.mode = ad->name;
+        now.aead = 1;
+        now.flags &= F_INPLACE | F_STREAM | F_NO_AD | F_ALIAS;
+        if (now.flags & F_INPLACE)   /* the nonce and AAD then lie in the data */
+            now.flags &= ~(unsigned)F_ALIAS;
         n_keys = ad->n_keys;
         each = key_size(ad->key_sizes, h8(&in, H_KEY));
         now.tag_len = tag_length(ad->tag_lengths, h8(&in, H_TAG));
@@ -1019,6 +1029,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
             aad_len = 0;
     } else if (kd != NULL) {
         now.mode = kd->name;
+        now.flags &= F_INPLACE;
         each = key_size(AESKIT_KEY_ANY, h8(&in, H_KEY));
         len = max_size(kd->wrap_min, len - len % kd->wrap_multiple);
         if (len > kd->wrap_max)
@@ -1026,6 +1037,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
         aad_len = 0;
     } else {
         now.mode = md->name;
+        now.flags &= F_STREAM;
         each = key_size(md->key_sizes, h8(&in, H_KEY));
         now.tag_len = tag_length(md->tag_lengths, h8(&in, H_TAG));
         aad_len = 0;
