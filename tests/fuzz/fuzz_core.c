@@ -302,8 +302,9 @@ static void compare_transcripts(void)
 
 /* ---- split points ---------------------------------------------------------- */
 
-/* The chunk lengths of total cut at k points from vals (each modulo
- * total + 1, sorted): k + 1 chunks, empty ones included. */
+/* The chunk lengths of total cut at the k points given by the header's
+ * u16 values from offset at (each modulo total + 1, sorted): k + 1 chunks,
+ * empty ones included. */
 static size_t cut(const input *in, size_t at, unsigned k, size_t total, size_t *chunks)
 {
     size_t pts[MAX_CUTS];
@@ -654,10 +655,11 @@ static int aead_open(aead_run *a, const uint8_t *ct, size_t len, const uint8_t *
     return ok;
 }
 
-static void fuzz_aead(const struct aeskit_aead *d, input *in, const struct aeskit_impl *impl,
-                      const uint8_t *key, size_t key_len, const uint8_t *nonce,
-                      const uint8_t *aad, size_t aad_len, const aeskit_span *ad, size_t n_ad,
-                      const uint8_t *data, size_t len, const uint8_t *rtag)
+static void fuzz_aead(const struct aeskit_aead *d, const input *in,
+                      const struct aeskit_impl *impl, const uint8_t *key, size_t key_len,
+                      const uint8_t *nonce, const uint8_t *aad, size_t aad_len,
+                      const aeskit_span *ad, size_t n_ad, const uint8_t *data, size_t len,
+                      const uint8_t *rtag)
 {
     aead_run a = {.d = d, .tag_len = now.tag_len};
     a.ks = xmalloc(d->key_state);
@@ -768,7 +770,7 @@ static void fuzz_aead(const struct aeskit_aead *d, input *in, const struct aeski
 
 /* ---- key wrap -------------------------------------------------------------- */
 
-static void fuzz_keywrap(const struct aeskit_keywrap *d, input *in,
+static void fuzz_keywrap(const struct aeskit_keywrap *d, const input *in,
                          const struct aeskit_impl *impl, const uint8_t *key, size_t key_len,
                          const uint8_t *data, size_t len)
 {
@@ -806,8 +808,9 @@ static void fuzz_keywrap(const struct aeskit_keywrap *d, input *in,
 
 /* ---- MACs ------------------------------------------------------------------ */
 
-static void fuzz_mac(const struct aeskit_mac *d, input *in, const struct aeskit_impl *impl,
-                     const uint8_t *key, size_t key_len, const uint8_t *data, size_t len)
+static void fuzz_mac(const struct aeskit_mac *d, const input *in,
+                     const struct aeskit_impl *impl, const uint8_t *key, size_t key_len,
+                     const uint8_t *data, size_t len)
 {
     void *ks = xmalloc(d->key_state);
     d->key_init(ks, impl, key, key_len);
@@ -1110,16 +1113,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *bytes, size_t size)
         tr = i == 0 ? &ref_t : &cur_t;
         tr->used = tr->n = 0;
         now.backend = order[i]->name;
-        input run = in;   /* every backend reads the same bytes */
         if (cd != NULL)
             fuzz_cipher(cd, order[i], key, each, iv, data, len, first);
         else if (ad != NULL)
-            fuzz_aead(ad, &run, order[i], key, each * n_keys, nonce, aad, aad_len, spans, n_ad,
+            fuzz_aead(ad, &in, order[i], key, each * n_keys, nonce, aad, aad_len, spans, n_ad,
                       data, len, rtag);
         else if (kd != NULL)
-            fuzz_keywrap(kd, &run, order[i], key, each, data, len);
+            fuzz_keywrap(kd, &in, order[i], key, each, data, len);
         else
-            fuzz_mac(md, &run, order[i], key, each, data, len);
+            fuzz_mac(md, &in, order[i], key, each, data, len);
         if (i > 0)
             compare_transcripts();
     }
