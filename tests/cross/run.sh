@@ -57,9 +57,9 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 flags=(-O2 -std=c11 -Wall -Wextra -Werror -I"$csrc")
-core=("$csrc"/common.c "$csrc"/cpu.c "$csrc"/dispatch.c
-      "$csrc"/backends/aes_ct64.c "$csrc"/backends/portable.c "$csrc"/backends/ghash_ct64.c
-      "$csrc"/modes/*.c "$here"/selftest.c)
+# shellcheck source=tests/cross/sources.sh
+. "$here/sources.sh"
+core=("${aeskit_core[@]}" "$here"/selftest.c)
 objs=() pids=()
 compile() {   # compile FILE EXTRA_FLAGS...: in the background, waited for below
     local src=$1 obj
@@ -80,23 +80,8 @@ ppc64le|ppc64)
 native)
     case "$(uname -m)" in
     x86_64|amd64)
-        x86=(-DAESKIT_HAVE_X86)
-        for f in "${core[@]}"; do compile "$f" "${x86[@]}"; done
-        ni=(-maes -mpclmul -mssse3 -msse4.1)
-        for f in aesni aesni_gcm aesni_ocb ghash_clmul; do
-            compile "$csrc/backends/$f.c" "${x86[@]}" "${ni[@]}"
-        done
-        if [ "${EMULATE_WIDE:-0}" = 1 ]; then
-            emu=(-DAESKIT_EMULATE_WIDE -Wno-psabi -include "$root/tests/emu/vaes_emu.h")
-            compile "$csrc"/backends/vaes_avx2.c "${x86[@]}" "${ni[@]}" -mavx -mavx2 "${emu[@]}"
-            compile "$csrc"/backends/vaes_avx512.c "${x86[@]}" "${ni[@]}" -mavx -mavx2 -mbmi2 \
-                "${emu[@]}"
-        else
-            compile "$csrc"/backends/vaes_avx2.c "${x86[@]}" "${ni[@]}" -mavx -mavx2 -mvaes \
-                -mvpclmulqdq
-            compile "$csrc"/backends/vaes_avx512.c "${x86[@]}" "${ni[@]}" -mavx -mavx2 -mvaes \
-                -mvpclmulqdq -mavx512f -mavx512bw -mavx512vl -mbmi2
-        fi ;;
+        for f in "${core[@]}"; do compile "$f" -DAESKIT_HAVE_X86; done
+        aeskit_x86_backends compile "${EMULATE_WIDE:-0}" ;;
     aarch64|arm64)
         for f in "${core[@]}"; do compile "$f" -DAESKIT_HAVE_ARMV8; done
         compile "$csrc"/backends/armv8_ce.c -DAESKIT_HAVE_ARMV8 ;;

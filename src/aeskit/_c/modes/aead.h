@@ -8,8 +8,10 @@
  * API needs on top.
  *
  * The glue checks every length the descriptor states before any work, so
- * the entry points trust their arguments (and assert them). It compares
- * tags itself, in constant time, and zeroes the output of a failed open.
+ * the entry points trust their arguments (and assert them). It opens
+ * through aeskit_aead_open_verified and aeskit_aead_finish_verified
+ * (below, modes/verify.c), which compare the tags in constant time and
+ * zero the output of a failed open.
  */
 #ifndef AESKIT_AEAD_H
 #define AESKIT_AEAD_H
@@ -80,7 +82,7 @@ struct aeskit_aead {
      * ciphertext to dst and the full 16-byte tag (the glue keeps tag_len
      * of it). open takes the tag_len bytes of the received tag (SIV and
      * GCM-SIV decrypt with it) and writes len bytes of plaintext to dst
-     * and the full expected tag; the glue compares. dst may equal src,
+     * and the full expected tag; aeskit_aead_open_verified compares. dst may equal src,
      * and may overlap the nonce and the associated data: a mode reads all
      * of them before it writes dst (or copies them first).
      * A mode whose keys depend on the nonce (GCM-SIV) derives them here,
@@ -116,6 +118,24 @@ struct aeskit_aead {
 
 /* Every AEAD, ending NULL (modes/registry.c). */
 extern const struct aeskit_aead *const aeskit_aeads[];
+
+/*
+ * An open with its verdict, as the glue makes every one (modes/verify.c):
+ * d->open, then the first tag_len bytes of the expected tag compared with
+ * the received tag's tag_len bytes in constant time. Returns 1 when they
+ * match; else 0, with the len bytes of dst zeroed, so that a failed open
+ * releases nothing. tag must not overlap dst (the glue copies a tag that
+ * would); the rest as for open.
+ */
+int aeskit_aead_open_verified(const struct aeskit_aead *d, const void *ks,
+                              const aeskit_aead_msg *m, uint8_t *dst, const uint8_t *src,
+                              size_t len, const uint8_t *tag, size_t tag_len);
+/* The end of a streaming decryption: d->finish into dst (the 0..15 bytes
+ * held back, their count in *out), then the same comparison; 0 zeroes
+ * those *out bytes (what the updates wrote is the caller's to discard).
+ * st is ended either way. */
+int aeskit_aead_finish_verified(const struct aeskit_aead *d, void *st, uint8_t *dst,
+                                const uint8_t *tag, size_t tag_len, size_t *out);
 
 /* The data limit of d for a nonce of nonce_len bytes. */
 static inline uint64_t aeskit_aead_max_data(const struct aeskit_aead *d, size_t nonce_len)

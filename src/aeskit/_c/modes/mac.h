@@ -5,8 +5,9 @@
  * (modes/registry.c). The glue never asks which MAC it serves.
  *
  * The glue checks the tag length (tag_lengths) when the key object is
- * made, compares tags itself in constant time, and refuses a tag of any
- * other length than the object's. The entry points trust their arguments.
+ * made, and verifies with aeskit_mac_tag_ok (below): constant time, and a
+ * tag of any other length than the object's is refused. The entry points
+ * trust their arguments.
  */
 #ifndef AESKIT_MAC_H
 #define AESKIT_MAC_H
@@ -40,6 +41,11 @@ struct aeskit_mac {
     void (*update)(void *st, const uint8_t *p, size_t len);
     void (*final)(const void *st, uint8_t tag[16]);
 };
+
+/* 1 if tag (len bytes) is the first tag_len bytes of the full tag, compared
+ * in constant time; 0 if not, or if len is not tag_len (a length is no
+ * secret: a short tag is never checked as a prefix). modes/verify.c. */
+int aeskit_mac_tag_ok(const uint8_t full[16], const uint8_t *tag, size_t len, size_t tag_len);
 
 /* Every MAC, ending NULL (modes/registry.c). */
 extern const struct aeskit_mac *const aeskit_macs[];

@@ -6,8 +6,10 @@
  * (modes/aead.h) states the call shape, the limits and the entry points.
  *
  * A failed decryption releases nothing: one-shot calls drop the plaintext
- * they built, _into calls zero what they wrote, and tags are compared with
- * OR-accumulation. Every length limit is checked before any work.
+ * they built, _into calls find what they wrote zeroed; the tags are
+ * compared in constant time, by aeskit_aead_open_verified and
+ * aeskit_aead_finish_verified (modes/verify.c), the glue's only opens.
+ * Every length limit is checked before any work.
  */
 #include <stddef.h>
 
@@ -368,6 +370,7 @@ AESKIT_INLINE PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssi
     ad_args ad;
     PyObject *result = NULL;
     uint8_t tag[16], want[16];
+    int ok = 1;
     ad_init(&ad);
     if (has_nonce && (aeskit_get_buffer(a[0], &nonce, 0, "nonce") < 0 ||
                       check_nonce(d, &nonce) < 0))
@@ -420,17 +423,17 @@ AESKIT_INLINE PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssi
         if (enc)
             d->seal(self->ks, &msg, ct, in, body, tag);
         else
-            d->open(self->ks, &msg, ct, in, body, want, tag);
+            ok = aeskit_aead_open_verified(d, self->ks, &msg, ct, in, body, want, t);
         Py_END_ALLOW_THREADS
     } else if (enc) {
         d->seal(self->ks, &msg, ct, in, body, tag);
     } else {
-        d->open(self->ks, &msg, ct, in, body, want, tag);
+        ok = aeskit_aead_open_verified(d, self->ks, &msg, ct, in, body, want, t);
     }
     if (enc) {
         memcpy(d->tag_first ? dst : dst + body, tag, t);
-    } else if (!aeskit_ct_memeq(tag, want, t)) {
-        aeskit_secure_zero(dst, body);
+    } else if (!ok) {
+        /* the open zeroed the body it wrote */
         Py_CLEAR(result);
         PyErr_SetString(aeskit_state_of(Py_TYPE(op))->InvalidTag,
                         "authentication failed: wrong key, nonce, tag, data or associated "
@@ -638,12 +641,22 @@ static PyObject *actx_update_into(PyObject *op, PyObject *const *a, Py_ssize_t n
     return actx_update_impl((AeadCtx *)op, a, n, 1);
 }
 
-/* Ends the stream: the held-back bytes into a new bytes object, the full
- * tag into tag. Marks the context finalized and wipes its state. */
-static PyObject *actx_finish(AeadCtx *ctx, uint8_t tag[16])
+/* Ends the stream: the held-back bytes into a new bytes object. An
+ * encryptor (want NULL) writes its full tag into ctx->tag; a decryptor
+ * checks want (tag_len bytes) and sets *ok, 0 meaning failed (then the
+ * bytes object holds zeros, for the caller to drop). Marks the context
+ * finalized and wipes its state. */
+static PyObject *actx_finish(AeadCtx *ctx, const uint8_t *want, int *ok)
 {
+    const struct aeskit_aead *d = ctx->owner->d;
     uint8_t tail[16];
-    const size_t n = ctx->owner->d->finish(ctx->st, tail, tag);
+    size_t n;
+    if (want == NULL) {
+        n = d->finish(ctx->st, tail, ctx->tag);
+        *ok = 1;
+    } else {
+        *ok = aeskit_aead_finish_verified(d, ctx->st, tail, want, ctx->owner->tag_len, &n);
+    }
     assert(n < 16);
     ctx->guard.finalized = 1;
     aeskit_secure_zero(ctx->st, (size_t)Py_SIZE(ctx));
@@ -663,7 +676,8 @@ static PyObject *actx_finalize(PyObject *op, PyObject *unused)
         PyErr_SetString(PyExc_ValueError,
                         "a decryptor ends with finalize_with_tag(tag), which checks the tag");
     } else {
-        r = actx_finish(ctx, ctx->tag);
+        int ok;
+        r = actx_finish(ctx, NULL, &ok);
         ctx->have_tag = r != NULL;
     }
     aeskit_guard_leave(&ctx->guard);
@@ -678,8 +692,8 @@ static PyObject *actx_finalize_with_tag(PyObject *op, PyObject *arg)
         return NULL;
     PyObject *r = NULL;
     Py_buffer want = {0};
-    uint8_t tag[16];
     const unsigned t = ctx->owner->tag_len;
+    int ok;
     if (ctx->enc) {
         PyErr_SetString(PyExc_ValueError, "finalize_with_tag() is for decryptors; an "
                                           "encryptor ends with finalize() and .tag");
@@ -693,14 +707,13 @@ static PyObject *actx_finalize_with_tag(PyObject *op, PyObject *arg)
         PyErr_Format(PyExc_ValueError, "tag must be %u bytes, got %zd", t, want.len);
         goto done;
     }
-    r = actx_finish(ctx, tag);
-    if (r != NULL && !aeskit_ct_memeq(tag, want.buf, t)) {
+    r = actx_finish(ctx, want.buf, &ok);
+    if (r != NULL && !ok) {
         Py_CLEAR(r);
         PyErr_SetString(st->InvalidTag, "authentication failed: the data before this call "
                                         "must not be trusted either");
     }
 done:
-    aeskit_secure_zero(tag, sizeof tag);
     aeskit_release(&want);
     aeskit_guard_leave(&ctx->guard);
     return r;

@@ -7,9 +7,10 @@
  *
  * A key object holds the per-key state, built once by the chosen backend
  * and never changed, so it is safe to share between threads; a context is
- * for one thread (py/guard.h). Tags are compared with OR-accumulation, and
- * a tag of any other length than tag_length fails as a wrong one does
- * (InvalidTag), so a short tag can never be checked as a prefix.
+ * for one thread (py/guard.h). Tags are compared with OR-accumulation
+ * (aeskit_mac_tag_ok, modes/verify.c), and a tag of any other length than
+ * tag_length fails as a wrong one does (InvalidTag), so a short tag can
+ * never be checked as a prefix.
  */
 #include <stddef.h>
 
@@ -143,7 +144,7 @@ static void mac_of(const MacObject *self, const Py_buffer *data, uint8_t tag[16]
  * InvalidTag; a tag of another length is refused without a comparison. */
 static int check_tag(aeskit_state *st, const Py_buffer *tag, const uint8_t full[16], unsigned t)
 {
-    if ((size_t)tag->len != t || !aeskit_ct_memeq(full, tag->buf, t)) {
+    if (!aeskit_mac_tag_ok(full, tag->buf, (size_t)tag->len, t)) {
         PyErr_SetString(st->InvalidTag, "the tag does not match: wrong key, data or tag");
         return -1;
     }

@@ -165,7 +165,7 @@ static PyObject *seg_run(PyObject *const *args, Py_ssize_t nargs, int enc)
         return NULL;
     const size_t n = a.n;
     const uint8_t *src = a.src.buf;
-    uint8_t *dst = a.dst.buf, nonce[12], expect[TAG_LEN];
+    uint8_t *dst = a.dst.buf, nonce[12];
     size_t written = 0;
     Py_ssize_t bad = -1;
     const aeskit_aead_msg msg = {.nonce = nonce, .nonce_len = sizeof nonce};
@@ -181,10 +181,9 @@ static PyObject *seg_run(PyObject *const *args, Py_ssize_t nargs, int enc)
         if (enc) {
             a.d->seal(a.ks, &msg, dst, src, k, dst + k);
         } else {
-            a.d->open(a.ks, &msg, dst, src, body, src + body, expect);
-            if (!aeskit_ct_memeq(expect, src + body, TAG_LEN)) {
-                aeskit_secure_zero(dst, body);
-                bad = (Py_ssize_t)j;
+            if (!aeskit_aead_open_verified(a.d, a.ks, &msg, dst, src, body, src + body,
+                                           TAG_LEN)) {
+                bad = (Py_ssize_t)j;   /* its body in dst is zeroed */
                 break;
             }
         }
@@ -192,7 +191,6 @@ static PyObject *seg_run(PyObject *const *args, Py_ssize_t nargs, int enc)
         dst += made;
         written += made;
     }
-    aeskit_secure_zero(expect, sizeof expect);
     if (ts != NULL)
         PyEval_RestoreThread(ts);
     seg_release(&a);

@@ -1,0 +1,31 @@
+# The C core's sources without Python, and how meson.build compiles the x86
+# backends: sourced by tests/cross/run.sh (the self-test) and tests/fuzz/run.sh
+# (the libFuzzer harness), so that the two build what the extension builds.
+# Needs $csrc (src/aeskit/_c) and $root (the checkout) set by the script.
+
+# Every architecture's files: the dispatcher, portable, every mode.
+aeskit_core=("$csrc"/common.c "$csrc"/cpu.c "$csrc"/dispatch.c
+             "$csrc"/backends/aes_ct64.c "$csrc"/backends/portable.c
+             "$csrc"/backends/ghash_ct64.c "$csrc"/modes/*.c)
+
+# aeskit_x86_backends FN EMULATE: calls FN FILE FLAGS... for each x86-64
+# backend file with the flags meson.build gives it (-DAESKIT_HAVE_X86, which
+# the core's files need too, included). EMULATE=1 builds the two vaes files on
+# tests/emu/vaes_emu.h (meson's emulate_wide): their logic on a CPU without
+# VAES, VPCLMULQDQ or AVX-512.
+aeskit_x86_backends() {
+    local fn=$1 emulate=$2 f
+    local ni=(-DAESKIT_HAVE_X86 -maes -mpclmul -mssse3 -msse4.1)
+    for f in aesni aesni_gcm aesni_ocb ghash_clmul; do
+        "$fn" "$csrc/backends/$f.c" "${ni[@]}"
+    done
+    if [ "$emulate" = 1 ]; then
+        local emu=(-DAESKIT_EMULATE_WIDE -Wno-psabi -include "$root/tests/emu/vaes_emu.h")
+        "$fn" "$csrc"/backends/vaes_avx2.c "${ni[@]}" -mavx -mavx2 "${emu[@]}"
+        "$fn" "$csrc"/backends/vaes_avx512.c "${ni[@]}" -mavx -mavx2 -mbmi2 "${emu[@]}"
+    else
+        "$fn" "$csrc"/backends/vaes_avx2.c "${ni[@]}" -mavx -mavx2 -mvaes -mvpclmulqdq
+        "$fn" "$csrc"/backends/vaes_avx512.c "${ni[@]}" -mavx -mavx2 -mvaes -mvpclmulqdq \
+            -mavx512f -mavx512bw -mavx512vl -mbmi2
+    fi
+}

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Build the libFuzzer harness (tests/fuzz/fuzz_core.c) over the C core with
+# clang -fsanitize=fuzzer,address,undefined, replay the regression inputs
+# (tests/fuzz/regress/), then fuzz from the seed corpus (tests/fuzz/corpus/)
+# for a fixed number of executions:
+#
+#   bash tests/fuzz/run.sh            build, replay, fuzz (CI's step)
+#   bash tests/fuzz/run.sh ARGS...    build, replay, then fuzz with ARGS passed
+#                                     to libFuzzer as well (e.g. -max_total_time=600)
+#
+# Environment:
+#   EMULATE_WIDE=1|0  the vaes backends on emulated VAES, VPCLMULQDQ and
+#                     AVX-512 (tests/emu/vaes_emu.h), or native; unset: native
+#                     where the CPU has them, else emulated (so the wide kernels
+#                     are fuzzed on any x86-64 with AES-NI and AVX2)
+#   FUZZ_RUNS=N       executions (default: about 2 minutes on a Zen 4 natively,
+#                     3 on a Zen 2 emulated: see below)
+#   FUZZ_SEED=N       libFuzzer's -seed (default: random, printed)
+#   FUZZ_OUT=DIR      binary, objects, corpus and artifacts (default build/fuzz)
+#   CC                the clang to use (default clang)
+#
+# A crash, a sanitizer report or a mismatch (the harness aborts with what
+# differed) fails the script; the input is saved under FUZZ_OUT/artifacts/
+# and printed in base64 (CI's machine is gone afterwards): to replay it,
+# `base64 -d > crash; build/fuzz/fuzz_core crash`. The log's end gives the
+# executions per second and the coverage (cov: edges).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+csrc="$root/src/aeskit/_c"
+cc=${CC:-clang}
+out=${FUZZ_OUT:-$root/build/fuzz}
+start=$(date +%s)
+
+# The wide backends natively where the CPU has them, else on the emulation.
+cpu_flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
+has() { case "$cpu_flags" in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+x86=0
+case "$(uname -m)" in x86_64|amd64) x86=1 ;; esac
+emulate=${EMULATE_WIDE:-}
+if [ "$x86" = 1 ] && [ -z "$emulate" ]; then
+    emulate=0
+    for f in vaes vpclmulqdq avx512f avx512bw avx512vl bmi2; do has "$f" || emulate=1; done
+fi
+
+# Executions: 830 to 970 a second on a Zen 4 (2 shared cores), native or
+# emulated alike, so 100000 take about 2 minutes. A Zen 2 has no VAES, so it
+# builds the emulated kernels (about 70 s here against 30) and runs slower per
+# execution: 50000 keep it within about 3 minutes with the build.
+if [ "$emulate" = 1 ]; then runs=${FUZZ_RUNS:-50000}; else runs=${FUZZ_RUNS:-100000}; fi
+
+rm -rf "$out/obj" "$out/corpus"
+mkdir -p "$out/obj" "$out/corpus" "$out/artifacts"
+san=(-fsanitize=address,undefined -fno-sanitize-recover=all)
+flags=(-O2 -g -std=c11 -Wall -Wextra -Werror -fno-omit-frame-pointer "${san[@]}"
+       -fsanitize=fuzzer-no-link -I"$csrc")
+# shellcheck source=tests/cross/sources.sh
+. "$root/tests/cross/sources.sh"
+objs=() pids=()
+compile() {   # compile FILE EXTRA_FLAGS...: in the background, waited for below
+    local src=$1 obj extra=()
+    shift
+    obj="$out/obj/$(basename "$src" .c).o"
+    # UBSan's pointer-overflow check on the vaes kernels' unrolled code takes
+    # clang a minute a file (4-5 s without it); ASan bounds those pointers anyway
+    case "$src" in */vaes_*) extra=(-fno-sanitize=pointer-overflow) ;; esac
+    "$cc" "${flags[@]}" "${extra[@]}" "$@" -c "$src" -o "$obj" &
+    pids+=("$!")
+    objs+=("$obj")
+    # two at a time: the machine has two cores
+    if [ "${#pids[@]}" -ge 2 ]; then wait "${pids[0]}" || failed=1; pids=("${pids[@]:1}"); fi
+}
+failed=0
+if [ "$x86" = 1 ]; then
+    for f in "${aeskit_core[@]}"; do compile "$f" -DAESKIT_HAVE_X86; done
+    aeskit_x86_backends compile "$emulate"
+    # the harness asks for every backend the build has: none may be missing
+    expect="aesni vaes_avx2 vaes_avx512"
+    if [ "$emulate" = 1 ]; then what="vaes backends EMULATED"; else what="vaes backends native"; fi
+else
+    for f in "${aeskit_core[@]}"; do compile "$f"; done
+    expect="" what="portable only (no x86-64)"
+fi
+compile "$here/fuzz_core.c"
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+if [ "$failed" = 1 ]; then echo "fuzz/run.sh: a compile failed (above)" >&2; exit 1; fi
+exe="$out/fuzz_core"
+"$cc" "${san[@]}" -fsanitize=fuzzer -o "$exe" "${objs[@]}"
+echo "fuzz: built $exe ($what) in $(( $(date +%s) - start )) s"
+
+export FUZZ_EXPECT_BACKENDS="$expect"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+# The inputs that once failed, each run once.
+regress=()
+for f in "$here"/regress/*; do [ -f "$f" ] && regress+=("$f"); done
+if [ "${#regress[@]}" -gt 0 ]; then
+    if ! "$exe" "${regress[@]}" > "$out/regress.log" 2>&1; then
+        tail -n 60 "$out/regress.log"
+        echo "fuzz: a regression input fails again (above)" >&2
+        exit 1
+    fi
+    echo "fuzz: ${#regress[@]} regression inputs replayed, all pass"
+fi
+
+# The negative control: a copy of portable with one flipped bit in the ctr
+# slot's tenth block, which the seeds must catch (a mismatch or a property).
+rm -rf "$out/control" && mkdir -p "$out/control"
+if FUZZ_NEGATIVE_CONTROL=1 "$exe" -runs=0 -artifact_prefix="$out/control/" "$here/corpus" \
+        > "$out/control.log" 2>&1 \
+        || ! grep -q "backend negative_control" "$out/control.log"; then
+    tail -n 30 "$out/control.log"
+    echo "fuzz: the negative control was not caught: the harness is blind" >&2
+    exit 1
+fi
+echo "fuzz: negative control caught ($(grep -m1 -o 'mode [A-Z0-9-]*, backend negative_control' \
+    "$out/control.log"))"
+
+# The run: new inputs go to FUZZ_OUT/corpus, the committed seeds are only read.
+seed=()
+[ -n "${FUZZ_SEED:-}" ] && seed=(-seed="$FUZZ_SEED")
+echo "fuzz: $runs executions from $(find "$here/corpus" -type f | wc -l) seeds" \
+     "(budget: about 2 min on a Zen 4, 3 on a Zen 2 emulated)"
+t0=$(date +%s)
+status=0
+"$exe" -runs="$runs" -max_len=256 -timeout=30 -print_final_stats=1 "${seed[@]}" \
+    -artifact_prefix="$out/artifacts/" "$@" "$out/corpus" "$here/corpus" \
+    > "$out/fuzz.log" 2>&1 || status=$?
+secs=$(( $(date +%s) - t0 ))
+if [ "$status" != 0 ]; then
+    tail -n 80 "$out/fuzz.log"
+    for f in "$out"/artifacts/*; do
+        [ -f "$f" ] || continue
+        echo "fuzz: the failing input, $f, in base64:"
+        base64 -w 0 "$f"
+        echo
+    done
+    echo "fuzz: FAILED after $secs s (exit $status); the log: $out/fuzz.log" >&2
+    exit 1
+fi
+grep -E '^(INFO: Seed|fuzz_core:)|INITED|DONE|^stat::' "$out/fuzz.log"
+done_runs=$(grep -m1 '^stat::number_of_executed_units' "$out/fuzz.log" | awk '{print $2}')
+echo "fuzz: ${done_runs:-?} executions in $secs s, no failure"
