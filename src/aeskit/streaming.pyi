@@ -16,6 +16,7 @@ TAG: Final[int]
 NONCE_PREFIX: Final[int]
 MAX_SEGMENTS: Final[int]
 KEY_TYPE_URL: Final[str]
+NOT_A_KEYSET: Final[str]
 
 _Path: TypeAlias = str | bytes | os.PathLike[str] | os.PathLike[bytes]
 _File: TypeAlias = IO[bytes] | BinaryIO | io.RawIOBase | io.BufferedIOBase
