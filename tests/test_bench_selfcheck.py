@@ -156,11 +156,20 @@ def test_a_slow_group_is_timed_again_and_marked_when_it_stays_slow(monkeypatch):
     steady_text = text.split("aeskit steady kernel", 1)[1].split(" summary, ")[0]
     assert report.DISAGREES not in steady_text
     assert f"? {report.MARK_TEXT[report.DISAGREES]}" in " ".join(text.split())
+    # two rows (enc and dec): one warning names both, each with its worst miss
+    warned = [w for w in report.warnings(run) if "AES-128 CTR enc slowed kernel (" in w]
+    assert len(warned) == 1 and warned[0].startswith("2 rows' bulk lines miss")
+    assert "also when timed again" in warned[0]
+    assert "AES-128 CTR enc slowed kernel (-33% at 16 KiB, a separate timing)" in warned[0]
+    assert "AES-128 CTR dec slowed kernel (" in warned[0]
+    assert not any("steady" in w for w in report.warnings(run))
+    assert run.meta["self_check"]["rows_disagreeing"] == 2  # enc and dec
+    # one row alone gets the whole sentence
+    dec = row_of(run, Operation("CTR", False, 128), "slowed")
+    dec.self_check = None
     warned = [w for w in report.warnings(run) if w.startswith("AES-128 CTR enc slowed kernel:")]
     assert len(warned) == 1 and "also when the row was timed again" in warned[0]
     assert "a separate timing" in warned[0] and "(-33.3%)" in warned[0]
-    assert not any("steady" in w for w in report.warnings(run))
-    assert run.meta["self_check"]["rows_disagreeing"] == 2  # enc and dec
 
 
 def test_a_slow_group_consistent_on_the_retime_ends_unmarked_with_the_new_figures(monkeypatch):
@@ -222,7 +231,8 @@ def test_the_by_length_cells_are_compared_where_the_run_has_them(monkeypatch):
     assert {c.source for c in row.self_check.comparisons} == {selfcheck.DIRECT,
                                                               selfcheck.BY_LENGTH}
     assert row.self_check.worst.source == selfcheck.BY_LENGTH
-    assert any("the by-length table's timing took" in w for w in report.warnings(run))
+    assert any("CTR enc slowed kernel (" in w and "the by-length table's timing)" in w
+               for w in report.warnings(run))
     # only the size the by-length set lacks gets a separate group
     run, _, state = run_with(monkeypatch, lambda sizes, extra: False, "--sizes", "16K,1M")
     assert (((64 << 10),), False) in state.groups

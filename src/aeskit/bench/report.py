@@ -430,9 +430,11 @@ def warnings(run: Run) -> list[str]:
         if r.below_floor:
             out.append(f"{r.op.algo} {r.op.label} {r.who.label}: bulk {num(r.bulk_cycles_per_byte)}"
                        f" c/B is under its floor {num(r.floor)} c/B: a measurement error")
-    for r in run.slope:
-        if r.disagrees:
-            out.append(_disagreement_text(r))
+    disagreeing = [r for r in run.slope if r.disagrees]
+    if len(disagreeing) == 1:
+        out.append(_disagreement_text(disagreeing[0]))
+    elif disagreeing:
+        out.append(_disagreements_text(disagreeing))
     for lr in run.lengths:
         under = lr.under_floor()
         if under:
@@ -460,6 +462,20 @@ def _disagreement_text(r: SlopeRow) -> str:
             f"{human_bytes(worst.size)} call, {selfcheck.SOURCE_TEXT[worst.source]} took "
             f"{duration(worst.timed_ns)}" + (f" ({diff:+.1%})" if math.isfinite(diff) else "")
             + f"{again}: its bulk figures are doubtful")
+
+
+def _disagreements_text(rows: Sequence[SlopeRow]) -> str:
+    """One warning for several rows marked DISAGREES: each named with its worst miss
+    (a run on a busy machine can have many, and a page of warnings hides the rest)."""
+    def name(r: SlopeRow) -> str:
+        worst = r.self_check.worst if r.self_check is not None else None
+        assert worst is not None
+        diff = (f"{worst.difference:+.0%}" if math.isfinite(worst.difference) else "no time")
+        return (f"{r.op.algo} {r.op.label} {r.who.label} ({diff} at "
+                f"{human_bytes(worst.size)}, {selfcheck.SOURCE_TEXT[worst.source]})")
+    return (f"{len(rows)} rows' bulk lines miss another timing of the same call by more "
+            f"than {selfcheck.TOLERANCE:.0%}, also when timed again (their bulk figures are "
+            f"doubtful; the run's --json has each timing): " + "; ".join(map(name, rows)))
 
 
 #: The rows a note on budget-skipped sizes names before it counts the rest.
