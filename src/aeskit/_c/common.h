@@ -153,13 +153,20 @@ static inline unsigned aeskit_ntz64(uint64_t i)
 #endif
 }
 
-/* Constant-time equality: 1 if equal. OR-accumulates, never exits early. */
+/* Constant-time equality: 1 if equal. OR-accumulates, never exits early;
+ * only len (public) steers it. Eight bytes at a time, then the rest: a
+ * 16-byte tag is two XORs rather than a 16-step byte loop (every AEAD
+ * open and MAC verify ends here). */
 static inline int aeskit_ct_memeq(const uint8_t *a, const uint8_t *b, size_t len)
 {
-    uint32_t acc = 0;
-    for (size_t i = 0; i < len; i++)
-        acc |= (uint32_t)(a[i] ^ b[i]);
-    return (int)(1 & ((acc - 1) >> 8));
+    uint64_t acc = 0;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8)
+        acc |= aeskit_load_le64(a + i) ^ aeskit_load_le64(b + i);
+    for (; i < len; i++)
+        acc |= (uint64_t)(a[i] ^ b[i]);
+    /* acc != 0 exactly when acc | -acc has its top bit set */
+    return (int)(1 ^ ((acc | (0 - acc)) >> 63));
 }
 
 #endif
