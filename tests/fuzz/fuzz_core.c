@@ -609,6 +609,23 @@ static void alias_into(const aead_run *a, uint8_t *dst, size_t len, aeskit_aead_
     m->ad = spans;
 }
 
+/* A one-shot message's buffers: the data laid out as the input says, and
+ * with alias the nonce and associated data moved into dst's bytes (a mode
+ * reads them all before it writes dst). */
+static io lay_message(aead_run *a, const uint8_t *data, size_t len, aeskit_aead_msg *m,
+                      aeskit_span *spans, int alias)
+{
+    io b = lay(data, len, len);
+    if (alias) {
+        unshield();
+        alias_into(a, b.dst, len, m, spans);
+        shield();
+        expose(b.src, len);
+        expose(b.dst, len);
+    }
+    return b;
+}
+
 /* One-shot seal of data: ct (len bytes) and the full tag. */
 static void aead_seal(aead_run *a, const uint8_t *data, size_t len, uint8_t *ct,
                       uint8_t tag[16], int alias)
@@ -617,14 +634,7 @@ static void aead_seal(aead_run *a, const uint8_t *data, size_t len, uint8_t *ct,
     uint8_t *t = xmalloc(16);
     aeskit_span spans[MAX_CUTS + 1];
     aeskit_aead_msg m = a->m;
-    io b = lay(data, len, len);
-    if (alias) {
-        unshield();
-        alias_into(a, b.dst, len, &m, spans);
-        shield();
-        expose(b.src, len);
-        expose(b.dst, len);
-    }
+    io b = lay_message(a, data, len, &m, spans, alias);
     d->seal(a->ks, &m, b.dst, b.src, len, t);
     release();
     memcpy(ct, b.dst, len);
@@ -640,14 +650,7 @@ static int aead_open(aead_run *a, const uint8_t *ct, size_t len, const uint8_t *
     uint8_t *w = exact(want, a->tag_len);
     aeskit_span spans[MAX_CUTS + 1];
     aeskit_aead_msg m = a->m;
-    io b = lay(ct, len, len);
-    if (alias) {
-        unshield();
-        alias_into(a, b.dst, len, &m, spans);
-        shield();
-        expose(b.src, len);
-        expose(b.dst, len);
-    }
+    io b = lay_message(a, ct, len, &m, spans, alias);
     const int ok = aeskit_aead_open_verified(a->d, a->ks, &m, b.dst, b.src, len, w, a->tag_len);
     release();
     memcpy(out, b.dst, len);
