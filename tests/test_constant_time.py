@@ -308,7 +308,7 @@ PLANT_ANCHOR = ("    while (n > 0) {\n"
                 "        const size_t nb = n < VAES_BPV ? n : VAES_BPV;\n"
                 "        const vaes_v cv = vaes_bcast(c);\n")
 PLANT = "        if (src[0] & 1)   /* planted by test_constant_time.py */\n" \
-        "            VAES_MEMORY_BARRIER();\n"
+        "            AESKIT_BARRIER();\n"
 
 
 def test_wide_negative_control_is_flagged(valgrind, wide_build, tmp_path):

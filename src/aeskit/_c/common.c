@@ -2,10 +2,11 @@
 #include <string.h>
 
 #include "aeskit.h"
+#include "compiler.h"
 
 void aeskit_secure_zero(void *p, size_t len)
 {
-#if defined(__GNUC__)
+#if defined(AESKIT_GNU_ASM)
     /* memset at full speed; the barrier tells the compiler the zeros are
      * read, so a dead-store pass cannot drop them */
     memset(p, 0, len);

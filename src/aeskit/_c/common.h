@@ -6,18 +6,16 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "compiler.h"
+
 /* For the small helpers that must become part of their caller (a kernel's
  * registers, constant arguments folded): -O2 alone declines some. */
-#if defined(__GNUC__)
-#define AESKIT_INLINE static inline __attribute__((always_inline))
-#else
-#define AESKIT_INLINE static inline
-#endif
+#define AESKIT_INLINE static AESKIT_ALWAYS_INLINE
 
 /* Big-endian loads and stores: one bswap and one move where the compiler
  * has the builtin (GCC does not merge the byte-wise form: 16 instructions
  * per 64-bit store, a quarter of a short GCM message's own work). */
-#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(AESKIT_BSWAP32) && defined(AESKIT_BSWAP64) && defined(AESKIT_LITTLE_ENDIAN)
 #define AESKIT_BSWAP_BUILTINS 1
 #endif
 
@@ -26,7 +24,7 @@ static inline uint32_t aeskit_load_be32(const uint8_t *p)
 #ifdef AESKIT_BSWAP_BUILTINS
     uint32_t v;
     memcpy(&v, p, 4);
-    return __builtin_bswap32(v);
+    return AESKIT_BSWAP32(v);
 #else
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 #endif
@@ -35,7 +33,7 @@ static inline uint32_t aeskit_load_be32(const uint8_t *p)
 static inline void aeskit_store_be32(uint8_t *p, uint32_t v)
 {
 #ifdef AESKIT_BSWAP_BUILTINS
-    v = __builtin_bswap32(v);
+    v = AESKIT_BSWAP32(v);
     memcpy(p, &v, 4);
 #else
     p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16);
@@ -59,7 +57,7 @@ static inline uint64_t aeskit_load_be64(const uint8_t *p)
 #ifdef AESKIT_BSWAP_BUILTINS
     uint64_t v;
     memcpy(&v, p, 8);
-    return __builtin_bswap64(v);
+    return AESKIT_BSWAP64(v);
 #else
     return (uint64_t)aeskit_load_be32(p) << 32 | aeskit_load_be32(p + 4);
 #endif
@@ -68,7 +66,7 @@ static inline uint64_t aeskit_load_be64(const uint8_t *p)
 static inline void aeskit_store_be64(uint8_t *p, uint64_t v)
 {
 #ifdef AESKIT_BSWAP_BUILTINS
-    v = __builtin_bswap64(v);
+    v = AESKIT_BSWAP64(v);
     memcpy(p, &v, 8);
 #else
     aeskit_store_be32(p, (uint32_t)(v >> 32));
@@ -143,8 +141,8 @@ AESKIT_INLINE void aeskit_gf128_double_le(uint8_t dst[16], const uint8_t src[16]
 static inline unsigned aeskit_ntz64(uint64_t i)
 {
     assert(i != 0);
-#if defined(__GNUC__)
-    return (unsigned)__builtin_ctzll(i);
+#if defined(AESKIT_CTZ64)
+    return AESKIT_CTZ64(i);
 #else
     unsigned n = 0;
     for (; (i & 1) == 0; i >>= 1)

@@ -6,10 +6,20 @@
  * AVX2 and the 256-bit VAES/VPCLMULQDQ forms, ZMM state (opmask, upper
  * halves, hi16) for AVX-512. VAES on YMM never demands ZMM state.
  */
+#include "compiler.h"
 #include "dispatch.h"
 
 #if defined(AESKIT_HAVE_X86)
+/* CPUID leaf (subleaf sub) into r = {eax, ebx, ecx, edx}, and XCR0: GCC's
+ * and clang's <cpuid.h> and an asm XGETBV (no -mxsave needed), or MSVC's
+ * intrinsics (compiler.h's AESKIT_GNU_ASM tells the dialects apart). */
+#if defined(AESKIT_GNU_ASM)
 #include <cpuid.h>
+
+static void cpuid(unsigned leaf, unsigned sub, unsigned r[4])
+{
+    __cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
+}
 
 static uint64_t xgetbv0(void)
 {
@@ -17,6 +27,32 @@ static uint64_t xgetbv0(void)
     __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
     return (uint64_t)hi << 32 | lo;
 }
+#else
+#include <intrin.h>
+
+static void cpuid(unsigned leaf, unsigned sub, unsigned r[4])
+{
+    int v[4];
+    __cpuidex(v, (int)leaf, (int)sub);
+    for (int i = 0; i < 4; i++)
+        r[i] = (unsigned)v[i];
+}
+
+static uint64_t xgetbv0(void)
+{
+    return (uint64_t)_xgetbv(0);
+}
+#endif
+
+/* The bits read below (Intel SDM vol. 2, CPUID): leaf 1's ECX, leaf 7's
+ * EBX and ECX. */
+enum {
+    L1C_SSSE3 = 1u << 9, L1C_SSE41 = 1u << 19, L1C_OSXSAVE = 1u << 27, L1C_AVX = 1u << 28,
+    L1C_AES = 1u << 25, L1C_PCLMUL = 1u << 1,
+    L7B_AVX2 = 1u << 5, L7B_BMI2 = 1u << 8, L7B_AVX512F = 1u << 16,
+    L7B_AVX512BW = 1u << 30, L7B_AVX512VL = 1u << 31,
+    L7C_VAES = 1u << 9, L7C_VPCLMUL = 1u << 10,
+};
 #endif
 
 /* AArch64 and POWER: the kernel's HWCAP words on Linux (the instructions are
@@ -65,18 +101,20 @@ uint32_t aeskit_cpu_detect(void)
 {
     uint32_t f = 0;
 #if defined(AESKIT_HAVE_X86)
-    unsigned a, b, c, d, max = __get_cpuid_max(0, NULL);
+    unsigned r[4];
+    cpuid(0, 0, r);
+    const unsigned max = r[0];
     if (max < 1)
         return features = 0;
-    __cpuid(1, a, b, c, d);
-    unsigned c1 = c;
-    if (c1 & bit_SSSE3)  f |= AESKIT_CPU_SSSE3;
-    if (c1 & bit_SSE4_1) f |= AESKIT_CPU_SSE41;
-    if (c1 & bit_AES)    f |= AESKIT_CPU_AES;
-    if (c1 & bit_PCLMUL) f |= AESKIT_CPU_PCLMUL;
+    cpuid(1, 0, r);
+    const unsigned c1 = r[2];
+    if (c1 & L1C_SSSE3)  f |= AESKIT_CPU_SSSE3;
+    if (c1 & L1C_SSE41)  f |= AESKIT_CPU_SSE41;
+    if (c1 & L1C_AES)    f |= AESKIT_CPU_AES;
+    if (c1 & L1C_PCLMUL) f |= AESKIT_CPU_PCLMUL;
 
     int ymm = 0, zmm = 0;
-    if ((c1 & bit_OSXSAVE) && (c1 & bit_AVX)) {
+    if ((c1 & L1C_OSXSAVE) && (c1 & L1C_AVX)) {
         uint64_t xcr0 = xgetbv0();
         ymm = (xcr0 & 0x6) == 0x6;              /* XMM | YMM */
         zmm = ymm && (xcr0 & 0xe0) == 0xe0;     /* opmask | ZMM_Hi256 | Hi16_ZMM */
@@ -84,17 +122,18 @@ uint32_t aeskit_cpu_detect(void)
     if (ymm)
         f |= AESKIT_CPU_AVX;
     if (max >= 7) {
-        __cpuid_count(7, 0, a, b, c, d);
-        if (b & bit_BMI2) f |= AESKIT_CPU_BMI2;
+        cpuid(7, 0, r);
+        const unsigned b = r[1], c = r[2];
+        if (b & L7B_BMI2) f |= AESKIT_CPU_BMI2;
         if (ymm) {
-            if (b & bit_AVX2)  f |= AESKIT_CPU_AVX2;
-            if (c & (1u << 9))  f |= AESKIT_CPU_VAES;
-            if (c & (1u << 10)) f |= AESKIT_CPU_VPCLMUL;
+            if (b & L7B_AVX2)    f |= AESKIT_CPU_AVX2;
+            if (c & L7C_VAES)    f |= AESKIT_CPU_VAES;
+            if (c & L7C_VPCLMUL) f |= AESKIT_CPU_VPCLMUL;
         }
         if (zmm) {
-            if (b & bit_AVX512F)  f |= AESKIT_CPU_AVX512F;
-            if (b & bit_AVX512BW) f |= AESKIT_CPU_AVX512BW;
-            if (b & bit_AVX512VL) f |= AESKIT_CPU_AVX512VL;
+            if (b & L7B_AVX512F)  f |= AESKIT_CPU_AVX512F;
+            if (b & L7B_AVX512BW) f |= AESKIT_CPU_AVX512BW;
+            if (b & L7B_AVX512VL) f |= AESKIT_CPU_AVX512VL;
         }
     }
 #elif defined(AESKIT_CPU_HWCAP)

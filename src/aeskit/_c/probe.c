@@ -22,8 +22,16 @@
 
 #include <time.h>
 
+#include "compiler.h"
 #include "dispatch.h"
 #include "probe.h"
+
+/* The chains are GNU inline asm (the compiler must not fold a chain of adds
+ * or reorder one of AESENCs): x86 with GCC or clang. Elsewhere the probes
+ * report nothing and the benchmark asks for --cpu-mhz. */
+#if defined(AESKIT_HAVE_X86) && defined(AESKIT_GNU_ASM)
+#define PROBE_CHAINS 1
+#endif
 
 #define ADDS_PER_ITER 128   /* adds per iteration of add_chain */
 #define MULS_PER_ITER 128   /* multiplies per iteration of imul_chain */
@@ -37,7 +45,7 @@ uint64_t aeskit_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-#if defined(AESKIT_HAVE_X86)
+#if defined(PROBE_CHAINS)
 #include <immintrin.h>
 #include <x86intrin.h>   /* __rdtsc */
 
@@ -79,7 +87,7 @@ static uint64_t imul_chain(uint64_t iters)
 
 /* ns for iters x 128 dependent AESENCs: the latency that bounds the
  * serial modes (CBC/CFB encryption, OFB) at rounds x latency per block. */
-__attribute__((target("aes,sse2"))) static uint64_t aesenc_chain(uint64_t iters)
+AESKIT_TARGET("aes,sse2") static uint64_t aesenc_chain(uint64_t iters)
 {
     __m128i x = _mm_set1_epi32(0x01234567), k = _mm_set1_epi32(0x7654321);
     uint64_t t0 = aeskit_now_ns();
@@ -109,7 +117,7 @@ __attribute__((target("aes,sse2"))) static uint64_t aesenc_chain(uint64_t iters)
     x4 = OP(x4, k); x5 = OP(x5, k); x6 = OP(x6, k); x7 = OP(x7, k);
 #define THROUGHPUT_OPS_PER_ITER 128   /* 16 x ON8 in THROUGHPUT_PROBE's loop */
 #define THROUGHPUT_PROBE(fn, tgt, vec, set1, OP, low32)                                 \
-    __attribute__((target(tgt))) static uint64_t fn(uint64_t iters)                     \
+    AESKIT_TARGET(tgt) static uint64_t fn(uint64_t iters)                               \
     {                                                                                   \
         vec x0 = set1(0), x1 = set1(1), x2 = set1(2), x3 = set1(3), x4 = set1(4),       \
             x5 = set1(5), x6 = set1(6), x7 = set1(7);                                   \
@@ -162,7 +170,7 @@ THROUGHPUT_PROBE(clmul_zmm, "vpclmulqdq,avx512f", __m512i, _mm512_set1_epi32, CL
  */
 #define ON4(OP, k) c0 = OP(c0, k); c1 = OP(c1, k); c2 = OP(c2, k); c3 = OP(c3, k);
 #define GCM_MIX_PROBE(fn, tgt, vec, set1, AES, CLMUL, low32)                             \
-    __attribute__((target(tgt))) static uint64_t fn(uint64_t iters)                     \
+    AESKIT_TARGET(tgt) static uint64_t fn(uint64_t iters)                               \
     {                                                                                   \
         vec x0 = set1(0), x1 = set1(1), x2 = set1(2), x3 = set1(3), x4 = set1(4),       \
             x5 = set1(5), x6 = set1(6), x7 = set1(7);                                   \
@@ -194,7 +202,7 @@ GCM_MIX_PROBE(gcm_mix_zmm, "vaes,vpclmulqdq,avx512f", __m512i, _mm512_set1_epi32
 
 #endif
 
-#if defined(AESKIT_HAVE_X86)
+#if defined(PROBE_CHAINS)
 #define UNIT_FN(fn) fn
 #else
 #define UNIT_FN(fn) NULL
@@ -235,7 +243,7 @@ const char *aeskit_probe_unit_name(size_t i)
 
 double aeskit_probe_clock_mhz(double ms)
 {
-#if defined(AESKIT_HAVE_X86)
+#if defined(PROBE_CHAINS)
     uint64_t iters = 1000, ns;
     /* grow the loop until it runs for the requested time */
     while ((ns = add_chain(iters)) < (uint64_t)(ms * 1e6) && iters < (UINT64_C(1) << 40))
@@ -264,7 +272,7 @@ double aeskit_probe_clock_mhz(double ms)
 
 int aeskit_probe_clock_check(double ms, double *add_mhz, double *mul_mhz, double *tsc_mhz)
 {
-#if defined(AESKIT_HAVE_X86)
+#if defined(PROBE_CHAINS)
     /* 8 rounds of one add run and one multiply run, all in about ms: the
      * add chain's length scaled from a short run found by doubling (as in
      * clock_mhz), the multiplies a third as many so both runs last as long */
@@ -304,7 +312,7 @@ int aeskit_probe_clock_check(double ms, double *add_mhz, double *mul_mhz, double
 
 double aeskit_probe_aes_share(int rounds)
 {
-#if defined(AESKIT_HAVE_X86)
+#if defined(PROBE_CHAINS)
     if (aeskit_cpu_features() & AESKIT_CPU_AES) {
         /* wall time, not cycles: a CPU whose core runs slower is as much
          * worse for the benchmark as one whose AES units are shared */
@@ -322,7 +330,7 @@ double aeskit_probe_aes_share(int rounds)
 
 int aeskit_probe_aes(double *latency, double *xmm)
 {
-#if defined(AESKIT_HAVE_X86)
+#if defined(PROBE_CHAINS)
     if (aeskit_cpu_features() & AESKIT_CPU_AES) {
         /* the chains interleaved, each at its fastest (an interruption only
          * ever adds time): ratios to the add chain are in core cycles */
@@ -348,7 +356,7 @@ void aeskit_probe_units(double *cycles)
     for (size_t p = 0; p < N_UNIT_PROBES; p++)
         best[p] = UINT64_MAX;
     double adds = 1.0;
-#if defined(AESKIT_HAVE_X86)
+#if defined(PROBE_CHAINS)
     const uint32_t have = aeskit_cpu_features();
     uint64_t add_ns = UINT64_MAX;
     /* as in aeskit_probe_aes: interleaved with the add chain, each at its

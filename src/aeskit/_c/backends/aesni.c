@@ -32,7 +32,7 @@
 #include "modes/generic.h"
 
 #define AESNI_W AESKIT_AESNI_W
-#define AESNI_UNROLL _Pragma("GCC unroll 8") /* AESNI_W */
+#define AESNI_UNROLL AESKIT_UNROLL(8) /* AESNI_W */
 /* The w-block kernels are AESKIT_INLINE: they must inline into their
  * callers for x[] to live in registers and for constant arguments (w,
  * kind) to fold. */
@@ -621,7 +621,7 @@ AESKIT_INLINE void aesni_xts_tweaks(uint64_t *plo, uint64_t *phi, uint8_t *tw, s
     for (size_t j = 0; j < w; j++) {
         memcpy(tw + AESKIT_BLOCK * j, &lo, 8);
         memcpy(tw + AESKIT_BLOCK * j + 8, &hi, 8);
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(AESKIT_GNU_ASM)
         uint64_t fold;
         __asm__("add %0, %0\n\tadc %1, %1\n\tsbb %2, %2\n\tand $0x87, %2\n\txor %2, %0"
                 : "+r"(lo), "+r"(hi), "=&r"(fold)

@@ -40,7 +40,7 @@ AESKIT_INLINE const uint8_t *aeskit_aesni_dec_keys(const aeskit_key *k)
  * this library share them. */
 AESKIT_INLINE void aeskit_aesni_whiten(__m128i *x, size_t w, __m128i key)
 {
-    _Pragma("GCC unroll 8")
+    AESKIT_UNROLL(8)
     for (size_t j = 0; j < w; j++)
         x[j] = _mm_xor_si128(x[j], key);
 }
@@ -51,12 +51,12 @@ AESKIT_INLINE void aeskit_aesni_rounds(__m128i *x, size_t w, const uint8_t *rk, 
     const uint8_t *last = rk + AESKIT_BLOCK * rounds;
     for (const uint8_t *p = rk + AESKIT_BLOCK; p < last; p += AESKIT_BLOCK) {
         const __m128i key = aeskit_load128(p);
-        _Pragma("GCC unroll 8")
+        AESKIT_UNROLL(8)
         for (size_t j = 0; j < w; j++)
             x[j] = enc ? _mm_aesenc_si128(x[j], key) : _mm_aesdec_si128(x[j], key);
     }
     const __m128i key = aeskit_load128(last);
-    _Pragma("GCC unroll 8")
+    AESKIT_UNROLL(8)
     for (size_t j = 0; j < w; j++)
         x[j] = enc ? _mm_aesenclast_si128(x[j], key) : _mm_aesdeclast_si128(x[j], key);
 }

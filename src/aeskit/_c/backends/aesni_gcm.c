@@ -52,8 +52,8 @@
 #include "clmul128.h"
 
 #define GCM_W AESKIT_AESNI_GCM_W
-#define GCM_UNROLL _Pragma("GCC unroll 8") /* GCM_W */
-#if defined(__GNUC__)
+#define GCM_UNROLL AESKIT_UNROLL(8) /* GCM_W */
+#if defined(AESKIT_GNU_ASM)
 /* An empty asm that takes v in a register and gives it back: the compiler
  * must have computed v here and cannot reassociate across it. */
 #define GCM_PIN(v) __asm__("" : "+x"(v))

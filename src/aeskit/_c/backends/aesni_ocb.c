@@ -30,7 +30,7 @@
 #include "aesni.h"
 
 #define OCB_W AESKIT_AESNI_OCB_W
-#define OCB_UNROLL _Pragma("GCC unroll 8") /* OCB_W */
+#define OCB_UNROLL AESKIT_UNROLL(8) /* OCB_W */
 
 /*
  * The cipher on w whitened blocks x[j] = in_j ^ o[j], o[j] = Offset ^ rk[0]

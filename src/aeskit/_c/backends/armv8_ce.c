@@ -47,15 +47,16 @@
 #error "armv8_ce.c is for little-endian AArch64"
 #endif
 
+/* clang and GCC name the feature differently (compiler.h: MSVC needs none) */
 #if defined(__clang__)
-#define CE_TARGET __attribute__((target("aes")))
+#define CE_TARGET AESKIT_TARGET("aes")
 #else
-#define CE_TARGET __attribute__((target("+crypto")))
+#define CE_TARGET AESKIT_TARGET("+crypto")
 #endif
 #define CE_FN static CE_TARGET
-#define CE_INLINE static inline __attribute__((always_inline)) CE_TARGET
+#define CE_INLINE AESKIT_INLINE CE_TARGET
 #define CE_W 8
-#define CE_UNROLL _Pragma("GCC unroll 8") /* CE_W */
+#define CE_UNROLL AESKIT_UNROLL(8) /* CE_W */
 
 /* ---- rounds ------------------------------------------------------------ */
 
@@ -120,8 +121,8 @@ CE_INLINE void ce_dec_w(const ce_keys *ks, uint8x16_t *x, size_t w)
 /* The counter block of big-endian words hi (bytes 0..7) and lo (8..15). */
 AESKIT_INLINE uint8x16_t ce_ctr_block(uint64_t hi, uint64_t lo)
 {
-    return vreinterpretq_u8_u64(vcombine_u64(vcreate_u64(__builtin_bswap64(hi)),
-                                             vcreate_u64(__builtin_bswap64(lo))));
+    return vreinterpretq_u8_u64(vcombine_u64(vcreate_u64(AESKIT_BSWAP64(hi)),
+                                             vcreate_u64(AESKIT_BSWAP64(lo))));
 }
 
 /* The tweak block of little-endian words lo (bytes 0..7) and hi (8..15). */

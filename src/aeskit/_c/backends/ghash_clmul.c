@@ -45,7 +45,7 @@
 #include "clmul128.h"
 
 #define CLMUL_W AESKIT_CLMUL_W
-#define CLMUL_UNROLL _Pragma("GCC unroll 8") /* CLMUL_W */
+#define CLMUL_UNROLL AESKIT_UNROLL(8) /* CLMUL_W */
 
 #define CLMUL_KARATSUBA_OFF (CLMUL_W * AESKIT_BLOCK)
 static_assert(sizeof(((aeskit_ghash_key *)0)->w) >= 2 * CLMUL_W * AESKIT_BLOCK,

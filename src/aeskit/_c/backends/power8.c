@@ -70,9 +70,9 @@ typedef __vector unsigned char p8b;
 #define P8_LO 1
 #endif
 
-#define P8_INLINE static inline __attribute__((always_inline))
+#define P8_INLINE AESKIT_INLINE
 #define P8_W 8
-#define P8_UNROLL _Pragma("GCC unroll 8") /* P8_W */
+#define P8_UNROLL AESKIT_UNROLL(8) /* P8_W */
 
 /* ---- loads, stores, halves ------------------------------------------- */
 
@@ -188,7 +188,7 @@ P8_INLINE void p8_dec_w(const p8_keys *ks, p8v *x, size_t w)
 /* The tweak's bytes read big-endian: bytes 0..7 are lo's, little-endian. */
 P8_INLINE p8v p8_tweak_block(uint64_t lo, uint64_t hi)
 {
-    return p8_make(__builtin_bswap64(lo), __builtin_bswap64(hi));
+    return p8_make(AESKIT_BSWAP64(lo), AESKIT_BSWAP64(hi));
 }
 
 /* ---- GHASH and POLYVAL on vpmsumd -------------------------------------------- */

@@ -59,7 +59,7 @@
 #error "define the backend's primitives (see the top of simd_body.h) first"
 #endif
 
-#define SIMD_UNROLL _Pragma("GCC unroll 8") /* >= SIMD_W */
+#define SIMD_UNROLL AESKIT_UNROLL(8) /* >= SIMD_W */
 static_assert(SIMD_W == 8, "the tails run as 4 + 2 + 1 and GHASH's as 7..1");
 
 /* ---- key expansion ------------------------------------------------------ */
@@ -293,8 +293,8 @@ SIMD_INLINE void simd_ctr_inc(simd_ctr *c, enum aeskit_ctr kind)
         c->lo = (c->lo & UINT64_C(0xffffffff00000000)) | (uint32_t)(c->lo + 1);
         break;
     case AESKIT_CTR_LE32: {   /* bytes 0..3, little-endian: hi's top word, swapped */
-        const uint32_t v = __builtin_bswap32((uint32_t)(c->hi >> 32)) + 1;
-        c->hi = (c->hi & UINT64_C(0xffffffff)) | (uint64_t)__builtin_bswap32(v) << 32;
+        const uint32_t v = AESKIT_BSWAP32((uint32_t)(c->hi >> 32)) + 1;
+        c->hi = (c->hi & UINT64_C(0xffffffff)) | (uint64_t)AESKIT_BSWAP32(v) << 32;
         break;
     }
     default:   /* BE128, BE128_SECRET: the carry is a comparison, not a branch */

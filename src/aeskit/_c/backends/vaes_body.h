@@ -53,17 +53,15 @@
 #endif
 
 #define VAES_W (VAES_NV * VAES_BPV)       /* blocks per main-loop batch */
-#define VAES_UNROLL _Pragma("GCC unroll 8") /* >= VAES_NV */
-#if defined(__GNUC__)
+#define VAES_UNROLL AESKIT_UNROLL(8) /* >= VAES_NV */
+#if defined(AESKIT_GNU_ASM)
 /* Keeps sums where the code puts them: without it GCC held each product of
  * a fused GCM batch apart to add them up at the end, spilling ~24 zmm. */
 #ifndef VAES_PIN   /* tests/emu/vaes_emu.h has its own: its __m512i is no register */
 #define VAES_PIN(a, b, c) __asm__("" : "+v"(a), "+v"(b), "+v"(c))
 #endif
-#define VAES_MEMORY_BARRIER() __asm__ volatile("" ::: "memory")
 #else
 #define VAES_PIN(a, b, c) ((void)0)
-#define VAES_MEMORY_BARRIER() ((void)0)
 #endif
 
 static_assert(VAES_NV <= 8, "VAES_UNROLL unrolls 8");
@@ -105,7 +103,7 @@ AESKIT_INLINE void vaes_middle(vaes_v *x, size_t w, const uint8_t *rk, unsigned 
                              int enc)
 {
     assert(rounds == 10 || rounds == 12 || rounds == 14);
-    _Pragma("GCC unroll 9")
+    AESKIT_UNROLL(9)
     for (unsigned i = 1; i < 10; i++)
         vaes_round(x, w, rk, i, enc);
     if (rounds > 10) {
@@ -593,7 +591,7 @@ AESKIT_INLINE vaes_v vaes_xts_batch(const uint8_t *rk, unsigned rounds, int enc,
             vaes_store(stash + VAES_VL * j, t[j]);
     }
     if (VAES_XTS_STASH)
-        VAES_MEMORY_BARRIER();
+        AESKIT_BARRIER();
     vaes_middle(x, w, rk, rounds, enc);
     VAES_UNROLL
     for (size_t j = 0; j < w; j++) {
@@ -909,7 +907,7 @@ AESKIT_INLINE void vaes_ggroup(vaes_gsum *s, const aeskit_ghash_key *hk, size_t 
                              const uint8_t *p, const __m128i *acc, int pv)
 {
     const uint8_t *pw = vaes_gpowers(hk, VAES_GP - VAES_GW * g), *hv = vaes_ghalves(hk, g);
-    _Pragma("GCC unroll 16")
+    AESKIT_UNROLL(16)
     for (size_t q = 0; q < VAES_GPAIRS; q++)
         vaes_gstep2_pv(s, pw, hv + VAES_VL * q, p, 2 * q + 1, (2 * q + 2) % (2 * VAES_GPAIRS),
                        acc, 0, pv);
@@ -930,11 +928,11 @@ AESKIT_INLINE __m128i vaes_gblocks_pv(const aeskit_ghash_key *hk, __m128i acc,
     const uint8_t *pw = vaes_gpowers(hk, r);
     vaes_gsum s = vaes_gsum_zero();
 
-    _Pragma("GCC unroll 4")
+    AESKIT_UNROLL(4)
     for (size_t i = 0; i < groups; i++)
         vaes_ggroup(&s, hk, VAES_GP / VAES_GW - groups + i, p + AESKIT_BLOCK * (lead + VAES_GW * i),
                     lead == 0 && i == 0 ? &acc : NULL, pv);
-    _Pragma("GCC unroll 16")
+    AESKIT_UNROLL(16)
     for (size_t jj = 1; jj <= nv; jj++) {
         const size_t j = jj == nv ? 0 : jj;
         vaes_gstep(&s, pw, p, j, j == nv - 1 ? lead - VAES_BPV * j : VAES_BPV, acc, pv);
@@ -1052,14 +1050,14 @@ AESKIT_INLINE void vaes_ghash_wide(const aeskit_ghash_key *hk, uint8_t acc[16],
     aeskit_store128(acc, _mm_shuffle_epi8(y, bswap));
 }
 
-__attribute__((noinline)) static void VAES_FN(ghash_wide)(const aeskit_ghash_key *hk,
+AESKIT_NOINLINE static void VAES_FN(ghash_wide)(const aeskit_ghash_key *hk,
                                                          uint8_t acc[16], const uint8_t *p,
                                                          size_t n)
 {
     vaes_ghash_wide(hk, acc, p, n, 0);
 }
 
-__attribute__((noinline)) static void VAES_FN(polyval_wide)(const aeskit_ghash_key *hk,
+AESKIT_NOINLINE static void VAES_FN(polyval_wide)(const aeskit_ghash_key *hk,
                                                            uint8_t acc[16], const uint8_t *p,
                                                            size_t n)
 {

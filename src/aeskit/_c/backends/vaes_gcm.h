@@ -92,7 +92,7 @@ AESKIT_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds,
     /* Straight-line rounds as in vaes_middle; the hashed vectors ride two
      * at a time (three-way XORs) on rounds 2, 4, 6 and 8, vector 0 (with
      * acc) in the last pair. */
-    _Pragma("GCC unroll 9")
+    AESKIT_UNROLL(9)
     for (unsigned i = 1; i < 10; i++) {
         vaes_round_with(x, VAES_NV, g->keys[i], 1);
         if (hp != NULL && i % 2 == 0 && i <= VAES_NV)
@@ -137,7 +137,7 @@ static_assert(VAES_GW == VAES_W, "a batch hashes one group of the key's powers")
  * GCM-SIV's opening (encryption's order, LE32 counters, POLYVAL blocks),
  * whose per-message key has VAES_W powers: the last batch and the tail
  * are two reductions. Out of line: inlined, it makes the bulk loop slower. */
-__attribute__((noinline)) static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
+AESKIT_NOINLINE static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
                                                           const aeskit_ghash_key *hk, int enc,
                                                           int siv, __m128i *c, __m128i y,
                                                           uint8_t *dst, const uint8_t *src,

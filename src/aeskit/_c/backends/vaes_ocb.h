@@ -203,10 +203,7 @@ AESKIT_INLINE void vaes_ocb_run(const uint8_t *rk, unsigned rounds, const aeskit
 /* All n blocks, a head that fills half a batch or more first: its blocks
  * before the first whole vector on aesni's kernel, the rest here. Out of
  * line, so that the slot itself stays a pair of tail calls. */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static size_t VAES_FN(ocb_wide)(const aeskit_key *k, const aeskit_ocb_key *ok, int enc,
+AESKIT_NOINLINE static size_t VAES_FN(ocb_wide)(const aeskit_key *k, const aeskit_ocb_key *ok, int enc,
                                 aeskit_ocb_state *st, uint8_t *dst, const uint8_t *src, size_t n)
 {
     const size_t p = (size_t)(st->blocks % VAES_W);

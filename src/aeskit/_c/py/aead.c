@@ -80,11 +80,7 @@ static void limit_text(uint64_t v, char *buf, size_t cap)
 }
 
 /* The errors are out of line: the checks run on every call. */
-#if defined(__GNUC__)
-#define COLD __attribute__((cold, noinline))
-#else
-#define COLD
-#endif
+#define COLD AESKIT_COLD
 
 COLD static int nonce_error(const struct aeskit_aead *d, size_t n)
 {

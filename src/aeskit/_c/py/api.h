@@ -12,13 +12,8 @@
 #include <limits.h>
 #include <string.h>
 
+#include "compiler.h"   /* AESKIT_COLD */
 #include "glue.h"
-
-#if defined(__GNUC__)
-#define AESKIT_COLD __attribute__((cold, noinline, unused))
-#else
-#define AESKIT_COLD
-#endif
 
 /* "AESCTR" for aeskit.AESCTR: the name a user writes. */
 static inline const char *aeskit_public_name(PyTypeObject *tp)
