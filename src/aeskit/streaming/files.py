@@ -2,7 +2,7 @@
 
 The segments are sealed or opened in runs, one C call a run, on worker
 threads (``_Pipeline``), and written in order by the calling thread, with
-memory bounded by a few runs a thread. A path output is an ``AtomicFile``
+memory bounded by threads + 2 run buffers. A path output is an ``AtomicFile``
 (``output.py``): it has no name until it is complete.
 """
 
