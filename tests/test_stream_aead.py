@@ -190,10 +190,21 @@ def test_run_calls_check_their_arguments():
     gcm = aeskit.AESGCM(bytes(16))
     pre = bytes(7)
     buf = bytearray(200)
-    with pytest.raises(TypeError, match="AESGCM"):
-        fmt._stream_seal(aeskit.AESOCB3(bytes(16)), pre, 0, True, b"x", buf, 48)
-    with pytest.raises(TypeError, match="16-byte"):
+    with pytest.raises(TypeError, match="AEAD object"):
+        fmt._stream_seal(aeskit.AESCTR(bytes(16)), pre, 0, True, b"x", buf, 48)
+    with pytest.raises(ValueError, match="16-byte"):
         fmt._stream_seal(aeskit.AESGCM(bytes(16), tag_length=12), pre, 0, True, b"x", buf, 48)
+    with pytest.raises(ValueError, match="12 bytes, which aeskit.AESSIV"):
+        fmt._stream_seal(aeskit.AESSIV(bytes(32)), pre, 0, True, b"x", buf, 48)
+    # CCM with a 12-byte nonce has a 3-byte length field: 2**24 - 1 bytes a segment
+    ccm = aeskit.AESCCM(bytes(16))
+    assert fmt._stream_seal(ccm, pre, 0, True, b"x", buf, 2**24 - 1) == 17
+    assert fmt._stream_open(ccm, pre, 0, True, bytes(buf[:17]), bytearray(1), 2**24 + 15) \
+        == (1, -1)
+    with pytest.raises(ValueError, match="at most 16777215 bytes"):
+        fmt._stream_seal(ccm, pre, 0, True, b"x", buf, 2**24)
+    with pytest.raises(ValueError, match="at most 16777215 bytes"):
+        fmt._stream_open(ccm, pre, 0, True, bytes(buf[:17]), bytearray(1), 2**24 + 16)
     with pytest.raises(ValueError, match="prefix must be 7"):
         fmt._stream_seal(gcm, bytes(8), 0, True, b"x", buf, 48)
     with pytest.raises(ValueError, match="only the last segment"):
@@ -222,6 +233,29 @@ def test_run_calls_check_their_arguments():
     assert out == bytes(48)                     # what failed is zeroed
     with pytest.raises(ValueError, match="at least 16"):
         fmt._stream_open(gcm, pre, 0, True, bytes(10), out, 15)
+
+
+@pytest.mark.parametrize("name", ["AESGCM", "AESOCB3", "AESEAX", "AESGCMSIV", "AESCCM"])
+def test_runs_on_any_aead_with_12_byte_nonces(backend, name):
+    """_stream_seal/_stream_open take any AEAD whose nonces may be 12 bytes: each segment
+    is that AEAD's one-shot message under the segment's nonce; a flipped byte stops the
+    run at its segment, whose output is zeroed."""
+    aead = getattr(aeskit, name)(bytes(range(16)), backend=backend)
+    pre, size = b"\x07" * 7, 48
+    pt = rand(3 * size + 5, len(name))
+    ct = bytearray(len(pt) + 4 * fmt.TAG)
+    assert fmt._stream_seal(aead, pre, 9, True, pt, ct, size) == len(ct)
+    want = b"".join(aead.encrypt(fmt._nonce(pre, 9 + j, j == 3), pt[j * size:(j + 1) * size],
+                                 None) for j in range(4))
+    assert bytes(ct) == want
+    out = bytearray(len(pt))
+    assert fmt._stream_open(aead, pre, 9, True, bytes(ct), out, size + fmt.TAG) == (len(pt), -1)
+    assert bytes(out) == pt
+    ct[2 * (size + fmt.TAG) + 1] ^= 1
+    out[:] = b"\xff" * len(out)
+    assert fmt._stream_open(aead, pre, 9, True, bytes(ct), out, size + fmt.TAG) == (2 * size, 2)
+    assert bytes(out[:2 * size]) == pt[:2 * size] and out[2 * size:3 * size] == bytes(size)
+    assert out[3 * size:] == b"\xff" * 5      # nothing after it opened
 
 
 @pytest.mark.parametrize("kw, msg", [
