@@ -17,13 +17,13 @@ place where aeskit picks a random value itself, because the format says so.
 from __future__ import annotations
 
 import hmac
-import importlib
 import os
 import struct
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .. import AESGCM, LimitExceeded
+from .. import _aeskit as _native  # type: ignore[attr-defined]  # the C module: no stub
 
 if TYPE_CHECKING:
     from typing_extensions import Buffer
@@ -36,9 +36,8 @@ MAX_SEGMENTS = 1 << 32
 _RUN_BYTES = 1 << 20
 _HASHES = {"sha1": 1, "sha256": 3, "sha512": 4}  # Tink's HashType enum values
 
-# Runs of segments in one C call (py/segments.c), typed here: the extension has no stub
-# of its own. aead is an aeskit AEAD object with 16-byte tags (AESGCM here).
-_native = importlib.import_module("aeskit._aeskit")
+# Runs of segments in one C call (py/segments.c), typed here. aead is an aeskit AEAD
+# object with 16-byte tags (AESGCM here).
 _stream_seal: Callable[[object, bytes, int, bool, Buffer, Buffer, int], int] = \
     _native._stream_seal
 _stream_open: Callable[[object, bytes, int, bool, Buffer, Buffer, int], tuple[int, int]] = \
