@@ -1,4 +1,4 @@
-"""aeskit._output.AtomicFile: no name until commit, on both of its paths.
+"""aeskit.streaming.output.AtomicFile: no name until commit, on both of its paths.
 
 The CLI's kill tests (test_stream_kill.py) send real signals; these check the file's own
 rules one at a time: what exists before and after commit and discard, a target that
@@ -13,8 +13,8 @@ import stat
 
 import pytest
 
-from aeskit import _output
-from aeskit._output import AtomicFile
+from aeskit.streaming import output
+from aeskit.streaming.output import AtomicFile
 
 HAS_TMPFILE = hasattr(os, "O_TMPFILE") and os.path.isdir("/proc/self/fd")
 
@@ -24,9 +24,9 @@ def path_kind(request, monkeypatch):
     if request.param == "o_tmpfile" and not HAS_TMPFILE:
         pytest.skip("no O_TMPFILE here")
     if request.param == "named_temp":
-        monkeypatch.setenv(_output.NO_O_TMPFILE_ENV, "1")
+        monkeypatch.setenv(output.NO_O_TMPFILE_ENV, "1")
     else:
-        monkeypatch.delenv(_output.NO_O_TMPFILE_ENV, raising=False)
+        monkeypatch.delenv(output.NO_O_TMPFILE_ENV, raising=False)
     return request.param
 
 
@@ -95,7 +95,7 @@ def test_refused_o_tmpfile_falls_back(tmp_path, monkeypatch, code):
             raise OSError(code, os.strerror(code), path)
         return real(path, flags, *args, **kwargs)
 
-    monkeypatch.delenv(_output.NO_O_TMPFILE_ENV, raising=False)
+    monkeypatch.delenv(output.NO_O_TMPFILE_ENV, raising=False)
     monkeypatch.setattr(os, "open", refusing)
     a = AtomicFile(tmp_path / "out", replace=False)
     assert a.temp is not None and os.path.basename(a.temp).startswith(".out.")
@@ -105,8 +105,8 @@ def test_refused_o_tmpfile_falls_back(tmp_path, monkeypatch, code):
 
 
 def test_same_file():
-    assert _output.same_file(__file__, __file__)
-    assert not _output.same_file(__file__, os.path.dirname(__file__))
-    assert not _output.same_file(__file__, "/no/such/file")
+    assert output.same_file(__file__, __file__)
+    assert not output.same_file(__file__, os.path.dirname(__file__))
+    assert not output.same_file(__file__, "/no/such/file")
     with open(__file__, "rb") as f:
-        assert _output.same_file(f, __file__)
+        assert output.same_file(f, __file__)

@@ -19,8 +19,8 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM as RefGCM
 from stream_helpers import derive, nonce, ref_decrypt, ref_encrypt, segments
 
 import aeskit
-import aeskit.streaming as st
-from aeskit.streaming import StreamingAEAD
+from aeskit.streaming import StreamingAEAD, files
+from aeskit.streaming import format as fmt
 
 # Small segments so that a few hundred bytes cross many boundaries.
 SEG, DKS = 64, 16           # header 24: segment 0 holds 24 bytes of plaintext, the others 48
@@ -80,14 +80,14 @@ def test_hkdf_rfc5869_case1():
     info = bytes(range(0xF0, 0xFA))
     okm = ("3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf"
            "34007208d5b887185865")
-    assert st._hkdf("sha256", ikm, salt, info, 42).hex() == okm
+    assert fmt._hkdf("sha256", ikm, salt, info, 42).hex() == okm
 
 
 def test_nonce_layout():
-    assert st._nonce(b"\xaa" * 7, 0x01020304, True) == b"\xaa" * 7 + b"\x01\x02\x03\x04\x01"
-    assert st._nonce(b"\xaa" * 7, 2**32 - 1, False)[-5:] == b"\xff\xff\xff\xff\x00"
+    assert fmt._nonce(b"\xaa" * 7, 0x01020304, True) == b"\xaa" * 7 + b"\x01\x02\x03\x04\x01"
+    assert fmt._nonce(b"\xaa" * 7, 2**32 - 1, False)[-5:] == b"\xff\xff\xff\xff\x00"
     with pytest.raises(aeskit.LimitExceeded):
-        st._nonce(b"\xaa" * 7, 2**32, False)
+        fmt._nonce(b"\xaa" * 7, 2**32, False)
 
 
 def test_header_layout():
@@ -101,9 +101,9 @@ def test_header_layout():
 def test_write_splits_do_not_matter(monkeypatch, per):
     """Any split of the plaintext into write() calls gives the same stream, with the
     writer's runs (whole segments sealed straight from a long write) of any length."""
-    monkeypatch.setattr(st, "_RUN_BYTES", per * SEG)
+    monkeypatch.setattr(fmt, "_RUN_BYTES", per * SEG)
     seq = iter(range(10**6))
-    monkeypatch.setattr(st.os, "urandom", lambda n: bytes([next(seq) % 256]) * n)
+    monkeypatch.setattr(fmt.os, "urandom", lambda n: bytes([next(seq) % 256]) * n)
     for tail in (0, 5):
         pt = rand(FIRST + 7 * PLAIN + tail)
         splits = [[step] * -(-len(pt) // step) for step in
@@ -128,7 +128,7 @@ def test_write_splits_do_not_matter(monkeypatch, per):
 
 def test_parallel_output_identical(monkeypatch):
     """encrypt_file on 1, 2 and 4 threads and the writer give the same bytes (same salt)."""
-    monkeypatch.setattr(st.os, "urandom", lambda n: b"\x5a" * n)
+    monkeypatch.setattr(fmt.os, "urandom", lambda n: b"\x5a" * n)
     sa = small()
     for n in (0, FIRST, FIRST + 1, FIRST + 40 * PLAIN, FIRST + 41 * PLAIN - 3):
         pt = rand(n, n)
@@ -154,8 +154,8 @@ def test_runs_of_segments(monkeypatch, per):
     the writer's bytes and back, on 1 to 3 threads, from memory and from a file object;
     a flipped byte in any segment of any run is the segment named, and nothing of it
     or after it comes out."""
-    monkeypatch.setattr(st, "_RUN_BYTES", per * SEG)
-    monkeypatch.setattr(st.os, "urandom", lambda n: b"\x5a" * n)
+    monkeypatch.setattr(fmt, "_RUN_BYTES", per * SEG)
+    monkeypatch.setattr(fmt.os, "urandom", lambda n: b"\x5a" * n)
     sa = small()
     lengths = sorted({0, 1} | {FIRST + k * PLAIN + d for k in range(3 * per + 2)
                                for d in (-1, 0, 1)})
@@ -190,38 +190,72 @@ def test_run_calls_check_their_arguments():
     gcm = aeskit.AESGCM(bytes(16))
     pre = bytes(7)
     buf = bytearray(200)
-    with pytest.raises(TypeError, match="AESGCM"):
-        st._stream_seal(aeskit.AESOCB3(bytes(16)), pre, 0, True, b"x", buf, 48)
-    with pytest.raises(TypeError, match="16-byte"):
-        st._stream_seal(aeskit.AESGCM(bytes(16), tag_length=12), pre, 0, True, b"x", buf, 48)
+    with pytest.raises(TypeError, match="AEAD object"):
+        fmt._stream_seal(aeskit.AESCTR(bytes(16)), pre, 0, True, b"x", buf, 48)
+    with pytest.raises(ValueError, match="16-byte"):
+        fmt._stream_seal(aeskit.AESGCM(bytes(16), tag_length=12), pre, 0, True, b"x", buf, 48)
+    with pytest.raises(ValueError, match="12 bytes, which aeskit.AESSIV"):
+        fmt._stream_seal(aeskit.AESSIV(bytes(32)), pre, 0, True, b"x", buf, 48)
+    # CCM with a 12-byte nonce has a 3-byte length field: 2**24 - 1 bytes a segment
+    ccm = aeskit.AESCCM(bytes(16))
+    assert fmt._stream_seal(ccm, pre, 0, True, b"x", buf, 2**24 - 1) == 17
+    assert fmt._stream_open(ccm, pre, 0, True, bytes(buf[:17]), bytearray(1), 2**24 + 15) \
+        == (1, -1)
+    with pytest.raises(ValueError, match="at most 16777215 bytes"):
+        fmt._stream_seal(ccm, pre, 0, True, b"x", buf, 2**24)
+    with pytest.raises(ValueError, match="at most 16777215 bytes"):
+        fmt._stream_open(ccm, pre, 0, True, bytes(buf[:17]), bytearray(1), 2**24 + 16)
     with pytest.raises(ValueError, match="prefix must be 7"):
-        st._stream_seal(gcm, bytes(8), 0, True, b"x", buf, 48)
+        fmt._stream_seal(gcm, bytes(8), 0, True, b"x", buf, 48)
     with pytest.raises(ValueError, match="only the last segment"):
-        st._stream_seal(gcm, pre, 0, False, bytes(50), buf, 48)
+        fmt._stream_seal(gcm, pre, 0, False, bytes(50), buf, 48)
     with pytest.raises(ValueError, match="dst must hold 82"):
-        st._stream_seal(gcm, pre, 0, True, bytes(50), bytearray(81), 48)
+        fmt._stream_seal(gcm, pre, 0, True, bytes(50), bytearray(81), 48)
     with pytest.raises(OverflowError, match="past 2\\*\\*32"):
-        st._stream_seal(gcm, pre, 2**32 - 1, True, bytes(50), buf, 48)
+        fmt._stream_seal(gcm, pre, 2**32 - 1, True, bytes(50), buf, 48)
     with pytest.raises(ValueError, match="below 2\\*\\*32"):
-        st._stream_seal(gcm, pre, 2**32, True, b"", buf, 48)
+        fmt._stream_seal(gcm, pre, 2**32, True, b"", buf, 48)
     mv = memoryview(buf)
     with pytest.raises(ValueError, match="overlap"):
-        st._stream_seal(gcm, pre, 0, True, mv[:60], mv[:100], 48)   # two segments in place
+        fmt._stream_seal(gcm, pre, 0, True, mv[:60], mv[:100], 48)   # two segments in place
     with pytest.raises(ValueError, match="overlap"):
-        st._stream_seal(gcm, pre, 0, True, mv[8:20], mv[:40], 48)
-    assert st._stream_seal(gcm, pre, 0, True, mv[:20], mv[:36], 48) == 36   # one in place
+        fmt._stream_seal(gcm, pre, 0, True, mv[8:20], mv[:40], 48)
+    assert fmt._stream_seal(gcm, pre, 0, True, mv[:20], mv[:36], 48) == 36   # one in place
     # a final segment too short to hold a tag is a bad segment, not an error
     ct = bytearray(64 + 10)
-    assert st._stream_seal(gcm, pre, 0, False, bytes(48), ct, 48) == 64
+    assert fmt._stream_seal(gcm, pre, 0, False, bytes(48), ct, 48) == 64
     out = bytearray(48)
-    assert st._stream_open(gcm, pre, 0, True, bytes(ct), out, 64) == (48, 1)
-    assert st._stream_open(gcm, pre, 0, False, bytes(ct[:64]), out, 64) == (48, -1)
+    assert fmt._stream_open(gcm, pre, 0, True, bytes(ct), out, 64) == (48, 1)
+    assert fmt._stream_open(gcm, pre, 0, False, bytes(ct[:64]), out, 64) == (48, -1)
     assert out == bytes(48)
     out[:] = b"\xff" * 48
-    assert st._stream_open(gcm, pre, 0, True, bytes(ct[:64]), out, 64) == (0, 0)  # the flag
+    assert fmt._stream_open(gcm, pre, 0, True, bytes(ct[:64]), out, 64) == (0, 0)  # the flag
     assert out == bytes(48)                     # what failed is zeroed
     with pytest.raises(ValueError, match="at least 16"):
-        st._stream_open(gcm, pre, 0, True, bytes(10), out, 15)
+        fmt._stream_open(gcm, pre, 0, True, bytes(10), out, 15)
+
+
+@pytest.mark.parametrize("name", ["AESGCM", "AESOCB3", "AESEAX", "AESGCMSIV", "AESCCM"])
+def test_runs_on_any_aead_with_12_byte_nonces(backend, name):
+    """_stream_seal/_stream_open take any AEAD whose nonces may be 12 bytes: each segment
+    is that AEAD's one-shot message under the segment's nonce; a flipped byte stops the
+    run at its segment, whose output is zeroed."""
+    aead = getattr(aeskit, name)(bytes(range(16)), backend=backend)
+    pre, size = b"\x07" * 7, 48
+    pt = rand(3 * size + 5, len(name))
+    ct = bytearray(len(pt) + 4 * fmt.TAG)
+    assert fmt._stream_seal(aead, pre, 9, True, pt, ct, size) == len(ct)
+    want = b"".join(aead.encrypt(fmt._nonce(pre, 9 + j, j == 3), pt[j * size:(j + 1) * size],
+                                 None) for j in range(4))
+    assert bytes(ct) == want
+    out = bytearray(len(pt))
+    assert fmt._stream_open(aead, pre, 9, True, bytes(ct), out, size + fmt.TAG) == (len(pt), -1)
+    assert bytes(out) == pt
+    ct[2 * (size + fmt.TAG) + 1] ^= 1
+    out[:] = b"\xff" * len(out)
+    assert fmt._stream_open(aead, pre, 9, True, bytes(ct), out, size + fmt.TAG) == (2 * size, 2)
+    assert bytes(out[:2 * size]) == pt[:2 * size] and out[2 * size:3 * size] == bytes(size)
+    assert out[3 * size:] == b"\xff" * 5      # nothing after it opened
 
 
 @pytest.mark.parametrize("kw, msg", [
@@ -321,7 +355,7 @@ def test_reader_runs(monkeypatch, per):
     """Long reads open whole segments in runs straight into the caller's buffer: any
     chunk size reads the plaintext, and a tampered stream gives only a prefix of the
     good segments' plaintext, then InvalidTag, and stays failed."""
-    monkeypatch.setattr(st, "_RUN_BYTES", per * SEG)
+    monkeypatch.setattr(fmt, "_RUN_BYTES", per * SEG)
     for size in (1, PLAIN - 1, 2 * PLAIN, 2 * PLAIN + 1, 3 * PLAIN + 5, 1 << 20):
         r = SA_T.open_decrypting(io.BytesIO(CT_T), b"ad")
         got = bytearray()
@@ -574,7 +608,7 @@ def test_segment_limit_writer():
 def test_segment_limit_writer_runs(monkeypatch, step):
     """Near the limit, a long write (the writer's runs) seals exactly what writes of
     any size seal, then refuses the segment past the limit."""
-    monkeypatch.setattr(st.os, "urandom", lambda n: b"\x33" * n)
+    monkeypatch.setattr(fmt.os, "urandom", lambda n: b"\x33" * n)
     sa = small()
     sa._first_segment = 2**32 - 5           # five segments: 0 .. 4 numbered up to 2**32-1
     pt = rand(FIRST + 5 * PLAIN)
@@ -660,11 +694,11 @@ def test_encrypt_file_failure_leaves_nothing(tmp_path, threads, exc):
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("run_bytes", [1, st._RUN_BYTES])
+@pytest.mark.parametrize("run_bytes", [1, fmt._RUN_BYTES])
 def test_encrypt_file_disk_full_leaves_nothing(tmp_path, monkeypatch, run_bytes):
     """The disk fills after the header and, with one segment a run, two segments; with
     the default runs (all of it in one), at the first run."""
-    monkeypatch.setattr(st, "_RUN_BYTES", run_bytes)
+    monkeypatch.setattr(fmt, "_RUN_BYTES", run_bytes)
     sa = small()
     calls = []
 
@@ -674,8 +708,8 @@ def test_encrypt_file_disk_full_leaves_nothing(tmp_path, monkeypatch, run_bytes)
             raise OSError(errno.ENOSPC, "No space left on device")
         return real(f, mv)
 
-    real = st._write_all
-    monkeypatch.setattr(st, "_write_all", full)
+    real = files._write_all
+    monkeypatch.setattr(files, "_write_all", full)
     (tmp_path / "out.enc").write_bytes(b"old")
     with pytest.raises(OSError, match="No space"):
         sa.encrypt_file(io.BytesIO(rand(2000)), tmp_path / "out.enc", threads=2)

@@ -16,9 +16,11 @@ import time
 
 import pytest
 
-import aeskit.streaming as st
-from aeskit import cli, stream_cli
+from aeskit import cli
 from aeskit.streaming import StreamingAEAD
+from aeskit.streaming import cli as stream_cli
+from aeskit.streaming import files as stream_files
+from aeskit.streaming import format as fmt
 
 SMALL = ["--segment-size", "100"]
 
@@ -116,7 +118,7 @@ def test_injected_failure_leaves_no_output(tmp_path, keyfile, capsys, monkeypatc
     with sa.open_encrypting(bio) as w:
         w.write(pt)
     (tmp_path / "in").write_bytes(pt if cmd == "encrypt" else bio.getvalue())
-    real, calls = st._write_all, []
+    real, calls = stream_files._write_all, []
 
     def failing(f, mv):
         calls.append(1)
@@ -124,8 +126,8 @@ def test_injected_failure_leaves_no_output(tmp_path, keyfile, capsys, monkeypatc
             raise exc
         real(f, mv)
 
-    monkeypatch.setattr(st, "_write_all", failing)
-    monkeypatch.setattr(st, "_RUN_BYTES", 1)   # a write a segment: the 4th is mid-stream
+    monkeypatch.setattr(stream_files, "_write_all", failing)
+    monkeypatch.setattr(fmt, "_RUN_BYTES", 1)   # a write a segment: the 4th is mid-stream
     capsys.readouterr()
     assert run(cmd, "--key", keyfile, "--threads", "2", tmp_path / "in", tmp_path / "out") \
         == status

@@ -1,5 +1,6 @@
 """The ``aeskit`` command: ``info`` (what this CPU and build offer) and ``bench``;
-``keygen``, ``encrypt`` and ``decrypt`` (files in Tink's streaming format) are in stream_cli.
+``keygen``, ``encrypt``, ``decrypt`` and ``bench-stream`` (files in Tink's streaming format)
+are registered from aeskit.streaming.cli.
 
 ``info --json`` gives the same facts as data, for scripts and bug reports.
 """
@@ -78,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     add_arguments(p_bench)
     p_bench.set_defaults(func=lambda args: run(args, p_bench))
-    from .stream_cli import add_commands
+    from .streaming.cli import add_commands
 
     add_commands(sub)
     args = parser.parse_args(argv)

@@ -1,16 +1,17 @@
 /*
  * segments.c: many segments of Tink's AES-GCM-HKDF streaming format in one
- * call, for aeskit.streaming (the format itself is described there).
+ * call, for aeskit.streaming (the format itself is described in
+ * aeskit/streaming/format.py).
  *
- * A segment is one AES-GCM message with no associated data under the nonce
+ * A segment is one AEAD message with no associated data under the nonce
  * prefix (7 bytes) || BE32(segment number) || last-segment flag (1 byte).
  * Sealed one Python call at a time, a 4 KiB segment (Tink's *_4KB key
  * templates) spent most of its time in the interpreter, and below the GIL
  * threshold it held the GIL, so threads did not help; here a run of
  * segments costs one call and releases the GIL once (from AESKIT_GIL_THRESHOLD bytes on).
  *
- *   _stream_seal(gcm, prefix, index, last, src, dst, size) -> int
- *   _stream_open(gcm, prefix, index, last, src, dst, size) -> (int, int)
+ *   _stream_seal(aead, prefix, index, last, src, dst, size) -> int
+ *   _stream_open(aead, prefix, index, last, src, dst, size) -> (int, int)
  *
  * src holds consecutive segments numbered index, index + 1, ..., each of
  * size bytes (plaintext to seal, ciphertext with its tag to open); only
@@ -21,9 +22,15 @@
  * plaintext per segment (open returns the bytes written and -1, or, at
  * the first segment that fails to authenticate, the bytes written before
  * it and its position in the run, that segment's output zeroed and
- * nothing after it opened). gcm must be an AESGCM with 16-byte tags; src
- * and dst must not overlap, except that a run of one segment may be done
- * in place (dst == src).
+ * nothing after it opened). src and dst must not overlap, except that a
+ * run of one segment may be done in place (dst == src).
+ *
+ * aead is any aeskit AEAD object with 16-byte tags whose descriptor allows
+ * 12-byte nonces (nonce_min..nonce_max) and a segment's data under them
+ * (aeskit_aead_max_data): Tink's format is AES-GCM (aeskit.AESGCM), and the
+ * same segmentation runs on any AEAD that fits it. Everything is checked
+ * once a call; the loop calls the descriptor's seal or open, as the AEAD's
+ * one-shot methods do.
  */
 #include "glue.h"   /* Python.h first: it sets _POSIX_C_SOURCE */
 
@@ -34,9 +41,9 @@
 #include "modes/aead.h"
 
 #define PREFIX_LEN 7
+#define NONCE_LEN 12
 #define TAG_LEN 16
-
-extern const struct aeskit_aead aeskit_gcm_aead;
+static_assert(PREFIX_LEN + 4 + 1 == NONCE_LEN, "prefix || BE32(segment) || flag");
 
 typedef struct {
     const struct aeskit_aead *d;
@@ -75,15 +82,25 @@ static int seg_parse(PyObject *const *args, Py_ssize_t nargs, const char *name, 
 {
     memset(a, 0, sizeof *a);
     if (nargs != 7) {
-        PyErr_Format(PyExc_TypeError, "%s(gcm, prefix, index, last, src, dst, size) takes 7 "
+        PyErr_Format(PyExc_TypeError, "%s(aead, prefix, index, last, src, dst, size) takes 7 "
                      "arguments", name);
         return -1;
     }
     unsigned tag_len;
     a->d = aeskit_aead_of(args[0], &a->ks, &tag_len);
-    if (a->d != &aeskit_gcm_aead || tag_len != TAG_LEN) {
-        PyErr_Format(PyExc_TypeError, "%s: expected an aeskit.AESGCM object with 16-byte "
-                     "tags, not %.200s", name, Py_TYPE(args[0])->tp_name);
+    if (a->d == NULL) {
+        PyErr_Format(PyExc_TypeError, "%s: expected an aeskit AEAD object (such as "
+                     "aeskit.AESGCM), not %.200s", name, Py_TYPE(args[0])->tp_name);
+        return -1;
+    }
+    if (tag_len != TAG_LEN) {
+        PyErr_Format(PyExc_ValueError, "%s: the %s object must have 16-byte tags "
+                     "(tag_length=16), not %u", name, a->d->type_name, tag_len);
+        return -1;
+    }
+    if (NONCE_LEN < a->d->nonce_min || NONCE_LEN > a->d->nonce_max) {
+        PyErr_Format(PyExc_ValueError, "%s: the segments' nonces are 12 bytes, which %s "
+                     "does not take", name, a->d->type_name);
         return -1;
     }
     const unsigned long long index = PyLong_AsUnsignedLongLong(args[2]);
@@ -97,6 +114,13 @@ static int seg_parse(PyObject *const *args, Py_ssize_t nargs, const char *name, 
     }
     if (!enc && size < TAG_LEN) {
         PyErr_Format(PyExc_ValueError, "%s: size must be at least 16 bytes", name);
+        return -1;
+    }
+    const uint64_t max_data = aeskit_aead_max_data(a->d, NONCE_LEN);
+    if ((uint64_t)size - (enc ? 0 : TAG_LEN) > max_data) {
+        PyErr_Format(PyExc_ValueError, "%s: %s takes at most %llu bytes of data with a "
+                     "12-byte nonce: segments of %zd bytes are too long", name,
+                     a->d->type_name, (unsigned long long)max_data, size);
         return -1;
     }
     a->index = (uint32_t)index;
@@ -150,11 +174,11 @@ bad:
 }
 
 /* The nonce of segment j of n. */
-static void seg_nonce(const seg_args *a, size_t j, size_t n, uint8_t nonce[12])
+static void seg_nonce(const seg_args *a, size_t j, size_t n, uint8_t nonce[NONCE_LEN])
 {
     memcpy(nonce, a->prefix.buf, PREFIX_LEN);
     aeskit_store_be32(nonce + PREFIX_LEN, a->index + (uint32_t)j);
-    nonce[11] = (uint8_t)(a->last && j + 1 == n);
+    nonce[NONCE_LEN - 1] = (uint8_t)(a->last && j + 1 == n);
 }
 
 /* _stream_seal (enc) or _stream_open: see the top. */
@@ -165,7 +189,7 @@ static PyObject *seg_run(PyObject *const *args, Py_ssize_t nargs, int enc)
         return NULL;
     const size_t n = a.n;
     const uint8_t *src = a.src.buf;
-    uint8_t *dst = a.dst.buf, nonce[12];
+    uint8_t *dst = a.dst.buf, nonce[NONCE_LEN];
     size_t written = 0;
     Py_ssize_t bad = -1;
     const aeskit_aead_msg msg = {.nonce = nonce, .nonce_len = sizeof nonce};
@@ -213,11 +237,11 @@ static PyObject *seg_open(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 
 static PyMethodDef seg_methods[] = {
     {"_stream_seal", (PyCFunction)(void (*)(void))seg_seal, METH_FASTCALL,
-     PyDoc_STR("_stream_seal(gcm, prefix, index, last, src, dst, size) -> int\n\n"
+     PyDoc_STR("_stream_seal(aead, prefix, index, last, src, dst, size) -> int\n\n"
                "For aeskit.streaming: seal the segments in src (size bytes each, the last "
                "one shorter only if last) into dst, back to back. See py/segments.c.")},
     {"_stream_open", (PyCFunction)(void (*)(void))seg_open, METH_FASTCALL,
-     PyDoc_STR("_stream_open(gcm, prefix, index, last, src, dst, size) -> (written, bad)\n\n"
+     PyDoc_STR("_stream_open(aead, prefix, index, last, src, dst, size) -> (written, bad)\n\n"
                "For aeskit.streaming: open the segments in src into dst, back to back, up to "
                "the first that fails (bad: its position, else -1). See py/segments.c.")},
     {NULL, NULL, 0, NULL},

@@ -2,7 +2,7 @@
 
 Nothing lost, nothing released: OUT has no name until the whole input was
 processed (decryption: every segment authenticated) and the output fsynced
-(``aeskit._output``: an unnamed ``O_TMPFILE`` file on Linux, else a hidden 0600
+(``output.py``: an unnamed ``O_TMPFILE`` file on Linux, else a hidden 0600
 temporary file beside OUT); an existing file is replaced only with ``--force``;
 a key file is created with O_CREAT|O_EXCL and mode 0600. Any failure (a bad
 segment, a full disk, SIGINT, SIGTERM, SIGHUP) leaves no file behind and ends
@@ -27,9 +27,10 @@ from collections.abc import Callable
 from types import FrameType, TracebackType
 from typing import Any
 
-from . import InvalidTag, LimitExceeded
-from ._output import AtomicFile, same_file
-from .streaming import NOT_A_KEYSET, StreamingAEAD
+from .. import InvalidTag, LimitExceeded
+from . import StreamingAEAD
+from .keyset import NOT_A_KEYSET
+from .output import AtomicFile, same_file
 
 STDOUT_NOTE = ("With OUT '-' (stdout) nothing can be held back: plaintext of the segments "
                "that authenticated is written before a later bad segment is found, and "
@@ -190,7 +191,7 @@ def add_commands(sub: Any) -> None:
         q.add_argument("output", metavar="OUT", help="output file, or - for stdout")
         q.set_defaults(func=lambda a, n=name: run(
             lambda a: cmd_crypt(a, encrypt=n == "encrypt"), a))
-    from .stream_bench import add_command
+    from .bench import add_command
 
     add_command(sub)
 

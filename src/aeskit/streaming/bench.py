@@ -34,8 +34,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from . import AESGCM
-from .streaming import TAG, StreamingAEAD
+from .. import AESGCM
+from . import StreamingAEAD
+from .format import TAG
 
 MiB = 1 << 20
 SEG = MiB  # Tink's AES256_GCM_HKDF_1MB
