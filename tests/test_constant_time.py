@@ -54,18 +54,9 @@ SOURCES = [
     CSRC / "backends" / "portable.c",
     CSRC / "backends" / "ghash_ct64.c",
     CSRC / "common.c",
-    CSRC / "modes" / "generic.c",
-    CSRC / "modes" / "block.c",
-    CSRC / "modes" / "padding.c",
-    CSRC / "modes" / "gcm.c",
-    CSRC / "modes" / "ocb.c",
-    CSRC / "modes" / "kw.c",
-    CSRC / "modes" / "xts.c",
-    CSRC / "modes" / "gcmsiv.c",
-    CSRC / "modes" / "ccm.c",
-    CSRC / "modes" / "cmac.c",
-    CSRC / "modes" / "eax.c",
-    CSRC / "modes" / "siv.c",
+    # every mode, as tests/cross/sources.sh takes them: the harness finds the
+    # block-cipher modes in their registry
+    *sorted((CSRC / "modes").glob("*.c")),
 ]
 VALGRIND_ARGS = ["--error-exitcode=42", "--track-origins=yes", "-q"]
 FLAGGED = ("Conditional jump or move depends on uninitialised value",

@@ -83,6 +83,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <valgrind/memcheck.h>
@@ -99,7 +100,6 @@
 #include "modes/ocb.h"
 #include "modes/padding.h"
 #include "modes/siv.h"
-#include "modes/xts.h"
 
 #define SECRET(p, n) VALGRIND_MAKE_MEM_UNDEFINED((p), (n))
 #define PUBLIC(p, n) VALGRIND_MAKE_MEM_DEFINED((p), (n))
@@ -352,10 +352,15 @@ static void secret_inputs(uint8_t *key, size_t keylen, uint8_t iv[16], uint8_t *
 
 /* ---- every mode through the streaming layer -------------------------- */
 
-static const char *const mode_names[] = {
-    [AESKIT_ECB] = "ECB", [AESKIT_CBC] = "CBC", [AESKIT_CFB] = "CFB",
-    [AESKIT_CFB8] = "CFB8", [AESKIT_OFB] = "OFB", [AESKIT_CTR] = "CTR",
-};
+/* The block-cipher mode called name (modes/registry.c). */
+static const struct aeskit_cipher *cipher_named(const char *name)
+{
+    for (size_t i = 0; aeskit_ciphers[i] != NULL; i++)
+        if (strcmp(aeskit_ciphers[i]->name, name) == 0)
+            return aeskit_ciphers[i];
+    fprintf(stderr, "no block-cipher mode %s\n", name);
+    exit(2);
+}
 
 /* A message length and the sizes of the update calls that carry it; the
  * sizes repeat and the last call takes what is left. */
@@ -379,69 +384,68 @@ static const struct shape shapes[] = {
  * calls shape names, finishes it, and returns the bytes written to out
  * and in *end how it ended. In place, each call's own buffer is both
  * source and destination, as the Python layer does it. */
-static size_t run_stream(const aeskit_key *k, enum aeskit_mode mode, int enc, int pkcs7,
-                         const uint8_t iv[16], const uint8_t *src, size_t len,
+static size_t run_stream(const aeskit_key *k, const struct aeskit_cipher *d, int enc,
+                         int pkcs7, const uint8_t iv[16], const uint8_t *src, size_t len,
                          const size_t *calls, int in_place, uint8_t *out,
                          enum aeskit_finish *end)
 {
-    aeskit_stream st;
+    uint64_t st[AESKIT_CIPHER_STATE_MAX / 8];
     uint8_t chunk[MAXLEN + 16];
     size_t done = 0, written = 0, tail;
     unsigned c = 0;
 
-    aeskit_stream_init(&st, k, mode, enc, mode == AESKIT_ECB ? NULL : iv);
+    d->init(st, k, enc, d->iv_name != NULL ? iv : NULL);
     if (pkcs7)
-        aeskit_stream_pkcs7(&st);
+        d->pkcs7(st);
     while (done < len) {
         size_t n = calls[c] == 0 ? len - done : calls[c];
         if (n > len - done)
             n = len - done;
         c = calls[c] == 0 || calls[c + 1] == 0 ? 0 : c + 1;
-        size_t want = aeskit_stream_out_len(&st, n), got;
+        size_t want = d->out_len(st, n), got;
         if (in_place) {
             memcpy(chunk, src + done, n);
-            got = aeskit_stream_update(&st, chunk, chunk, n);
+            got = d->update(st, chunk, chunk, n);
             memcpy(out + written, chunk, got);
         } else {
-            got = aeskit_stream_update(&st, out + written, src + done, n);
+            got = d->update(st, out + written, src + done, n);
         }
         if (got != want)
             fail("stream_update length");
         done += n;
         written += got;
     }
-    *end = aeskit_stream_finish(&st, out + written, &tail);
+    *end = d->finish(st, out + written, &tail);
     /* what the glue branches on: the verdict and the length it gives */
     PUBLIC(end, sizeof *end);
     PUBLIC(&tail, sizeof tail);
     written += *end == AESKIT_FINISH_OK ? tail : 0;
-    aeskit_secure_zero(&st, sizeof st);
+    aeskit_secure_zero(st, sizeof st);
     aeskit_secure_zero(chunk, sizeof chunk);
     return written;
 }
 
-static void check_mode(size_t keylen, enum aeskit_mode mode, const struct shape *sh,
+static void check_mode(size_t keylen, const struct aeskit_cipher *d, const struct shape *sh,
                        int in_place)
 {
     uint8_t key[32], iv[16], pt[MAXLEN], msg[MAXLEN], ct[MAXLEN], back[MAXLEN];
     aeskit_key k;
     const size_t len = sh->len;
 
-    describe("%s AES-%zu %s%s", mode_names[mode], 8 * keylen, sh->name,
-             in_place ? " in place" : "");
+    describe("%s AES-%zu %s%s", d->name, 8 * keylen, sh->name, in_place ? " in place" : "");
     secret_inputs(key, keylen, iv, pt, msg, len);
 
     impl->set_key(&k, key, keylen);
     enum aeskit_finish end;
-    const size_t nct = run_stream(&k, mode, 1, 0, iv, msg, len, sh->calls, in_place, ct, &end);
+    const size_t nct = run_stream(&k, d, 1, 0, iv, msg, len, sh->calls, in_place, ct, &end);
     /* decrypt what came out, ciphertext still undefined, in the same calls */
-    const size_t nback = run_stream(&k, mode, 0, 0, iv, ct, nct, sh->calls, in_place, back,
+    const size_t nback = run_stream(&k, d, 0, 0, iv, ct, nct, sh->calls, in_place, back,
                                     &end);
 
     PUBLIC(ct, nct);
     PUBLIC(back, nback);
     cases++;
-    const size_t expect = mode == AESKIT_ECB || mode == AESKIT_CBC ? len / 16 * 16 : len;
+    const size_t expect = d->whole_blocks ? len / 16 * 16 : len;
     if (nct != expect || nback != expect || memcmp(back, pt, expect) != 0)
         fail("round trip");
     absorb(ct, nct);
@@ -502,22 +506,21 @@ static void check_pkcs7_check(void)
 /* A padded round trip, then the same data with its last block's padding
  * spoilt (last byte 0, 17 + v, or a wrong padding byte) sent through the
  * unpadding decryptor, which must refuse it. Key, iv and data secret. */
-static void check_padded(size_t keylen, enum aeskit_mode mode, const struct shape *sh,
+static void check_padded(size_t keylen, const struct aeskit_cipher *d, const struct shape *sh,
                          int in_place, unsigned variant)
 {
     uint8_t key[32], iv[16], pt[MAXLEN], msg[MAXLEN], ct[MAXLEN + 16], back[MAXLEN + 16];
     aeskit_key k;
     const size_t len = sh->len, padded = len / 16 * 16 + 16;
     enum aeskit_finish end_ct, end_back, end_bad;
-    describe("%s AES-%zu %s%s", mode_names[mode], 8 * keylen, sh->name,
-             in_place ? " in place" : "");
+    describe("%s AES-%zu %s%s", d->name, 8 * keylen, sh->name, in_place ? " in place" : "");
 
     secret_inputs(key, keylen, iv, pt, msg, len);
     impl->set_key(&k, key, keylen);
 
-    const size_t nct = run_stream(&k, mode, 1, 1, iv, msg, len, sh->calls, in_place, ct,
+    const size_t nct = run_stream(&k, d, 1, 1, iv, msg, len, sh->calls, in_place, ct,
                                   &end_ct);
-    const size_t nback = run_stream(&k, mode, 0, 1, iv, ct, nct, sh->calls, in_place, back,
+    const size_t nback = run_stream(&k, d, 0, 1, iv, ct, nct, sh->calls, in_place, back,
                                     &end_back);
     PUBLIC(ct, nct);
     PUBLIC(back, nback);
@@ -546,9 +549,9 @@ static void check_padded(size_t keylen, enum aeskit_mode mode, const struct shap
         break;
     }
     SECRET(bad, padded);
-    const size_t nbadct = run_stream(&k, mode, 1, 0, iv, bad, padded, sh->calls, in_place,
+    const size_t nbadct = run_stream(&k, d, 1, 0, iv, bad, padded, sh->calls, in_place,
                                      badct, &end_ct);
-    const size_t nbad = run_stream(&k, mode, 0, 1, iv, badct, nbadct, sh->calls, in_place,
+    const size_t nbad = run_stream(&k, d, 0, 1, iv, badct, nbadct, sh->calls, in_place,
                                    back, &end_bad);
     cases++;
     if (end_ct != AESKIT_FINISH_OK || end_bad != AESKIT_FINISH_PADDING || nbad != padded - 16)
@@ -995,8 +998,9 @@ static void check_aeads(size_t keylen)
 static void check_xts(size_t keylen, size_t len)
 {
     uint8_t key[64], tweak[16], pt[MAXLEN], ct[MAXLEN + 32], back[MAXLEN + 32];
+    const struct aeskit_cipher *xts = cipher_named("XTS");
     aeskit_key keys[2];
-    aeskit_stream st;
+    uint64_t st[AESKIT_CIPHER_STATE_MAX / 8];
     size_t tail;
 
     describe("XTS-AES-%zu len %zu", 8 * keylen, len);
@@ -1011,23 +1015,23 @@ static void check_xts(size_t keylen, size_t len)
     int equal = aeskit_ct_memeq(key, key + keylen, keylen);
     impl->set_key(&keys[0], key, keylen);
     impl->set_key(&keys[1], key + keylen, keylen);
-    aeskit_xts_init(&st, keys, AESKIT_XTS, 1, tweak);
-    size_t done = aeskit_xts_update(&st, ct, pt, len / 3);
-    done += aeskit_xts_update(&st, ct + done, pt + len / 3, len - len / 3);
-    aeskit_xts_finish(&st, ct + done, &tail);
+    xts->init(st, keys, 1, tweak);
+    size_t done = xts->update(st, ct, pt, len / 3);
+    done += xts->update(st, ct + done, pt + len / 3, len - len / 3);
+    xts->finish(st, ct + done, &tail);
     memcpy(back, ct, len);
-    aeskit_xts_init(&st, keys, AESKIT_XTS, 0, tweak);
-    done = aeskit_xts_update(&st, back, back, len);     /* in place */
-    aeskit_xts_finish(&st, back + done, &tail);
+    xts->init(st, keys, 0, tweak);
+    done = xts->update(st, back, back, len);     /* in place */
+    xts->finish(st, back + done, &tail);
     if (len % 16 == 0) {
         uint8_t sector[16] = {0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1}, sec[MAXLEN];
-        aeskit_xts_sectors(keys, 1, sector, 16, sec, pt, len);
+        xts->sectors(keys, 1, sector, 16, sec, pt, len);
         PUBLIC(sec, len);
         absorb(sec, len);
     }
     if (len >= 512) {   /* sectors of whole 8-block batches: aesni's xts_units pass */
         uint8_t sector[16] = {0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1}, sec[512];
-        aeskit_xts_sectors(keys, 1, sector, 128, sec, pt, 512);
+        xts->sectors(keys, 1, sector, 128, sec, pt, 512);
         PUBLIC(sec, 512);
         absorb(sec, 512);
     }
@@ -1041,7 +1045,7 @@ static void check_xts(size_t keylen, size_t len)
         fail("xts");
     absorb(ct, len);
     aeskit_secure_zero(keys, sizeof keys);
-    aeskit_secure_zero(&st, sizeof st);
+    aeskit_secure_zero(st, sizeof st);
 }
 
 static void check_xts_lengths(size_t keylen)
@@ -1547,16 +1551,23 @@ int main(int argc, char **argv)
         check_pkcs7_check();
     static const struct shape empty = { "empty", 0, { 0 } };
     for (size_t keylen = 16; keylen <= 32; keylen += 8) {
-        for (int mode = AESKIT_ECB; mode <= AESKIT_CTR; mode++)
+        /* every one-key mode; XTS, with two, has its own cases */
+        for (size_t m = 0; aeskit_ciphers[m] != NULL; m++) {
+            const struct aeskit_cipher *d = aeskit_ciphers[m];
+            if (d->n_keys != 1)
+                continue;
             for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
                 for (int in_place = 0; in_place <= 1; in_place++)
-                    TWIN(check_mode(keylen, (enum aeskit_mode)mode, &shapes[s], in_place));
-        for (int mode = AESKIT_ECB; mode <= AESKIT_CBC; mode++) {
+                    TWIN(check_mode(keylen, d, &shapes[s], in_place));
+        }
+        for (size_t m = 0; aeskit_ciphers[m] != NULL; m++) {
+            const struct aeskit_cipher *d = aeskit_ciphers[m];
+            if (d->pkcs7 == NULL)
+                continue;
             for (int in_place = 0; in_place <= 1; in_place++) {
-                TWIN(check_padded(keylen, (enum aeskit_mode)mode, &empty, in_place,
-                                  keylen / 8));
+                TWIN(check_padded(keylen, d, &empty, in_place, keylen / 8));
                 for (unsigned s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-                    TWIN(check_padded(keylen, (enum aeskit_mode)mode, &shapes[s], in_place,
+                    TWIN(check_padded(keylen, d, &shapes[s], in_place,
                                       s + 3 * (unsigned)in_place + (unsigned)keylen));
             }
         }

@@ -1,6 +1,6 @@
 /*
  * padding.h: PKCS#7 padding (RFC 5652 6.3) for 16-byte blocks, as ECB and
- * CBC use it (modes/block.c). A message of any length gets 1 to 16 bytes,
+ * CBC use it (their shared stream, modes/block.c). A message of any length gets 1 to 16 bytes,
  * each of the value of their count; removing them is checked without a
  * branch or a memory index on the decrypted bytes, so that the time of a
  * failure does not say which byte was wrong (tests/ct/ct_harness.c proves

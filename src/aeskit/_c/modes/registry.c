@@ -6,20 +6,24 @@
  * its header, its entry here, its line in meson.build, its export in
  * __init__.py and its stubs in __init__.pyi, its rows in the benchmark
  * (bench/targets.py) and its tests (a spec in tests/aead_helpers.py, its
- * known answers). A new block-cipher mode is the same with a struct
- * aeskit_cipher (modes/block.h), its stream state in aeskit_stream and a
- * spec in tests/helpers.py. Neither touches py/, unless it brings a call
- * shape no mode had before (XTS's encrypt_sectors, ECB/CBC padding): the
- * glue then learns it from a new descriptor field, for every mode, and
- * never asks which mode it serves. A new mandatory slot is a field of
- * struct aeskit_impl (aeskit.h), a generic fallback in modes/generic.c
- * that every table points at until it has its own kernel, and its test
- * entry point in py/slots.c; an optional fused slot is NULL in every table
- * until its first kernel, which brings its test entry point. Key wrap
- * (KW, KWP) is its own kind of object (wrap/unwrap): a struct
- * aeskit_keywrap (modes/kw.h) in aeskit_keywraps, served by py/kw.c. So
- * is a MAC (CMAC: mac/verify and an hmac-like context): a struct
- * aeskit_mac (modes/mac.h) in aeskit_macs, served by py/mac.c.
+ * known answers). A new block-cipher mode is its file in modes/ alone,
+ * which holds its stream state and its struct aeskit_cipher (modes/block.h:
+ * a mode that works as ECB/CBC or CFB/OFB/CTR do fills their shared head
+ * and takes their entry points), then its entry here, its line in
+ * meson.build, its export and stubs, its benchmark rows and its tests (a
+ * spec in tests/helpers.py, its known answers). Neither touches py/ or a
+ * shared file in modes/, unless it brings a call shape no mode had before
+ * (XTS's encrypt_sectors, ECB/CBC padding): the glue then learns it from a
+ * new descriptor field, for every mode, and never asks which mode it
+ * serves. A new mandatory slot is a field of struct aeskit_impl
+ * (aeskit.h), a generic fallback in modes/generic.c that every table
+ * points at until it has its own kernel, and its test entry point in
+ * py/slots.c; an optional fused slot is NULL in every table until its
+ * first kernel, which brings its test entry point. Key wrap (KW, KWP) is
+ * its own kind of object (wrap/unwrap): a struct aeskit_keywrap
+ * (modes/kw.h) in aeskit_keywraps, served by py/kw.c. So is a MAC (CMAC:
+ * mac/verify and an hmac-like context): a struct aeskit_mac (modes/mac.h)
+ * in aeskit_macs, served by py/mac.c.
  */
 #include "aead.h"
 #include "block.h"

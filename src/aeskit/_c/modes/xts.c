@@ -18,7 +18,7 @@
  * therefore never lets out a block until 16 more bytes have come: it
  * might be P_(m-1). It holds 16..31 bytes once any have come.
  */
-#include "xts.h"
+#include "block.h"
 #include "common.h"
 
 /* Blocks per bounce chunk when a stream runs in place with bytes held. */
@@ -26,15 +26,26 @@
 
 static_assert(AESKIT_FINISH_MAX >= 31, "finish must take what XTS holds back");
 
-void aeskit_xts_init(aeskit_stream *st, const aeskit_key *keys, enum aeskit_mode mode,
-                     int enc, const uint8_t *tweak)
+/* A data unit as a stream. */
+struct xts_state {
+    const aeskit_key *key;  /* the data key */
+    uint8_t tweak[16];      /* the current tweak (encrypted) */
+    uint8_t held[32];       /* the pos bytes held back, 16 to 31 once any came */
+    unsigned pos;
+    uint8_t enc;            /* 1 encrypt, 0 decrypt */
+};
+
+AESKIT_CIPHER_STATE(struct xts_state);
+
+/* keys: the data key and the tweak key; tweak: 16 bytes, not encrypted. */
+static void xts_init(void *st, const aeskit_key *keys, int enc, const uint8_t *tweak)
 {
-    assert(mode == AESKIT_XTS && tweak != NULL);
-    memset(st, 0, sizeof *st);
-    st->key = &keys[0];
-    st->mode = (uint8_t)mode;
-    st->enc = (uint8_t)(enc != 0);
-    keys[1].impl->ecb_enc(&keys[1], st->iv, tweak, 1);
+    struct xts_state *s = st;
+    assert(tweak != NULL);
+    s->key = &keys[0];
+    s->pos = 0;
+    s->enc = (uint8_t)(enc != 0);
+    keys[1].impl->ecb_enc(&keys[1], s->tweak, tweak, 1);
 }
 
 /* Blocks an update may let out when it brings the held bytes to total. */
@@ -43,29 +54,32 @@ static size_t blocks_out(size_t total)
     return total >= 16 ? total / 16 - 1 : 0;
 }
 
-size_t aeskit_xts_out_len(const aeskit_stream *st, size_t len)
+static size_t xts_out_len(const void *st, size_t len)
 {
-    return 16 * blocks_out(st->pos + len);
+    const struct xts_state *s = st;
+    return 16 * blocks_out(s->pos + len);
 }
 
-static void run(aeskit_stream *st, uint8_t *dst, const uint8_t *src, size_t n)
+static void run(struct xts_state *s, uint8_t *dst, const uint8_t *src, size_t n)
 {
-    const aeskit_key *k = st->key;
-    k->impl->xts(k, st->enc, st->iv, dst, src, n);
+    const aeskit_key *k = s->key;
+    k->impl->xts(k, s->enc, s->tweak, dst, src, n);
 }
 
-size_t aeskit_xts_update(aeskit_stream *st, uint8_t *dst, const uint8_t *src, size_t len)
+/* Lets out every whole block but the last 16 to 31 bytes (see above). */
+static size_t xts_update(void *st, uint8_t *dst, const uint8_t *src, size_t len)
 {
-    const size_t p = st->pos, nblocks = blocks_out(p + len), out = 16 * nblocks;
+    struct xts_state *s = st;
+    const size_t p = s->pos, nblocks = blocks_out(p + len), out = 16 * nblocks;
     if (nblocks == 0) {
-        memcpy(st->held + p, src, len);
-        st->pos += (unsigned)len;
+        memcpy(s->held + p, src, len);
+        s->pos += (unsigned)len;
         return 0;
     }
     if (p == 0) {
-        run(st, dst, src, nblocks);
-        memcpy(st->held, src + out, len - out);
-        st->pos = (unsigned)(len - out);
+        run(s, dst, src, nblocks);
+        memcpy(s->held, src + out, len - out);
+        s->pos = (unsigned)(len - out);
         return out;
     }
     /* The held bytes lead the output, which so lags the input by p bytes
@@ -76,7 +90,7 @@ size_t aeskit_xts_update(aeskit_stream *st, uint8_t *dst, const uint8_t *src, si
     uint8_t tmp[BOUNCE * 16 + 32];
     const uint8_t *in = src, *end = src + len;
     size_t left = nblocks, have = p;
-    memcpy(tmp, st->held, p);
+    memcpy(tmp, s->held, p);
     while (left > 0) {
         const size_t b = left < BOUNCE ? left : BOUNCE;
         size_t fill = 16 * b + p - have;
@@ -86,17 +100,17 @@ size_t aeskit_xts_update(aeskit_stream *st, uint8_t *dst, const uint8_t *src, si
         in += fill;
         have += fill;
         assert(have >= 16 * b);
-        run(st, dst, tmp, b);
+        run(s, dst, tmp, b);
         have -= 16 * b;
         memmove(tmp, tmp + 16 * b, have);
         dst += 16 * b;
         left -= b;
     }
-    memcpy(st->held, tmp, have);
+    memcpy(s->held, tmp, have);
     aeskit_secure_zero(tmp, sizeof tmp);
-    memcpy(st->held + have, in, (size_t)(end - in));
-    st->pos = (unsigned)(have + (size_t)(end - in));
-    assert(st->pos >= 16 && st->pos < 32);
+    memcpy(s->held + have, in, (size_t)(end - in));
+    s->pos = (unsigned)(have + (size_t)(end - in));
+    assert(s->pos >= 16 && s->pos < 32);
     return out;
 }
 
@@ -129,23 +143,25 @@ static void steal(const aeskit_key *k, int enc, uint8_t tweak[16], uint8_t *dst,
     aeskit_secure_zero(last, sizeof last);
 }
 
-enum aeskit_finish aeskit_xts_finish(aeskit_stream *st, uint8_t *dst, size_t *out)
+/* The last 16 to 31 bytes of the data unit; the glue refuses a data unit
+ * under a block before it gets here. */
+static enum aeskit_finish xts_finish(void *st, uint8_t *dst, size_t *out)
 {
-    const size_t h = st->pos, b = h - 16;
-    /* the glue refuses a data unit under a block before it gets here */
+    struct xts_state *s = st;
+    const size_t h = s->pos, b = h - 16;
     assert(h >= 16 && h < 32);
     *out = h;
     if (b == 0)
-        run(st, dst, st->held, 1);
+        run(s, dst, s->held, 1);
     else
-        steal(st->key, st->enc, st->iv, dst, st->held, b);
+        steal(s->key, s->enc, s->tweak, dst, s->held, b);
     return AESKIT_FINISH_OK;
 }
 
 /* One data unit of len >= 16 bytes: the whole blocks but the last in one
  * slot call, then the last one with them or the last two by ciphertext
  * stealing; no bytes held back, unlike a stream. */
-void aeskit_xts_oneshot(const aeskit_key *keys, int enc, const uint8_t *tweak, uint8_t *dst,
+static void xts_oneshot(const aeskit_key *keys, int enc, const uint8_t *tweak, uint8_t *dst,
                         const uint8_t *src, size_t len)
 {
     assert(len >= 16);
@@ -165,7 +181,7 @@ void aeskit_xts_oneshot(const aeskit_key *keys, int enc, const uint8_t *tweak, u
  * xts_units slot, also the sectors done in one pass. */
 #define SECTOR_BATCH 32
 
-void aeskit_xts_sectors(const aeskit_key *keys, int enc, const uint8_t first[16],
+static void xts_sectors(const aeskit_key *keys, int enc, const uint8_t first[16],
                         size_t unit_len, uint8_t *dst, const uint8_t *src, size_t len)
 {
     assert(unit_len % 16 == 0 && unit_len > 0 && len % unit_len == 0);
@@ -210,11 +226,11 @@ const struct aeskit_cipher aeskit_xts_cipher = {
     .whole_blocks = 0,
     .min_len = 16,
     .max_len = (uint64_t)16 << 20,
-    .mode = AESKIT_XTS,
-    .init = aeskit_xts_init,
-    .out_len = aeskit_xts_out_len,
-    .update = aeskit_xts_update,
-    .finish = aeskit_xts_finish,
-    .oneshot = aeskit_xts_oneshot,
-    .sectors = aeskit_xts_sectors,
+    .state = sizeof(struct xts_state),
+    .init = xts_init,
+    .out_len = xts_out_len,
+    .update = xts_update,
+    .finish = xts_finish,
+    .oneshot = xts_oneshot,
+    .sectors = xts_sectors,
 };

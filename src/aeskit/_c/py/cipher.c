@@ -30,11 +30,11 @@ typedef struct {
 } KeyObject;
 
 typedef struct {
-    PyObject_HEAD
+    PyObject_VAR_HEAD               /* ob_size: bytes of st */
     KeyObject *owner;
-    aeskit_stream st;
     aeskit_guard guard;
     uint64_t total;                 /* bytes in so far, for min_len/max_len */
+    uint64_t st[];                  /* owner->d->state bytes */
 } CtxObject;
 
 /* ---- PKCS#7 padding (a mode whose descriptor has pkcs7) ---------------- */
@@ -200,7 +200,7 @@ static int check_iv(const struct aeskit_cipher *d, PyObject *obj, Py_buffer *iv)
 }
 
 /* d's update, the GIL released above the threshold; the bytes written. */
-static size_t run(const struct aeskit_cipher *d, aeskit_stream *st, uint8_t *dst,
+static size_t run(const struct aeskit_cipher *d, void *st, uint8_t *dst,
                   const uint8_t *src, size_t len)
 {
     size_t done;
@@ -279,14 +279,14 @@ AESKIT_INLINE PyObject *oneshot(PyObject *op, PyObject *const *argv, Py_ssize_t 
             result = PyLong_FromSize_t(len);
         goto done;
     }
-    aeskit_stream st;
+    uint64_t st[AESKIT_CIPHER_STATE_MAX / 8];
     size_t tail;
-    d->init(&st, self->keys, (enum aeskit_mode)d->mode, enc, has_iv ? iv.buf : NULL);
+    d->init(st, self->keys, enc, has_iv ? iv.buf : NULL);
     if (self->pkcs7)
-        d->pkcs7(&st);
-    const size_t done = run(d, &st, dst, data.buf, len);
-    const enum aeskit_finish end = d->finish(&st, dst + done, &tail);
-    aeskit_secure_zero(&st, sizeof st);
+        d->pkcs7(st);
+    const size_t done = run(d, st, dst, data.buf, len);
+    const enum aeskit_finish end = d->finish(st, dst + done, &tail);
+    aeskit_secure_zero(st, d->state);
     if (end != AESKIT_FINISH_OK) {
         /* A failed decryption releases nothing: it wrote plaintext. */
         aeskit_secure_zero(dst, out_len);
@@ -498,13 +498,14 @@ static PyObject *make_context(PyObject *op, PyObject *const *args, Py_ssize_t na
     Py_buffer iv = {0};
     if (has_iv && check_iv(d, args[0], &iv) < 0)
         return NULL;
-    CtxObject *ctx = PyObject_New(CtxObject, aeskit_state_of(Py_TYPE(op))->cipher_ctx_type);
+    CtxObject *ctx = PyObject_NewVar(CtxObject, aeskit_state_of(Py_TYPE(op))->cipher_ctx_type,
+                                     (Py_ssize_t)d->state);
     if (ctx != NULL) {
         Py_INCREF(op);
         ctx->owner = self;
-        d->init(&ctx->st, self->keys, (enum aeskit_mode)d->mode, enc, has_iv ? iv.buf : NULL);
+        d->init(ctx->st, self->keys, enc, has_iv ? iv.buf : NULL);
         if (self->pkcs7)
-            d->pkcs7(&ctx->st);
+            d->pkcs7(ctx->st);
         aeskit_guard_init(&ctx->guard);
         ctx->total = 0;
     }
@@ -637,11 +638,11 @@ static PyObject *ctx_update_impl(CtxObject *ctx, PyObject *const *args, Py_ssize
     const size_t len = (size_t)data.len;
     if (check_len(Py_TYPE(ctx->owner), d, ctx->total + len, 0) < 0)
         goto done;
-    const size_t out_len = d->out_len(&ctx->st, len);
+    const size_t out_len = d->out_len(ctx->st, len);
     uint8_t *dst;
     if (aeskit_output(into ? args[1] : NULL, &data, out_len, &out, &result, &dst) < 0)
         goto done;
-    run(d, &ctx->st, dst, data.buf, len);
+    run(d, ctx->st, dst, data.buf, len);
     ctx->total += len;
     if (into)
         result = PyLong_FromSize_t(out_len);
@@ -673,9 +674,9 @@ static PyObject *ctx_finalize(PyObject *op, PyObject *unused)
     size_t n = 0;
     const int short_unit = ctx->total < d->min_len;
     const enum aeskit_finish end = short_unit ? AESKIT_FINISH_OK
-                                              : d->finish(&ctx->st, tail, &n);
+                                              : d->finish(ctx->st, tail, &n);
     ctx->guard.finalized = 1;
-    aeskit_secure_zero(&ctx->st, sizeof ctx->st);
+    aeskit_secure_zero(ctx->st, (size_t)Py_SIZE(ctx));
     aeskit_guard_leave(&ctx->guard);
     PyObject *r = NULL;
     if (short_unit)
@@ -692,7 +693,7 @@ static void ctx_dealloc(PyObject *op)
 {
     CtxObject *ctx = (CtxObject *)op;
     PyTypeObject *tp = Py_TYPE(op);
-    aeskit_secure_zero(&ctx->st, sizeof ctx->st);
+    aeskit_secure_zero(ctx->st, (size_t)Py_SIZE(ctx));
     Py_XDECREF(ctx->owner);
     tp->tp_free(op);
     Py_DECREF(tp);
@@ -732,6 +733,7 @@ static PyType_Slot ctx_slots[] = {
 static PyType_Spec ctx_spec = {
     .name = "aeskit.CipherContext",
     .basicsize = sizeof(CtxObject),
+    .itemsize = 1,
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION | Py_TPFLAGS_IMMUTABLETYPE,
     .slots = ctx_slots,
 };
@@ -743,6 +745,13 @@ int aeskit_add_cipher_types(PyObject *module, aeskit_state *st)
         if (d->n_keys < 1 || d->n_keys > MAX_KEYS || d->key_sizes == 0 ||
             (d->key_sizes & ~AESKIT_KEY_ANY) != 0) {
             PyErr_Format(PyExc_SystemError, "aeskit: the %s descriptor's keys are wrong",
+                         d->name);
+            return -1;
+        }
+        if (d->state == 0 || d->state > AESKIT_CIPHER_STATE_MAX || d->init == NULL ||
+            d->out_len == NULL || d->update == NULL || d->finish == NULL) {
+            PyErr_Format(PyExc_SystemError, "aeskit: the %s descriptor's stream is wrong (a "
+                         "state of 1 to AESKIT_CIPHER_STATE_MAX bytes and every entry point)",
                          d->name);
             return -1;
         }
