@@ -93,7 +93,6 @@ MODE_KINDS: Mapping[tuple[str, str | None], Kind] = {
     ("GHASH", None): "clmul",
     ("GCM", "enc"): "aes+clmul", ("GCM", "dec"): "aes+clmul",
     ("OCB", "enc"): "parallel", ("OCB", "dec"): "parallel",
-    # modes aeskit does not have yet
     ("XTS", "enc"): "parallel", ("XTS", "dec"): "parallel",
     ("CMAC", None): "serial",
     ("CCM", "enc"): "serial", ("CCM", "dec"): "serial",

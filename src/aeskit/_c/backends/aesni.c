@@ -595,18 +595,16 @@ size_t aeskit_aesni_ctr_cbcmac(const aeskit_key *k, const aeskit_key *kc, int ma
  * What is left to gain, measured on Zen 2 against ECB's kernel (rdtsc,
  * 16 KiB): with the tweaks free (a fixed buffer: only the two loads and
  * XORs a block) XTS takes 1.20x ECB's time for AES-128, 1.13x for AES-256;
- * this code 1.36x and 1.16x. Tried and slower: the tweaks kept in vector
- * registers and advanced by x^8 with PCLMULQDQ (1.71x), odd tweaks doubled
+ * this code 1.36x and 1.16x. Why not another layout (each slower, as a
+ * multiple of ECB's time or of this code's): the tweaks in vector
+ * registers advanced by x^8 with PCLMULQDQ (1.71x ECB), odd tweaks doubled
  * from even ones in vector registers (1.55x), k0 and the last round key
  * folded into the tweaks on the scalar side (1.83x: twice the stores), k0
  * folded on the vector side with AESENCLAST taking rk[last] ^ T (1.48x),
- * the tweaks computed in the middle of the rounds (1.46x). Session 9: the
- * tweaks kept whitened in the general registers (W = T ^ k0 doubles to
- * 2W ^ c, c = k0 * alpha ^ k0: two more XORs a block there, no more
- * stores), so a block takes one vector XOR before its rounds and one for
- * AESENCLAST's key rk[last] ^ k0 ^ W, where this code takes three: 1.05-
- * 1.09x this code's time (rdtsc, 16 KiB, old and new alternated in one
- * process on a loaded machine, AES-128 and AES-256, both directions). */
+ * the tweaks computed in the middle of the rounds (1.46x), the tweaks kept
+ * whitened in the general registers (W = T ^ k0, so a block takes two
+ * vector XORs instead of three, but two more scalar XORs: 1.05-1.09x this
+ * code's time). */
 
 /* w tweaks from (lo, hi) into tw, which moves on past them. On x86-64 a
  * doubling is five instructions: ADD/ADC shift the 128 bits left, SBB turns
