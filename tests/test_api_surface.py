@@ -258,6 +258,39 @@ def test_keyword_errors():
         "AEADContext.update() takes exactly 1 argument (3 given)"
 
 
+def _nul_keyword_calls():
+    """(where, keyword, call): a method that parses keywords, given one that is a
+    parameter's name with a NUL and more after it. Compared up to the NUL alone, it would
+    read as that name, and the comparison would read past the name's end."""
+    ctr, ecb = aeskit.AESCTR(bytes(16)), aeskit.AESECB(bytes(16))
+    gcm, siv = aeskit.AESGCM(bytes(16)), aeskit.AESSIV(bytes(32))
+    xts = aeskit.AESXTS(bytes(range(32)))
+    iv, nonce, buf = bytes(16), bytes(12), bytearray(64)
+    cases = [
+        ("AESCTR.encrypt", "iv\0xx", lambda kw: ctr.encrypt(data=b"", **kw)),
+        ("AESCTR.encrypt_into", "buf\0", lambda kw: ctr.encrypt_into(iv, b"", **kw)),
+        ("AESECB.decrypt", "data\0data", lambda kw: ecb.decrypt(**kw)),
+        ("AESGCM.encrypt", "associated_data\0", lambda kw: gcm.encrypt(nonce, b"", **kw)),
+        ("AESGCM.decrypt_into", "nonce\0\0",
+         lambda kw: gcm.decrypt_into(data=bytes(16), associated_data=None, buf=buf, **kw)),
+        ("AESSIV.encrypt", "data\0x", lambda kw: siv.encrypt(associated_data=None, **kw)),
+        ("AESXTS.encrypt_sectors", "sector_size\0",
+         lambda kw: xts.encrypt_sectors(0, bytes(512), **kw)),
+        ("AESXTS.decrypt_sectors_into", "first_sector\0x",
+         lambda kw: xts.decrypt_sectors_into(data=bytes(512), buf=buf * 8, **kw)),
+    ]
+    return [(where, word, lambda c=call, w=word: c({w: 512 if "sector_size" in w else b""}))
+            for where, word, call in cases]
+
+
+@pytest.mark.parametrize("where,word,call", _nul_keyword_calls(),
+                         ids=[w for w, _, _ in _nul_keyword_calls()])
+def test_keyword_with_a_nul_is_unknown(where, word, call):
+    """api.h compares a keyword's length with the name's first: "iv\\0xx" is no "iv"
+    (the ASan build would flag a read past the name)."""
+    assert _message(call) == f"{where}() got an unexpected keyword argument {word!r}"
+
+
 # ---- block modes take keywords as the AEAD classes do --------------------------------
 
 BLOCK_MODES = ["AESECB", "AESCBC", "AESCFB", "AESCFB8", "AESOFB", "AESCTR", "AESXTS"]

@@ -38,12 +38,13 @@ typedef struct {
 } aeskit_params;
 
 /* Is the keyword kw the ASCII name? Keywords are nearly always compact
- * ASCII strings, compared here without a call. */
+ * ASCII strings, compared here without a call; the lengths first, so that
+ * a keyword with a NUL in it ("iv\0xx") is never read as name's prefix. */
 static inline int aeskit_name_is(PyObject *kw, const char *name)
 {
     if (PyUnicode_IS_COMPACT_ASCII(kw)) {
         const size_t len = (size_t)PyUnicode_GET_LENGTH(kw);
-        return strncmp((const char *)PyUnicode_DATA(kw), name, len) == 0 && name[len] == '\0';
+        return strlen(name) == len && memcmp(PyUnicode_DATA(kw), name, len) == 0;
     }
     return PyUnicode_CompareWithASCIIString(kw, name) == 0;
 }
@@ -85,7 +86,7 @@ AESKIT_COLD static int aeskit_parse(PyTypeObject *tp, const aeskit_params *p,
         while (i < p->n && !aeskit_name_is(kw, p->names[i]))
             i++;
         if (i == p->n) {
-            PyErr_Format(PyExc_TypeError, "%s.%s() got an unexpected keyword argument '%U'",
+            PyErr_Format(PyExc_TypeError, "%s.%s() got an unexpected keyword argument %R",
                          cls, p->fname, kw);
             return -1;
         }
