@@ -18,6 +18,7 @@ from helpers import CIPHERS, KEY_SIZES, WIDE_BATCH, chunks, ivargs, ref, spec_pa
 KEY = bytes(range(0x20, 0x40))
 IV = bytes(range(0x60, 0x70))
 BAD = "invalid padding"
+
 # The modes that take padding=; every other must refuse the keyword.
 PADS = ("ECB", "CBC")
 PAD_SPECS = [s for s in CIPHERS if s.name in PADS]
@@ -100,9 +101,21 @@ def test_padding_attribute(backend, spec):
 
 
 @pad_param
+@pytest.mark.parametrize("name", ["pkcs7", "PKCS7", "Pkcs7", "pKcS7"])
+def test_padding_name_in_any_case(backend, spec, name):
+    """'PKCS7', as the standard writes it, is the same padding; .padding says 'pkcs7'."""
+    obj = spec.cls(KEY, padding=name, backend=backend)
+    assert obj.padding == "pkcs7"
+    iv = ivargs(spec, IV)
+    assert obj.encrypt(*iv, b"abc") == _padded(spec, backend=backend).encrypt(*iv, b"abc")
+
+
+@pad_param
 # ids by type and position: an object()'s repr differs between xdist workers
-@pytest.mark.parametrize("bad", ["PKCS7", "pkcs5", "", "pkcs7 ", b"pkcs7", 7, True, 0.0,
-                                 object(), ["pkcs7"]],
+# (any case is ASCII's: the Kelvin sign, which folds to "k", is no letter of "pkcs7")
+@pytest.mark.parametrize("bad", ["pkcs5", "PKCS5", "", "pkcs7 ", "pkcs", "pkcs77",
+                                 "p\u212acs7", "pkcs\u0667", "pkcs\ud800", b"pkcs7", 7, True,
+                                 0.0, object(), ["pkcs7"]],
                          ids=lambda v: "object()" if type(v) is object else repr(v))
 def test_padding_value_refused(spec, bad):
     with pytest.raises(ValueError, match="padding must be None or 'pkcs7'"):

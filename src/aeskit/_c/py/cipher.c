@@ -42,14 +42,27 @@ typedef struct {
 /* Every failure to remove padding, whatever went wrong, says only this. */
 #define BAD_PADDING "invalid padding"
 
-/* padding=: 1 for 'pkcs7', 0 for None, -1 with ValueError for the rest. */
+/* padding=: 1 for 'pkcs7' in any case ('PKCS7', as the standard writes
+ * it, too), 0 for None, -1 with ValueError for the rest. */
 static int padding_argument(aeskit_at at, PyObject *obj)
 {
+    static const char pkcs7[] = "pkcs7";
     if (obj == Py_None)
         return 0;
-    if (PyUnicode_Check(obj) && PyUnicode_CompareWithASCIIString(obj, "pkcs7") == 0)
-        return 1;
-    return aeskit_err_choice(at, "padding", "None or 'pkcs7'", obj);
+    Py_ssize_t n = 0;
+    const char *s = NULL;
+    if (PyUnicode_Check(obj) && (s = PyUnicode_AsUTF8AndSize(obj, &n)) == NULL)
+        PyErr_Clear();   /* a str without UTF-8 (a lone surrogate) is no match */
+    if (s != NULL && n == (Py_ssize_t)sizeof pkcs7 - 1) {
+        int same = 1;
+        for (size_t i = 0; i < sizeof pkcs7 - 1; i++) {
+            const char c = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
+            same &= c == pkcs7[i];
+        }
+        if (same)
+            return 1;
+    }
+    return aeskit_err_choice(at, "padding", "None or 'pkcs7' (in any case)", obj);
 }
 
 static PyObject *key_get_padding(PyObject *op, void *closure)
