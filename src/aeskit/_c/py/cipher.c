@@ -382,8 +382,8 @@ static int sector_number(aeskit_at at, PyTypeObject *tp, PyObject *first, size_t
     }
     if (outside)
         return aeskit_error(aeskit_state_of(tp)->LimitExceeded, at, "first_sector must be "
-                            "from 0 to 2**128 - %zu with %zu sectors (sector numbers are "
-                            "128 bits), got %S", n, n, first);
+                            "from 0 to 2**128 - %zu with %zu sector%s (sector numbers are "
+                            "128 bits), got %S", n, n, n == 1 ? "" : "s", first);
     PyObject *b = PyObject_CallMethod(first, "to_bytes", "is", 16, "little");
     if (b == NULL)
         return -1;

@@ -190,12 +190,12 @@ static void mask_text(uint32_t mask, char *buf, size_t cap)
     }
 }
 
-/* A limit as the docs write it: 2**k - d where that reads better. */
+/* A limit as the docs write it: 2**k or 2**k - d where that reads better. */
 static void limit_text(uint64_t v, char *buf, size_t cap)
 {
     for (unsigned k = 8; k < 64; k++) {
         const uint64_t p = UINT64_C(1) << k, d = p - v;
-        if (p > v && d < (p >> 8)) {
+        if (p >= v && d < (p >> 8)) {
             if (d == 0)
                 PyOS_snprintf(buf, cap, "2**%u", k);
             else
