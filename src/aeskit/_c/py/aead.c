@@ -50,11 +50,10 @@ static inline int check_nonce(aeskit_at at, const struct aeskit_aead *d,
     return -1;
 }
 
-AESKIT_COLD static int limit_error(aeskit_at at, PyTypeObject *tp, const struct aeskit_aead *d,
-                                   uint64_t aad_total, uint64_t max_data, uint64_t data_total,
-                                   int stream)
+AESKIT_COLD static int limit_error(aeskit_at at, const struct aeskit_aead *d, uint64_t aad_total,
+                                   uint64_t max_data, uint64_t data_total, int stream)
 {
-    PyObject *limit = aeskit_state_of(tp)->LimitExceeded;
+    PyObject *limit = aeskit_state_of(aeskit_at_type(at))->LimitExceeded;
     const char *per = stream ? " per message, across its calls" : " per message";
     if (data_total > max_data) {
         /* below the mode's own limit: CCM's length field, set by the nonce */
@@ -67,15 +66,14 @@ AESKIT_COLD static int limit_error(aeskit_at at, PyTypeObject *tp, const struct 
     return aeskit_err_limit(limit, at, "associated data", d->max_aad, per, aad_total);
 }
 
-/* 0, or -1 with aeskit.LimitExceeded; tp: any type of this module (its
- * state); stream: the totals are a stream's so far. */
-static inline int check_limits(aeskit_at at, PyTypeObject *tp, const struct aeskit_aead *d,
-                               uint64_t aad_total, uint64_t max_data, uint64_t data_total,
-                               int stream)
+/* 0, or -1 with aeskit.LimitExceeded; stream: the totals are a stream's so
+ * far. */
+static inline int check_limits(aeskit_at at, const struct aeskit_aead *d, uint64_t aad_total,
+                               uint64_t max_data, uint64_t data_total, int stream)
 {
     if (data_total <= max_data && aad_total <= d->max_aad)
         return 0;
-    return limit_error(at, tp, d, aad_total, max_data, data_total, stream);
+    return limit_error(at, d, aad_total, max_data, data_total, stream);
 }
 
 /* ---- key objects ------------------------------------------------------ */
@@ -98,8 +96,9 @@ static PyObject *aead_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         (backend = aeskit_backend_arg(type, backendobj)) == NULL)
         return NULL;
     Py_buffer kb;
-    const struct aeskit_impl *impl = aeskit_key_argument(st, AESKIT_AT(type, NULL), "key", keyobj,
-                                                         backend, d->key_sizes, d->n_keys, &kb);
+    const struct aeskit_impl *impl = aeskit_key_argument(
+        st, AESKIT_AT((PyObject *)type, NULL), "key", keyobj, backend, d->key_sizes,
+        d->n_keys, &kb);
     if (impl == NULL)
         return NULL;
     AeadObject *self = (AeadObject *)type->tp_alloc(type, 0);
@@ -161,7 +160,7 @@ static PyObject *aead_generate_key(PyObject *cls, PyObject *args, PyObject *kwds
                                                    "generate_key"),
                                      kwlist, &arg))
         return NULL;
-    const aeskit_at at = AESKIT_AT((PyTypeObject *)cls, "generate_key");
+    const aeskit_at at = AESKIT_AT(cls, "generate_key");
     if (!PyLong_Check(arg)) {
         aeskit_err_type(at, "bit_length", "an int", arg, NULL);
         return NULL;
@@ -300,7 +299,7 @@ AESKIT_INLINE PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssi
         a = slots;
     }
     PyObject *const *arg = a + has_nonce;   /* data, associated_data[, buf] */
-    const aeskit_at at = AESKIT_AT(Py_TYPE(op), fname);
+    const aeskit_at at = AESKIT_AT(op, fname);
     Py_buffer nonce = {0}, data = {0}, out = {0};
     ad_args ad;
     PyObject *result = NULL;
@@ -321,8 +320,7 @@ AESKIT_INLINE PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssi
         goto done;
     }
     const size_t body = enc ? len : len - t, out_len = enc ? len + t : len - t;
-    if (check_limits(at, Py_TYPE(op), d, aad_len, aeskit_aead_max_data(d, (size_t)nonce.len),
-                     body, 0) < 0)
+    if (check_limits(at, d, aad_len, aeskit_aead_max_data(d, (size_t)nonce.len), body, 0) < 0)
         goto done;
     uint8_t *dst;
     if (aeskit_output(at, into ? arg[2] : NULL, &data, out_len, &out, &result, &dst) < 0)
@@ -411,7 +409,7 @@ static PyObject *aead_context(PyObject *op, PyObject *nonceobj, int enc)
     AeadObject *self = (AeadObject *)op;
     const struct aeskit_aead *d = self->d;
     const char *maker = enc ? "encryptor" : "decryptor";
-    const aeskit_at at = AESKIT_AT(Py_TYPE(op), maker);
+    const aeskit_at at = AESKIT_AT(op, maker);
     Py_buffer nonce;
     if (aeskit_take(at, "nonce", nonceobj, &nonce, 0) < 0)
         return NULL;
@@ -501,7 +499,7 @@ static PyObject *actx_aad(PyObject *op, PyObject *arg)
 {
     AeadCtx *ctx = (AeadCtx *)op;
     const struct aeskit_aead *d = ctx->owner->d;
-    const aeskit_at at = AESKIT_AT(Py_TYPE(op), "authenticate_additional_data");
+    const aeskit_at at = AESKIT_AT(op, "authenticate_additional_data");
     if (aeskit_guard_enter(&ctx->guard, op, at.fn) < 0)
         return NULL;
     PyObject *result = NULL;
@@ -512,8 +510,7 @@ static PyObject *actx_aad(PyObject *op, PyObject *arg)
         goto done;
     }
     if (aeskit_take(at, "data", arg, &aad, AESKIT_BUF_TEXT) < 0 ||
-        check_limits(at, Py_TYPE(op), d, ctx->aad_total + (uint64_t)aad.len, ctx->max_data, 0,
-                     1) < 0)
+        check_limits(at, d, ctx->aad_total + (uint64_t)aad.len, ctx->max_data, 0, 1) < 0)
         goto done;
     ctx->aad_total += (uint64_t)aad.len;
     if ((size_t)aad.len >= AESKIT_GIL_THRESHOLD) {
@@ -539,7 +536,7 @@ static PyObject *actx_update_impl(AeadCtx *ctx, PyObject *const *args, Py_ssize_
         return NULL;
     }
     const struct aeskit_aead *d = ctx->owner->d;
-    const aeskit_at at = AESKIT_AT(Py_TYPE(ctx), into ? "update_into" : "update");
+    const aeskit_at at = AESKIT_AT((PyObject *)ctx, into ? "update_into" : "update");
     if (aeskit_guard_enter(&ctx->guard, (PyObject *)ctx, at.fn) < 0)
         return NULL;
     Py_buffer data = {0}, out = {0};
@@ -548,8 +545,7 @@ static PyObject *actx_update_impl(AeadCtx *ctx, PyObject *const *args, Py_ssize_
         goto done;
     const size_t len = (size_t)data.len;
     const size_t out_len = d->update_len != NULL ? d->update_len(ctx->st, len) : len;
-    if (check_limits(at, Py_TYPE(ctx), d, 0, ctx->max_data, ctx->data_total + (uint64_t)len,
-                     1) < 0)
+    if (check_limits(at, d, 0, ctx->max_data, ctx->data_total + (uint64_t)len, 1) < 0)
         goto done;
     uint8_t *dst;
     if (aeskit_output(at, into ? args[1] : NULL, &data, out_len, &out, &result, &dst) < 0)
@@ -613,7 +609,7 @@ static PyObject *actx_finalize(PyObject *op, PyObject *unused)
         return NULL;
     PyObject *r = NULL;
     if (!ctx->enc) {
-        aeskit_error(PyExc_ValueError, AESKIT_AT(Py_TYPE(op), "finalize"), "a decryptor ends "
+        aeskit_error(PyExc_ValueError, AESKIT_AT(op, "finalize"), "a decryptor ends "
                      "with finalize_with_tag(tag), which checks the tag");
     } else {
         int ok;
@@ -627,7 +623,7 @@ static PyObject *actx_finalize(PyObject *op, PyObject *unused)
 static PyObject *actx_finalize_with_tag(PyObject *op, PyObject *arg)
 {
     AeadCtx *ctx = (AeadCtx *)op;
-    const aeskit_at at = AESKIT_AT(Py_TYPE(op), "finalize_with_tag");
+    const aeskit_at at = AESKIT_AT(op, "finalize_with_tag");
     if (aeskit_guard_enter(&ctx->guard, op, at.fn) < 0)
         return NULL;
     PyObject *r = NULL;
@@ -664,7 +660,7 @@ static PyObject *actx_get_tag(PyObject *op, void *c)
     (void)c;
     AeadCtx *ctx = (AeadCtx *)op;
     if (!ctx->have_tag) {
-        aeskit_error(aeskit_state_of(Py_TYPE(op))->NotYetFinalized, AESKIT_AT(Py_TYPE(op), "tag"),
+        aeskit_error(aeskit_state_of(Py_TYPE(op))->NotYetFinalized, AESKIT_AT(op, "tag"),
                      ctx->enc ? "the tag is there after finalize(): call it first"
                               : "a decryptor has no tag to give: it checks one, in "
                                 "finalize_with_tag(tag)");

@@ -54,7 +54,7 @@ AESKIT_COLD AESKIT_UNUSED static int aeskit_parse(PyTypeObject *tp, const aeskit
                                                   PyObject *const *args, Py_ssize_t nargs,
                                                   PyObject *kwnames, PyObject **out)
 {
-    const aeskit_at at = AESKIT_AT(tp, p->fname);
+    const aeskit_at at = AESKIT_AT((PyObject *)tp, p->fname);
     for (int i = 0; i < p->n; i++)
         out[i] = i < nargs ? args[i] : NULL;
     if (nargs > p->npos)
@@ -85,7 +85,7 @@ AESKIT_COLD AESKIT_UNUSED static int aeskit_count_error(PyTypeObject *tp, const 
                                                         Py_ssize_t lo, Py_ssize_t hi,
                                                         Py_ssize_t nargs)
 {
-    const aeskit_at at = AESKIT_AT(tp, fname);
+    const aeskit_at at = AESKIT_AT((PyObject *)tp, fname);
     if (lo == 0 && hi == 0)
         return aeskit_call_error(at, "takes no arguments (%zd given)", nargs);
     if (lo == 0)
@@ -104,7 +104,7 @@ static inline const char *aeskit_backend_arg(PyTypeObject *tp, PyObject *obj)
     if (obj == NULL)
         return "auto";
     if (!PyUnicode_Check(obj)) {
-        aeskit_err_type(AESKIT_AT(tp, NULL), "backend", "a str ('auto' or a name from "
+        aeskit_err_type(AESKIT_AT((PyObject *)tp, NULL), "backend", "a str ('auto' or a name from "
                         "aeskit.backends().available)", obj, NULL);
         return NULL;
     }
@@ -122,7 +122,7 @@ static inline int aeskit_tag_length_arg(PyTypeObject *tp, PyObject *obj, int dfl
         return 0;
     }
     if (!PyIndex_Check(obj)) {
-        aeskit_err_type(AESKIT_AT(tp, NULL), "tag_length", "an int", obj, NULL);
+        aeskit_err_type(AESKIT_AT((PyObject *)tp, NULL), "tag_length", "an int", obj, NULL);
         return -1;
     }
     PyObject *n = PyNumber_Index(obj);   /* an int, or what __index__ makes one */
@@ -134,7 +134,7 @@ static inline int aeskit_tag_length_arg(PyTypeObject *tp, PyObject *obj, int dfl
     if (v == -1 && PyErr_Occurred())
         return -1;
     if (overflow != 0 || v < 1 || v > 16 || !(mask >> v & 1)) {
-        aeskit_err_tag_length(AESKIT_AT(tp, NULL), mask, obj);
+        aeskit_err_tag_length(AESKIT_AT((PyObject *)tp, NULL), mask, obj);
         return -1;
     }
     *out = (int)v;

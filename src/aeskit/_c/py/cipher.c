@@ -104,24 +104,25 @@ static int keys_distinct(aeskit_at at, const struct aeskit_cipher *d, const Py_b
     return 0;
 }
 
-AESKIT_COLD static int len_error(aeskit_at at, PyTypeObject *tp, const struct aeskit_cipher *d,
-                                 uint64_t len, int final)
+AESKIT_COLD static int len_error(aeskit_at at, const struct aeskit_cipher *d, uint64_t len,
+                                 int final)
 {
     if (final && len < d->min_len)
         return aeskit_error(PyExc_ValueError, at, "data must be at least %u bytes%s for %s, "
                             "got %llu", (unsigned)d->min_len, final == 2 ? " in all" : "",
                             d->name, (unsigned long long)len);
-    return aeskit_err_limit(aeskit_state_of(tp)->LimitExceeded, at, "data", d->max_len,
-                            final == 0 ? " per data unit, in all" : " per data unit", len);
+    return aeskit_err_limit(aeskit_state_of(aeskit_at_type(at))->LimitExceeded, at, "data",
+                            d->max_len, final == 0 ? " per data unit, in all" : " per data unit",
+                            len);
 }
 
 /* 0 if a data unit of len bytes is within d's limits; else -1 with
  * ValueError (too short, when final: 2 at finalize) or LimitExceeded. */
-static inline int check_len(aeskit_at at, PyTypeObject *tp, const struct aeskit_cipher *d,
-                            uint64_t len, int final)
+static inline int check_len(aeskit_at at, const struct aeskit_cipher *d, uint64_t len,
+                            int final)
 {
     if ((final && len < d->min_len) || (d->max_len != 0 && len > d->max_len))
-        return len_error(at, tp, d, len, final);
+        return len_error(at, d, len, final);
     return 0;
 }
 
@@ -135,7 +136,7 @@ static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     const char *backend;
     char fmt[48];
     int pkcs7 = 0;
-    const aeskit_at at = AESKIT_AT(type, NULL);
+    const aeskit_at at = AESKIT_AT((PyObject *)type, NULL);
     if (d->pkcs7 != NULL) {
         if (!PyArg_ParseTupleAndKeywords(args, kwds, aeskit_format(fmt, sizeof fmt, "O|$OO",
                                                                    type, NULL),
@@ -259,7 +260,7 @@ AESKIT_INLINE PyObject *oneshot(PyObject *op, PyObject *const *argv, Py_ssize_t 
             return NULL;
         args = slots;
     }
-    const aeskit_at at = AESKIT_AT(Py_TYPE(op), fname);
+    const aeskit_at at = AESKIT_AT(op, fname);
     Py_buffer iv = {0}, data = {0}, out = {0};
     PyObject *result = NULL;
     if (has_iv && check_iv(at, d, args[0], &iv) < 0)
@@ -277,7 +278,7 @@ AESKIT_INLINE PyObject *oneshot(PyObject *op, PyObject *const *argv, Py_ssize_t 
                                                "padding='pkcs7'" : NULL);
         goto done;
     }
-    if (check_len(at, Py_TYPE(op), d, len, 1) < 0)
+    if (check_len(at, d, len, 1) < 0)
         goto done;
     uint8_t *dst;
     if (aeskit_output(at, into ? args[has_iv + 1] : NULL, &data, out_len, &out, &result,
@@ -410,7 +411,7 @@ static PyObject *sectors_call(PyObject *op, PyObject *const *argv, Py_ssize_t na
     KeyObject *self = (KeyObject *)op;
     const struct aeskit_cipher *d = self->d;
     const int want = 2 + into;
-    const aeskit_at at = AESKIT_AT(Py_TYPE(op), fnames[enc][into]);
+    const aeskit_at at = AESKIT_AT(op, fnames[enc][into]);
     PyObject *const *args = argv, *slots[4], *size = NULL;
     Py_ssize_t unit = 4096;
     if (nargs == want && kwnames != NULL && PyTuple_GET_SIZE(kwnames) == 1 &&
@@ -505,7 +506,7 @@ static PyObject *make_context(PyObject *op, PyObject *const *args, Py_ssize_t na
         return NULL;
     }
     Py_buffer iv = {0};
-    if (has_iv && check_iv(AESKIT_AT(Py_TYPE(op), fname), d, args[0], &iv) < 0)
+    if (has_iv && check_iv(AESKIT_AT(op, fname), d, args[0], &iv) < 0)
         return NULL;
     CtxObject *ctx = PyObject_New(CtxObject, aeskit_state_of(Py_TYPE(op))->cipher_ctx_type);
     if (ctx != NULL) {
@@ -637,7 +638,7 @@ static PyObject *ctx_update_impl(CtxObject *ctx, PyObject *const *args, Py_ssize
         return NULL;
     }
     const struct aeskit_cipher *d = ctx->owner->d;
-    const aeskit_at at = AESKIT_AT(Py_TYPE(ctx), into ? "update_into" : "update");
+    const aeskit_at at = AESKIT_AT((PyObject *)ctx, into ? "update_into" : "update");
     if (aeskit_guard_enter(&ctx->guard, (PyObject *)ctx, at.fn) < 0)
         return NULL;
     Py_buffer data = {0}, out = {0};
@@ -645,7 +646,7 @@ static PyObject *ctx_update_impl(CtxObject *ctx, PyObject *const *args, Py_ssize
     if (aeskit_take(at, "data", args[0], &data, AESKIT_BUF_TEXT) < 0)
         goto done;
     const size_t len = (size_t)data.len;
-    if (check_len(at, Py_TYPE(ctx->owner), d, ctx->total + len, 0) < 0)
+    if (check_len(at, d, ctx->total + len, 0) < 0)
         goto done;
     const size_t out_len = d->out_len(&ctx->st, len);
     uint8_t *dst;
@@ -677,7 +678,7 @@ static PyObject *ctx_finalize(PyObject *op, PyObject *unused)
     (void)unused;
     CtxObject *ctx = (CtxObject *)op;
     const struct aeskit_cipher *d = ctx->owner->d;
-    const aeskit_at at = AESKIT_AT(Py_TYPE(op), "finalize");
+    const aeskit_at at = AESKIT_AT(op, "finalize");
     if (aeskit_guard_enter(&ctx->guard, op, at.fn) < 0)
         return NULL;
     uint8_t tail[AESKIT_FINISH_MAX] = {0};   /* a PKCS#7 decryptor reads it */
@@ -690,7 +691,7 @@ static PyObject *ctx_finalize(PyObject *op, PyObject *unused)
     aeskit_guard_leave(&ctx->guard);
     PyObject *r = NULL;
     if (short_unit)
-        check_len(at, Py_TYPE(op), d, ctx->total, 2);
+        check_len(at, d, ctx->total, 2);
     else if (end != AESKIT_FINISH_OK)
         finish_error(at, d, end, n);
     else

@@ -10,10 +10,11 @@
 /* The message with where in front; a new reference, or NULL. */
 static PyObject *with_where(aeskit_at at, PyObject *body)
 {
-    if (at.tp != NULL && at.fn != NULL)
-        return PyUnicode_FromFormat("%s.%s: %U", aeskit_public_name(at.tp), at.fn, body);
-    if (at.tp != NULL)
-        return PyUnicode_FromFormat("%s: %U", aeskit_public_name(at.tp), body);
+    PyTypeObject *tp = aeskit_at_type(at);
+    if (tp != NULL && at.fn != NULL)
+        return PyUnicode_FromFormat("%s.%s: %U", aeskit_public_name(tp), at.fn, body);
+    if (tp != NULL)
+        return PyUnicode_FromFormat("%s: %U", aeskit_public_name(tp), body);
     if (at.fn != NULL)
         return PyUnicode_FromFormat("%s: %U", at.fn, body);
     return Py_NewRef(body);
@@ -50,11 +51,12 @@ int aeskit_call_error(aeskit_at at, const char *fmt, ...)
     va_end(va);
     if (body == NULL)
         return -1;
+    PyTypeObject *tp = aeskit_at_type(at);
     PyObject *msg;
-    if (at.tp != NULL && at.fn != NULL)
-        msg = PyUnicode_FromFormat("%s.%s() %U", aeskit_public_name(at.tp), at.fn, body);
+    if (tp != NULL && at.fn != NULL)
+        msg = PyUnicode_FromFormat("%s.%s() %U", aeskit_public_name(tp), at.fn, body);
     else
-        msg = PyUnicode_FromFormat("%s() %U", at.tp != NULL ? aeskit_public_name(at.tp)
+        msg = PyUnicode_FromFormat("%s() %U", tp != NULL ? aeskit_public_name(tp)
                                               : at.fn != NULL ? at.fn : "function", body);
     Py_DECREF(body);
     if (msg != NULL) {

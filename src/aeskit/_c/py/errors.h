@@ -40,17 +40,28 @@
 #define AESKIT_UNUSED
 #endif
 
-/* Where a call was made, as its user wrote it: tp's public name and the
- * method fn ("AESGCM.encrypt"); tp alone for a constructor ("AESGCM"); fn
- * alone for a module function ("aes_key_wrap"); neither for a private
- * entry point, whose messages then start with the argument. */
+/* Where a call was made, as its user wrote it: the class of who (an
+ * object of ours, or the class itself for a constructor or class method)
+ * and the method fn ("AESGCM.encrypt"); the class alone when fn is NULL
+ * ("AESGCM"); fn alone for a module function ("aes_key_wrap"); neither for
+ * a private entry point, whose messages then start with the argument. A
+ * method passes its self: that is live for the whole call anyway, so the
+ * class is looked up on the error path alone. */
 typedef struct {
-    PyTypeObject *tp;
+    PyObject *who;
     const char *fn;
 } aeskit_at;
 
-#define AESKIT_AT(tp, fn) ((aeskit_at){(tp), (fn)})
+#define AESKIT_AT(who, fn) ((aeskit_at){(who), (fn)})
 #define AESKIT_NOWHERE ((aeskit_at){NULL, NULL})
+
+/* The class that at names, or NULL. */
+static inline PyTypeObject *aeskit_at_type(aeskit_at at)
+{
+    if (at.who == NULL)
+        return NULL;
+    return PyType_Check(at.who) ? (PyTypeObject *)at.who : Py_TYPE(at.who);
+}
 
 /* "AESCTR" for aeskit.AESCTR: the name a user writes. */
 static inline const char *aeskit_public_name(PyTypeObject *tp)

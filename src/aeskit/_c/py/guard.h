@@ -35,7 +35,7 @@ static inline void aeskit_guard_init(aeskit_guard *g, PyTypeObject *owner, const
 AESKIT_COLD AESKIT_UNUSED static int aeskit_guard_refuse(const aeskit_guard *g, PyObject *ctx,
                                                         const char *method)
 {
-    const aeskit_at at = AESKIT_AT(Py_TYPE(ctx), method);
+    const aeskit_at at = AESKIT_AT(ctx, method);
     if (g->finalized)
         return aeskit_err_finalized(aeskit_state_of(Py_TYPE(ctx))->AlreadyFinalized, at,
                                     g->owner, g->maker, g->arg);

@@ -47,8 +47,8 @@ static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         (backend = aeskit_backend_arg(type, backendobj)) == NULL)
         return NULL;
     Py_buffer kb;
-    const struct aeskit_impl *impl = aeskit_key_argument(st, AESKIT_AT(type, NULL), "key", keyobj,
-                                                         backend, AESKIT_KEY_ANY, 1, &kb);
+    const struct aeskit_impl *impl = aeskit_key_argument(
+        st, AESKIT_AT((PyObject *)type, NULL), "key", keyobj, backend, AESKIT_KEY_ANY, 1, &kb);
     if (impl == NULL)
         return NULL;
     KeyObject *self = (KeyObject *)type->tp_alloc(type, 0);
@@ -180,7 +180,7 @@ static PyObject *key_wrap(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
         aeskit_count_error(Py_TYPE(op), "wrap", 1, 1, nargs);
         return NULL;
     }
-    return wrap_with(AESKIT_AT(Py_TYPE(op), "wrap"), aeskit_state_of(Py_TYPE(op)), self->d,
+    return wrap_with(AESKIT_AT(op, "wrap"), aeskit_state_of(Py_TYPE(op)), self->d,
                      &self->key, "data", args[0]);
 }
 
@@ -191,7 +191,7 @@ static PyObject *key_unwrap(PyObject *op, PyObject *const *args, Py_ssize_t narg
         aeskit_count_error(Py_TYPE(op), "unwrap", 1, 1, nargs);
         return NULL;
     }
-    return unwrap_with(AESKIT_AT(Py_TYPE(op), "unwrap"), aeskit_state_of(Py_TYPE(op)), self->d,
+    return unwrap_with(AESKIT_AT(op, "unwrap"), aeskit_state_of(Py_TYPE(op)), self->d,
                        &self->key, "data", args[0]);
 }
 

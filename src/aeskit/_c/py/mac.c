@@ -61,8 +61,8 @@ static PyObject *mac_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         (backend = aeskit_backend_arg(type, backendobj)) == NULL)
         return NULL;
     Py_buffer kb;
-    const struct aeskit_impl *impl = aeskit_key_argument(st, AESKIT_AT(type, NULL), "key", keyobj,
-                                                         backend, d->key_sizes, 1, &kb);
+    const struct aeskit_impl *impl = aeskit_key_argument(
+        st, AESKIT_AT((PyObject *)type, NULL), "key", keyobj, backend, d->key_sizes, 1, &kb);
     if (impl == NULL)
         return NULL;
     MacObject *self = (MacObject *)type->tp_alloc(type, 0);
@@ -130,8 +130,8 @@ static void mac_of(const MacObject *self, const Py_buffer *data, uint8_t tag[16]
 static int check_tag(aeskit_at at, const Py_buffer *tag, const uint8_t full[16], unsigned t)
 {
     if (!aeskit_mac_tag_ok(full, tag->buf, (size_t)tag->len, t))
-        return aeskit_error(aeskit_state_of(at.tp)->InvalidTag, at, "the tag does not match: "
-                            "wrong key, data or tag");
+        return aeskit_error(aeskit_state_of(aeskit_at_type(at))->InvalidTag, at, "the tag does "
+                            "not match: wrong key, data or tag");
     return 0;
 }
 
@@ -143,7 +143,7 @@ static PyObject *mac_mac(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     Py_buffer data;
-    if (aeskit_take(AESKIT_AT(Py_TYPE(op), "mac"), "data", args[0], &data, AESKIT_BUF_TEXT) < 0)
+    if (aeskit_take(AESKIT_AT(op, "mac"), "data", args[0], &data, AESKIT_BUF_TEXT) < 0)
         return NULL;
     uint8_t tag[16];
     mac_of(self, &data, tag);
@@ -160,7 +160,7 @@ static PyObject *mac_verify(PyObject *op, PyObject *const *args, Py_ssize_t narg
         aeskit_count_error(Py_TYPE(op), "verify", 2, 2, nargs);
         return NULL;
     }
-    const aeskit_at at = AESKIT_AT(Py_TYPE(op), "verify");
+    const aeskit_at at = AESKIT_AT(op, "verify");
     Py_buffer data = {0}, tag = {0};
     PyObject *r = NULL;
     uint8_t full[16];
@@ -194,7 +194,7 @@ static PyObject *mac_context(PyObject *op, PyObject *const *args, Py_ssize_t nar
     aeskit_guard_init(&ctx->guard, Py_TYPE(op), "new", "");
     self->d->init(ctx->st, self->ks);
     if (nargs == 1 && args[0] != Py_None) {
-        PyObject *r = ctx_update_buffer(AESKIT_AT(Py_TYPE(op), "new"), ctx, args[0],
+        PyObject *r = ctx_update_buffer(AESKIT_AT(op, "new"), ctx, args[0],
                                         AESKIT_BUF_OR_NONE | AESKIT_BUF_TEXT);
         if (r == NULL) {
             Py_DECREF(ctx);
@@ -251,7 +251,7 @@ static PyObject *ctx_update(PyObject *op, PyObject *arg)
     MacCtx *ctx = (MacCtx *)op;
     if (aeskit_guard_enter(&ctx->guard, op, "update") < 0)
         return NULL;
-    PyObject *r = ctx_update_buffer(AESKIT_AT(Py_TYPE(op), "update"), ctx, arg, AESKIT_BUF_TEXT);
+    PyObject *r = ctx_update_buffer(AESKIT_AT(op, "update"), ctx, arg, AESKIT_BUF_TEXT);
     aeskit_guard_leave(&ctx->guard);
     return r;
 }
@@ -317,7 +317,7 @@ static PyObject *ctx_hexdigest(PyObject *op, PyObject *unused)
 static PyObject *ctx_verify(PyObject *op, PyObject *arg)
 {
     MacCtx *ctx = (MacCtx *)op;
-    const aeskit_at at = AESKIT_AT(Py_TYPE(op), "verify");
+    const aeskit_at at = AESKIT_AT(op, "verify");
     Py_buffer tag;
     uint8_t full[16];
     if (aeskit_take(at, "tag", arg, &tag, 0) < 0)
