@@ -1,8 +1,8 @@
 """An API that explains itself: every public class and method in aeskit.__all__ has its
 own documentation and a signature (inspect.signature) that matches the typed stubs;
 errors name the public class and method; block-mode one-shots take keywords; `_into`
-size errors read as pyca's do; key objects and contexts refuse pickle, and copy follows
-the documented rules. One backend (the default) is enough: this is the glue."""
+size errors name the call, buf and both sizes; key objects and contexts refuse pickle, and
+copy follows the documented rules. One backend (the default) is enough: this is the glue."""
 
 import ast
 import copy
@@ -194,13 +194,14 @@ def test_constructor_errors_name_the_class(name):
     cls, key = PUBLIC[name], key_for(name)
     assert _message(lambda: cls()) == f"{name}() missing required argument 'key' (pos 1)"
     assert _message(lambda: cls(key, backend=None)) == \
-        f"{name}() argument 'backend' must be str, not NoneType"
-    assert _message(lambda: cls(key, backend=1)).startswith(f"{name}() argument 'backend'")
+        f"{name}: backend must be a str ('auto' or a name from aeskit.backends().available), " \
+        "not None"
+    assert _message(lambda: cls(key, backend=1)).startswith(f"{name}: backend must be a str")
     assert _message(lambda: cls(key, 1, 2, 3)).startswith(f"{name}() takes at most")
     assert name in _message(lambda: cls(key, nope=1))
     if "tag_length" in inspect.signature(cls).parameters:
         assert _message(lambda: cls(key, tag_length="16")).startswith(
-            f"{name}() argument 'tag_length' must be int")
+            f"{name}: tag_length must be an int, not str")
     if hasattr(cls, "generate_key"):
         assert _message(lambda: cls.generate_key()).startswith(f"{name}.generate_key()")
         assert _message(lambda: cls.generate_key(128, 1)).startswith(f"{name}.generate_key()")
@@ -256,6 +257,40 @@ def test_keyword_errors():
         "AESGCM.encrypt() missing required argument 'associated_data'"
     assert _message(lambda: gcm.encryptor(bytes(12)).update(b"", b"", b"")) == \
         "AEADContext.update() takes exactly 1 argument (3 given)"
+
+
+def _nul_keyword_calls():
+    """(where, keyword, call): a method that parses keywords, given one that is a
+    parameter's name with a NUL and more after it. Compared up to the NUL alone, it would
+    read as that name, and the comparison would read past the name's end."""
+    ctr, ecb = aeskit.AESCTR(bytes(16)), aeskit.AESECB(bytes(16))
+    gcm, siv = aeskit.AESGCM(bytes(16)), aeskit.AESSIV(bytes(32))
+    xts = aeskit.AESXTS(bytes(range(32)))
+    iv, nonce, buf = bytes(16), bytes(12), bytearray(64)
+    cases = [
+        ("AESCTR.encrypt", "iv\0xx", lambda kw: ctr.encrypt(data=b"", **kw)),
+        ("AESCTR.encrypt_into", "buf\0", lambda kw: ctr.encrypt_into(iv, b"", **kw)),
+        ("AESECB.decrypt", "data\0data", lambda kw: ecb.decrypt(**kw)),
+        ("AESGCM.encrypt", "associated_data\0", lambda kw: gcm.encrypt(nonce, b"", **kw)),
+        ("AESGCM.decrypt_into", "nonce\0\0",
+         lambda kw: gcm.decrypt_into(data=bytes(16), associated_data=None, buf=buf, **kw)),
+        ("AESSIV.encrypt", "data\0x", lambda kw: siv.encrypt(associated_data=None, **kw)),
+        ("AESXTS.encrypt_sectors", "sector_size\0",
+         lambda kw: xts.encrypt_sectors(0, bytes(512), **kw)),
+        ("AESXTS.decrypt_sectors_into", "first_sector\0x",
+         lambda kw: xts.decrypt_sectors_into(data=bytes(512), buf=buf * 8, **kw)),
+        ("aes_key_wrap", "key_to_wrap\0", lambda kw: aeskit.aes_key_wrap(bytes(16), **kw)),
+    ]
+    return [(where, word, lambda c=call, w=word: c({w: 512 if "sector_size" in w else b""}))
+            for where, word, call in cases]
+
+
+@pytest.mark.parametrize("where,word,call", _nul_keyword_calls(),
+                         ids=[w for w, _, _ in _nul_keyword_calls()])
+def test_keyword_with_a_nul_is_unknown(where, word, call):
+    """api.h compares a keyword's length with the name's first: "iv\\0xx" is no "iv"
+    (the ASan build would flag a read past the name)."""
+    assert _message(call) == f"{where}() got an unexpected keyword argument {word!r}"
 
 
 # ---- block modes take keywords as the AEAD classes do --------------------------------
@@ -320,11 +355,12 @@ def _into_calls():
     return out
 
 
-def test_into_size_errors_read_as_pycas():
+def test_into_size_errors_name_the_call_and_sizes():
     for label, call, need in _into_calls():
         with pytest.raises(ValueError) as info:
             call(bytearray(need - 1))
-        assert str(info.value) == f"buffer must be at least {need} bytes, got {need - 1}", label
+        assert str(info.value) == f"{label}: buf must be at least {need} bytes, got {need - 1}", \
+            label
         assert call(bytearray(need)) == need, label
 
 
@@ -338,7 +374,8 @@ def test_finalize_with_tag_wrong_lengths_are_valueerror(name):
     ctx.authenticate_additional_data(b"ad")
     out = ctx.update(ct)
     for bad in (tag + b"\0", tag[:-1], b""):
-        with pytest.raises(ValueError, match=f"^tag must be 16 bytes, got {len(bad)}$") as info:
+        with pytest.raises(ValueError, match=f"^AEADContext.finalize_with_tag: tag must be 16 "
+                                             f"bytes, got {len(bad)}$") as info:
             ctx.finalize_with_tag(bad)
         assert not isinstance(info.value, aeskit.InvalidTag)
     # a wrong length leaves the stream as it was: the right tag still ends it

@@ -360,9 +360,10 @@ def test_limits(backend, case):
             pytest.fail(f"the child died in this case (rc={rc}): the data was touched before "
                         f"the limit check\n{err}")
         pytest.fail(f"not reached: the child died in {died_in!r} (rc={rc})\n{err}")
-    n = int(case[1:3])
-    assert results[case].startswith("LimitExceeded(OverflowError, ValueError): CCM data is "
-                                    f"limited to 2**{8 * (15 - n)} - 1 bytes"), results[case]
+    n, method = int(case[1:3]), case.split()[1].rstrip(":")
+    assert results[case].startswith(f"LimitExceeded(OverflowError, ValueError): AESCCM.{method}: "
+                                    f"data is limited to 2**{8 * (15 - n)} - 1 bytes"), \
+        results[case]
 
 
 @pytest.mark.parametrize("direction", ["encrypt", "decrypt"])

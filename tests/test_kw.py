@@ -375,13 +375,16 @@ def test_wrap_wrong_length_is_value_error(backend, spec):
 
 @spec_param
 def test_unwrap_wrong_length_is_invalid_unwrap(backend, spec):
+    """aeskit refuses every wrong length with InvalidUnwrap; pyca refuses it too, with
+    InvalidUnwrap or (pyca 48 for some lengths) ValueError: the outcome is compared, not
+    pyca's class."""
     obj = spec.cls(KEYS[16], backend=backend)
     for n in range(70):
         if n >= spec.unwrap_min and n % 8 == 0:
             continue
         with pytest.raises(aeskit.InvalidUnwrap, match=str(spec.unwrap_min)):
             obj.unwrap(bytes(n))
-        with pytest.raises(pyca.InvalidUnwrap):
+        with pytest.raises((pyca.InvalidUnwrap, ValueError)):
             pyca_unwrap(spec.name, KEYS[16], bytes(n))
 
 
@@ -394,7 +397,7 @@ def test_kwp_wrap_limit():
     except (OSError, OverflowError, ValueError) as e:
         pytest.skip(f"cannot map 4 GiB here: {e}")
     with big:
-        with pytest.raises(aeskit.LimitExceeded, match="4294967295") as ei:
+        with pytest.raises(aeskit.LimitExceeded, match=r"limited to 2\*\*32 - 1 bytes") as ei:
             aeskit.AESKWP(KEYS[16]).wrap(big)
         assert isinstance(ei.value, OverflowError) and isinstance(ei.value, ValueError)
         with pytest.raises(aeskit.LimitExceeded):

@@ -89,9 +89,10 @@ class CipherContext:
 
 @final
 class AESECB:
-    """ECB: data a multiple of 16 bytes, or any length with padding="pkcs7"."""
+    """ECB: data a multiple of 16 bytes, or any length with padding="pkcs7". padding is
+    None or "pkcs7" in any case ("PKCS7" too); .padding then says "pkcs7"."""
     def __new__(
-        cls, key: Buffer, *, padding: Literal["pkcs7"] | None = None, backend: str = "auto"
+        cls, key: Buffer, *, padding: str | None = None, backend: str = "auto"
     ) -> AESECB: ...
     @property
     def backend(self) -> str: ...
@@ -111,9 +112,10 @@ class AESECB:
 @final
 class AESCBC:
     """CBC: data a multiple of 16 bytes, or any length with padding="pkcs7" (unauthenticated:
-    a padding oracle wherever a failed decryption shows; prefer AESGCM or AESOCB3)."""
+    a padding oracle wherever a failed decryption shows; prefer AESGCM or AESOCB3). padding
+    is None or "pkcs7" in any case ("PKCS7" too); .padding then says "pkcs7"."""
     def __new__(
-        cls, key: Buffer, *, padding: Literal["pkcs7"] | None = None, backend: str = "auto"
+        cls, key: Buffer, *, padding: str | None = None, backend: str = "auto"
     ) -> AESCBC: ...
     @property
     def backend(self) -> str: ...

@@ -184,7 +184,8 @@ void aeskit_padded_pkcs7(void *st);
 #define AESKIT_PADDED_CIPHER(ID, IV, SUMMARY)                                              \
     AESKIT_ONE_KEY_CIPHER(                                                                 \
         ID, IV, "padding=None, ", SUMMARY,                                                 \
-        " padding: None (whole blocks only) or 'pkcs7' (any length to encrypt; removed "   \
+        " padding: None (whole blocks only) or 'pkcs7', in any case (any length to "       \
+        "encrypt; removed "                                                                \
         "and checked on decryption, where a wrong padding raises ValueError: "             \
         "unauthenticated, that is a padding oracle wherever the failure shows; prefer "    \
         "AESGCM or AESOCB3)."),                                                            \

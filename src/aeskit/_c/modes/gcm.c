@@ -109,7 +109,7 @@ static void start_data(aeskit_gcm *g)
 static void partial(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
-        uint8_t in = src[i], out = in ^ g->ks[g->pos + i];
+        uint8_t in = src[i], out = in ^ g->stream[g->pos + i];
         dst[i] = out;
         g->part[g->pos + i] = g->enc ? out : in;
     }
@@ -148,7 +148,7 @@ void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t l
         src += 16 * b; dst += 16 * b; n -= b; len -= 16 * b;
     }
     if (len > 0) {
-        k->impl->ecb_enc(k, g->ks, g->ctr, 1);
+        k->impl->ecb_enc(k, g->stream, g->ctr, 1);
         aeskit_ctr_add(AESKIT_CTR_BE32, g->ctr, 1);
         partial(g, dst, src, len);
     }
@@ -197,12 +197,12 @@ void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc
         aeskit_gcm_tag(&g, tag);
         return;
     }
-    uint8_t ks[16 * (GCM_SHORT_BLOCKS + 1)];   /* E(K, J0), then the keystream */
+    uint8_t stream[16 * (GCM_SHORT_BLOCKS + 1)];   /* E(K, J0), then the keystream */
     uint8_t hb[16 * (GCM_SHORT_BLOCKS + 1)];   /* AAD | ciphertext | lengths: public */
     uint8_t ctr[16], acc[16] = {0};
     j0_of_12(ctr, nonce);
-    memset(ks, 0, 16 * (db + 1));
-    k->impl->ctr(k, AESKIT_CTR_BE32, ctr, ks, ks, db + 1);
+    memset(stream, 0, 16 * (db + 1));
+    k->impl->ctr(k, AESKIT_CTR_BE32, ctr, stream, stream, db + 1);
 
     /* The AAD and, opening, the ciphertext are copied into hb before dst
      * is written: dst may be src, or overlap the AAD. */
@@ -213,15 +213,15 @@ void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc
     if (len > 0) {
         if (!enc)
             memcpy(ct, src, len);
-        aeskit_xor_bytes(dst, src, ks + 16, len);
+        aeskit_xor_bytes(dst, src, stream + 16, len);
         if (enc)
             memcpy(ct, dst, len);
     }
     memset(ct + len, 0, 16 * db - len);
     lengths_block(lens, aad_len, len);
     k->impl->ghash(hk, acc, hb, ab + db + 1);
-    aeskit_xor16(tag, acc, ks);
-    aeskit_secure_zero(ks, 16 * (db + 1));   /* hb holds only what the message shows */
+    aeskit_xor16(tag, acc, stream);
+    aeskit_secure_zero(stream, 16 * (db + 1));   /* hb holds only what the message shows */
     aeskit_secure_zero(acc, sizeof acc);
 }
 

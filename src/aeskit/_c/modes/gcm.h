@@ -31,11 +31,11 @@ typedef struct aeskit_gcm {
     uint8_t ek_j0[16];  /* E(K, J0), masks the tag */
     uint8_t ctr[16];    /* next counter block (inc32) */
     uint8_t acc[16];    /* GHASH accumulator */
-    uint8_t ks[16];     /* keystream of the current partial data block */
+    uint8_t stream[16]; /* keystream of the current partial data block */
     uint8_t part[16];   /* bytes of the current partial block to hash
                            (AAD before data, then ciphertext) */
     uint64_t aad_len, data_len;   /* bytes so far */
-    unsigned pos;       /* bytes in part (and used of ks); < 16 */
+    unsigned pos;       /* bytes in part (and used of stream); < 16 */
     uint8_t enc;
     uint8_t in_data;    /* set by the first update: AAD is then closed */
     uint8_t secret_ctr; /* J0 came from GHASH (nonce not 12 bytes): the

@@ -40,92 +40,40 @@ typedef struct {
     uint64_t st[];                  /* owner->d->stream_state bytes */
 } AeadCtx;
 
-/* "4, 8 or 12 to 16" for the tag lengths in mask. */
-static void tag_lengths_text(uint32_t mask, char *buf, size_t cap)
-{
-    size_t used = 0;
-    unsigned runs = 0;
-    for (unsigned t = 1; t <= 16; t++)
-        runs += (mask >> t & 1) && !(mask >> (t - 1) & 1);
-    buf[0] = '\0';
-    for (unsigned t = 1, run = 0; t <= 16 && used < cap; t++) {
-        if (!(mask >> t & 1) || (mask >> (t - 1) & 1))
-            continue;
-        unsigned end = t;
-        while (end < 16 && (mask >> (end + 1) & 1))
-            end++;
-        run++;
-        const char *sep = run == 1 ? "" : run == runs ? " or " : ", ";
-        if (end == t)
-            used += (size_t)PyOS_snprintf(buf + used, cap - used, "%s%u", sep, t);
-        else
-            used += (size_t)PyOS_snprintf(buf + used, cap - used, "%s%u to %u", sep, t, end);
-    }
-}
-
-/* A limit as the docs write it: 2**k - d where that reads better. */
-static void limit_text(uint64_t v, char *buf, size_t cap)
-{
-    for (unsigned k = 8; k < 64; k++) {
-        const uint64_t p = UINT64_C(1) << k, d = p - v;
-        if (p > v && d < (p >> 8)) {
-            if (d == 0)
-                PyOS_snprintf(buf, cap, "2**%u", k);
-            else
-                PyOS_snprintf(buf, cap, "2**%u - %llu", k, (unsigned long long)d);
-            return;
-        }
-    }
-    PyOS_snprintf(buf, cap, "%llu", (unsigned long long)v);
-}
-
-/* The errors are out of line: the checks run on every call. */
-#define COLD AESKIT_COLD
-
-COLD static int nonce_error(const struct aeskit_aead *d, size_t n)
-{
-    if (d->nonce_max == SIZE_MAX)
-        PyErr_Format(PyExc_ValueError, "nonce must be at least %zu byte%s for %s%s, got %zu",
-                     d->nonce_min, d->nonce_min == 1 ? "" : "s", d->name, d->nonce_note, n);
-    else if (d->nonce_min == d->nonce_max)
-        PyErr_Format(PyExc_ValueError, "nonce must be %zu bytes for %s%s, got %zu",
-                     d->nonce_min, d->name, d->nonce_note, n);
-    else
-        PyErr_Format(PyExc_ValueError, "nonce must be %zu to %zu bytes for %s%s, got %zu",
-                     d->nonce_min, d->nonce_max, d->name, d->nonce_note, n);
-    return -1;
-}
-
-static inline int check_nonce(const struct aeskit_aead *d, const Py_buffer *nonce)
+static inline int check_nonce(aeskit_at at, const struct aeskit_aead *d,
+                              const Py_buffer *nonce)
 {
     const size_t n = (size_t)nonce->len;
-    return n >= d->nonce_min && n <= d->nonce_max ? 0 : nonce_error(d, n);
-}
-
-COLD static int limit_error(PyTypeObject *tp, const struct aeskit_aead *d, uint64_t aad_total,
-                            uint64_t max_data, uint64_t data_total)
-{
-    PyObject *limit = aeskit_state_of(tp)->LimitExceeded;
-    char text[48];
-    (void)aad_total;
-    if (data_total > max_data) {
-        limit_text(max_data, text, sizeof text);
-        PyErr_Format(limit, "%s data is limited to %s bytes", d->name, text);
-    } else {
-        assert(aad_total > d->max_aad);
-        limit_text(d->max_aad, text, sizeof text);
-        PyErr_Format(limit, "%s associated data is limited to %s bytes", d->name, text);
-    }
+    if (n >= d->nonce_min && n <= d->nonce_max)
+        return 0;
+    aeskit_err_length(at, "nonce", d->nonce_min, d->nonce_max, d->nonce_note, n);
     return -1;
 }
 
-/* 0, or -1 with aeskit.LimitExceeded; tp: any type of this module (its state) */
-static inline int check_limits(PyTypeObject *tp, const struct aeskit_aead *d,
-                               uint64_t aad_total, uint64_t max_data, uint64_t data_total)
+AESKIT_COLD static int limit_error(aeskit_at at, const struct aeskit_aead *d, uint64_t aad_total,
+                                   uint64_t max_data, uint64_t data_total, int stream)
+{
+    PyObject *limit = aeskit_state_of(aeskit_at_type(at))->LimitExceeded;
+    const char *per = stream ? " per message, across its calls" : " per message";
+    if (data_total > max_data) {
+        /* below the mode's own limit: CCM's length field, set by the nonce */
+        if (max_data < d->max_data)
+            per = stream ? " with this nonce's length, across the message's calls"
+                         : " with this nonce's length (a shorter nonce takes more)";
+        return aeskit_err_limit(limit, at, "data", max_data, per, data_total);
+    }
+    assert(aad_total > d->max_aad);
+    return aeskit_err_limit(limit, at, "associated data", d->max_aad, per, aad_total);
+}
+
+/* 0, or -1 with aeskit.LimitExceeded; stream: the totals are a stream's so
+ * far. */
+static inline int check_limits(aeskit_at at, const struct aeskit_aead *d, uint64_t aad_total,
+                               uint64_t max_data, uint64_t data_total, int stream)
 {
     if (data_total <= max_data && aad_total <= d->max_aad)
         return 0;
-    return limit_error(tp, d, aad_total, max_data, data_total);
+    return limit_error(at, d, aad_total, max_data, data_total, stream);
 }
 
 /* ---- key objects ------------------------------------------------------ */
@@ -144,19 +92,13 @@ static PyObject *aead_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
                                                    d->tag_positional ? "O|O$O" : "O|$OO", type,
                                                    NULL),
                                      kwlist, &keyobj, &tagobj, &backendobj) ||
-        aeskit_tag_length_arg(type, tagobj, 16, &tag_len) < 0 ||
+        aeskit_tag_length_arg(type, tagobj, 16, d->tag_lengths, &tag_len) < 0 ||
         (backend = aeskit_backend_arg(type, backendobj)) == NULL)
         return NULL;
-    if (tag_len < 1 || tag_len > 16 || !(d->tag_lengths >> tag_len & 1)) {
-        char text[64];
-        tag_lengths_text(d->tag_lengths, text, sizeof text);
-        PyErr_Format(PyExc_ValueError, "tag_length must be %s for %s, got %d", text, d->name,
-                     tag_len);
-        return NULL;
-    }
     Py_buffer kb;
-    const struct aeskit_impl *impl = aeskit_key_argument(st, keyobj, backend, d->key_sizes,
-                                                         d->n_keys, &kb);
+    const struct aeskit_impl *impl = aeskit_key_argument(
+        st, AESKIT_AT((PyObject *)type, NULL), "key", keyobj, backend, d->key_sizes,
+        d->n_keys, &kb);
     if (impl == NULL)
         return NULL;
     AeadObject *self = (AeadObject *)type->tp_alloc(type, 0);
@@ -218,9 +160,9 @@ static PyObject *aead_generate_key(PyObject *cls, PyObject *args, PyObject *kwds
                                                    "generate_key"),
                                      kwlist, &arg))
         return NULL;
+    const aeskit_at at = AESKIT_AT(cls, "generate_key");
     if (!PyLong_Check(arg)) {
-        PyErr_Format(PyExc_TypeError, "bit_length must be an int, not %.200s",
-                     Py_TYPE(arg)->tp_name);
+        aeskit_err_type(at, "bit_length", "an int", arg, NULL);
         return NULL;
     }
     long bits = PyLong_AsLong(arg);
@@ -230,12 +172,7 @@ static PyObject *aead_generate_key(PyObject *cls, PyObject *args, PyObject *kwds
     for (size_t i = 0; i < n; i++)
         ok |= bits >= 0 && (size_t)bits == 8 * len[i];
     if (!ok) {
-        char text[64];
-        size_t used = 0;
-        for (size_t i = 0; i < n; i++)
-            used += (size_t)PyOS_snprintf(text + used, sizeof text - used, "%s%zu",
-                                          i == 0 ? "" : i + 1 == n ? " or " : ", ", 8 * len[i]);
-        PyErr_Format(PyExc_ValueError, "bit_length must be %s, got %ld", text, bits);
+        aeskit_err_bit_length(at, d->key_sizes, d->n_keys, bits);
         return NULL;
     }
     PyObject *os = PyImport_ImportModule("os");
@@ -284,21 +221,18 @@ static inline void ad_release(ad_args *a)
 /* The list form of ad_take (below), out of line: only SIV-shaped modes.
  * The items are taken into a tuple first: taking a buffer can run Python
  * code, which could change the list under a loop over it. */
-static int ad_take_list(const struct aeskit_aead *d, PyObject *obj, ad_args *a)
+static int ad_take_list(aeskit_at at, const struct aeskit_aead *d, PyObject *obj, ad_args *a)
 {
-    if (!PyList_Check(obj) && !PyTuple_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "associated_data must be a list of bytes-like objects "
-                                      "or None, not %.200s", Py_TYPE(obj)->tp_name);
-        return -1;
-    }
+    if (!PyList_Check(obj) && !PyTuple_Check(obj))
+        return aeskit_err_type(at, "associated_data", "a list of bytes-like objects, or None",
+                               obj, PyObject_CheckBuffer(obj) ? "for one item, pass a list "
+                               "of it: [associated_data]" : NULL);
     if ((a->items = PySequence_Tuple(obj)) == NULL)
         return -1;
     const size_t count = (size_t)PyTuple_GET_SIZE(a->items);
-    if (count > d->max_ad) {
-        PyErr_Format(PyExc_ValueError, "associated_data may have at most %zu items for %s, "
-                                       "got %zu", d->max_ad, d->name, count);
-        return -1;
-    }
+    if (count > d->max_ad)
+        return aeskit_error(PyExc_ValueError, at, "associated_data must have at most %zu "
+                            "items, got %zu", d->max_ad, count);
     if (count == 0)
         return 0;
     a->views = PyMem_Calloc(count, sizeof *a->views);
@@ -308,9 +242,10 @@ static int ad_take_list(const struct aeskit_aead *d, PyObject *obj, ad_args *a)
         return -1;
     }
     for (size_t i = 0; i < count; i++) {
-        if (aeskit_get_buffer(PyTuple_GET_ITEM(a->items, (Py_ssize_t)i), &a->views[i], 0,
-                              "each item of associated_data") < 0)
-            return -1;
+        PyObject *item = PyTuple_GET_ITEM(a->items, (Py_ssize_t)i);
+        if (PyObject_GetBuffer(item, &a->views[i], PyBUF_SIMPLE) < 0)
+            return aeskit_err_buffer(at, "associated_data", (Py_ssize_t)i, item,
+                                     AESKIT_BUF_TEXT);
         a->n = i + 1;
         a->spans[i].p = a->views[i].buf;
         a->spans[i].len = (size_t)a->views[i].len;
@@ -322,13 +257,15 @@ static int ad_take_list(const struct aeskit_aead *d, PyObject *obj, ad_args *a)
 /* The associated data of a call: None, one buffer, or (ad_list) a list of
  * at most max_ad buffers. a is ad_init'ed; ad_release it, whatever this
  * returns. */
-static inline int ad_take(const struct aeskit_aead *d, PyObject *obj, ad_args *a)
+static inline int ad_take(aeskit_at at, const struct aeskit_aead *d, PyObject *obj,
+                          ad_args *a)
 {
     if (obj == Py_None)
         return 0;
     if (d->ad_list)
-        return ad_take_list(d, obj, a);
-    if (aeskit_get_buffer(obj, &a->one, 0, "associated_data") < 0)
+        return ad_take_list(at, d, obj, a);
+    if (aeskit_take(at, "associated_data", obj, &a->one,
+                    AESKIT_BUF_OR_NONE | AESKIT_BUF_TEXT) < 0)
         return -1;
     a->one_span.p = a->one.buf;
     a->one_span.len = (size_t)a->one.len;
@@ -362,31 +299,31 @@ AESKIT_INLINE PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssi
         a = slots;
     }
     PyObject *const *arg = a + has_nonce;   /* data, associated_data[, buf] */
+    const aeskit_at at = AESKIT_AT(op, fname);
     Py_buffer nonce = {0}, data = {0}, out = {0};
     ad_args ad;
     PyObject *result = NULL;
     uint8_t tag[16], want[16];
     int ok = 1;
     ad_init(&ad);
-    if (has_nonce && (aeskit_get_buffer(a[0], &nonce, 0, "nonce") < 0 ||
-                      check_nonce(d, &nonce) < 0))
+    if (has_nonce && (aeskit_take(at, "nonce", a[0], &nonce, 0) < 0 ||
+                      check_nonce(at, d, &nonce) < 0))
         goto done;
-    if (aeskit_get_buffer(arg[0], &data, 0, "data") < 0 ||
-        ad_take(d, arg[1], &ad) < 0)
+    if (aeskit_take(at, "data", arg[0], &data, AESKIT_BUF_TEXT) < 0 ||
+        ad_take(at, d, arg[1], &ad) < 0)
         goto done;
     const uint64_t aad_len = ad.total;
     const size_t len = (size_t)data.len, t = self->tag_len;
     if (!enc && len < t) {
-        PyErr_SetString(aeskit_state_of(Py_TYPE(op))->InvalidTag,
-                        "data is shorter than the tag");
+        aeskit_error(aeskit_state_of(Py_TYPE(op))->InvalidTag, at, "data (%zu byte%s) is "
+                     "shorter than the tag (%zu bytes)", len, len == 1 ? "" : "s", t);
         goto done;
     }
     const size_t body = enc ? len : len - t, out_len = enc ? len + t : len - t;
-    if (check_limits(Py_TYPE(op), d, aad_len, aeskit_aead_max_data(d, (size_t)nonce.len),
-                     body) < 0)
+    if (check_limits(at, d, aad_len, aeskit_aead_max_data(d, (size_t)nonce.len), body, 0) < 0)
         goto done;
     uint8_t *dst;
-    if (aeskit_output(into ? arg[2] : NULL, &data, out_len, &out, &result, &dst) < 0)
+    if (aeskit_output(at, into ? arg[2] : NULL, &data, out_len, &out, &result, &dst) < 0)
         goto done;
     /* Where the body is read and written: the tag goes before it or after. */
     const uint8_t *in = (const uint8_t *)data.buf + (d->tag_first && !enc ? t : 0);
@@ -399,8 +336,8 @@ AESKIT_INLINE PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssi
          * Associated data in the way would be overwritten first. */
         for (size_t i = 0; i < ad.n; i++) {
             if (meets(ad.spans[i].p, ad.spans[i].len, ct, body)) {
-                PyErr_SetString(PyExc_ValueError, "buf overlaps associated_data: with the "
-                                                  "tag first, use a separate buffer");
+                aeskit_error(PyExc_ValueError, at, "buf overlaps associated_data: with the tag "
+                             "first, pass a buffer apart from both");
                 Py_CLEAR(result);
                 goto done;
             }
@@ -431,9 +368,8 @@ AESKIT_INLINE PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssi
     } else if (!ok) {
         /* the open zeroed the body it wrote */
         Py_CLEAR(result);
-        PyErr_SetString(aeskit_state_of(Py_TYPE(op))->InvalidTag,
-                        "authentication failed: wrong key, nonce, tag, data or associated "
-                        "data");
+        aeskit_error(aeskit_state_of(Py_TYPE(op))->InvalidTag, at, "authentication failed: "
+                     "wrong key, nonce, tag, data or associated data");
         goto done;
     }
     if (into)
@@ -472,10 +408,12 @@ static PyObject *aead_context(PyObject *op, PyObject *nonceobj, int enc)
 {
     AeadObject *self = (AeadObject *)op;
     const struct aeskit_aead *d = self->d;
+    const char *maker = enc ? "encryptor" : "decryptor";
+    const aeskit_at at = AESKIT_AT(op, maker);
     Py_buffer nonce;
-    if (aeskit_get_buffer(nonceobj, &nonce, 0, "nonce") < 0)
+    if (aeskit_take(at, "nonce", nonceobj, &nonce, 0) < 0)
         return NULL;
-    if (check_nonce(d, &nonce) < 0) {
+    if (check_nonce(at, d, &nonce) < 0) {
         aeskit_release(&nonce);
         return NULL;
     }
@@ -489,7 +427,7 @@ static PyObject *aead_context(PyObject *op, PyObject *nonceobj, int enc)
         ctx->have_tag = 0;
         ctx->aad_total = ctx->data_total = 0;
         ctx->max_data = aeskit_aead_max_data(d, (size_t)nonce.len);
-        aeskit_guard_init(&ctx->guard);
+        aeskit_guard_init(&ctx->guard, Py_TYPE(op), maker, "nonce");
         d->init(ctx->st, self->ks, enc, nonce.buf, (size_t)nonce.len);
     }
     aeskit_release(&nonce);
@@ -561,17 +499,18 @@ static PyObject *actx_aad(PyObject *op, PyObject *arg)
 {
     AeadCtx *ctx = (AeadCtx *)op;
     const struct aeskit_aead *d = ctx->owner->d;
-    if (aeskit_guard_enter(&ctx->guard, aeskit_state_of(Py_TYPE(op))) < 0)
+    const aeskit_at at = AESKIT_AT(op, "authenticate_additional_data");
+    if (aeskit_guard_enter(&ctx->guard, op, at.fn) < 0)
         return NULL;
     PyObject *result = NULL;
     Py_buffer aad = {0};
     if (ctx->updated) {
-        PyErr_SetString(PyExc_ValueError,
-                        "associated data must all come before the first update()");
+        aeskit_error(PyExc_ValueError, at, "associated data must all come before the first "
+                     "update(): authenticate all of it first");
         goto done;
     }
-    if (aeskit_get_buffer(arg, &aad, 0, "data") < 0 ||
-        check_limits(Py_TYPE(op), d, ctx->aad_total + (uint64_t)aad.len, ctx->max_data, 0) < 0)
+    if (aeskit_take(at, "data", arg, &aad, AESKIT_BUF_TEXT) < 0 ||
+        check_limits(at, d, ctx->aad_total + (uint64_t)aad.len, ctx->max_data, 0, 1) < 0)
         goto done;
     ctx->aad_total += (uint64_t)aad.len;
     if ((size_t)aad.len >= AESKIT_GIL_THRESHOLD) {
@@ -597,18 +536,19 @@ static PyObject *actx_update_impl(AeadCtx *ctx, PyObject *const *args, Py_ssize_
         return NULL;
     }
     const struct aeskit_aead *d = ctx->owner->d;
-    if (aeskit_guard_enter(&ctx->guard, aeskit_state_of(Py_TYPE(ctx))) < 0)
+    const aeskit_at at = AESKIT_AT((PyObject *)ctx, into ? "update_into" : "update");
+    if (aeskit_guard_enter(&ctx->guard, (PyObject *)ctx, at.fn) < 0)
         return NULL;
     Py_buffer data = {0}, out = {0};
     PyObject *result = NULL;
-    if (aeskit_get_buffer(args[0], &data, 0, "data") < 0)
+    if (aeskit_take(at, "data", args[0], &data, AESKIT_BUF_TEXT) < 0)
         goto done;
     const size_t len = (size_t)data.len;
     const size_t out_len = d->update_len != NULL ? d->update_len(ctx->st, len) : len;
-    if (check_limits(Py_TYPE(ctx), d, 0, ctx->max_data, ctx->data_total + (uint64_t)len) < 0)
+    if (check_limits(at, d, 0, ctx->max_data, ctx->data_total + (uint64_t)len, 1) < 0)
         goto done;
     uint8_t *dst;
-    if (aeskit_output(into ? args[1] : NULL, &data, out_len, &out, &result, &dst) < 0)
+    if (aeskit_output(at, into ? args[1] : NULL, &data, out_len, &out, &result, &dst) < 0)
         goto done;
     ctx->updated = 1;
     ctx->data_total += (uint64_t)len;
@@ -665,12 +605,12 @@ static PyObject *actx_finalize(PyObject *op, PyObject *unused)
 {
     (void)unused;
     AeadCtx *ctx = (AeadCtx *)op;
-    if (aeskit_guard_enter(&ctx->guard, aeskit_state_of(Py_TYPE(op))) < 0)
+    if (aeskit_guard_enter(&ctx->guard, op, "finalize") < 0)
         return NULL;
     PyObject *r = NULL;
     if (!ctx->enc) {
-        PyErr_SetString(PyExc_ValueError,
-                        "a decryptor ends with finalize_with_tag(tag), which checks the tag");
+        aeskit_error(PyExc_ValueError, AESKIT_AT(op, "finalize"), "a decryptor ends "
+                     "with finalize_with_tag(tag), which checks the tag");
     } else {
         int ok;
         r = actx_finish(ctx, NULL, &ok);
@@ -683,31 +623,31 @@ static PyObject *actx_finalize(PyObject *op, PyObject *unused)
 static PyObject *actx_finalize_with_tag(PyObject *op, PyObject *arg)
 {
     AeadCtx *ctx = (AeadCtx *)op;
-    aeskit_state *st = aeskit_state_of(Py_TYPE(op));
-    if (aeskit_guard_enter(&ctx->guard, st) < 0)
+    const aeskit_at at = AESKIT_AT(op, "finalize_with_tag");
+    if (aeskit_guard_enter(&ctx->guard, op, at.fn) < 0)
         return NULL;
     PyObject *r = NULL;
     Py_buffer want = {0};
     const unsigned t = ctx->owner->tag_len;
     int ok;
     if (ctx->enc) {
-        PyErr_SetString(PyExc_ValueError, "finalize_with_tag() is for decryptors; an "
-                                          "encryptor ends with finalize() and .tag");
+        aeskit_error(PyExc_ValueError, at, "an encryptor ends with finalize(), and then its "
+                     "tag is in .tag; finalize_with_tag(tag) ends a decryptor");
         goto done;
     }
-    if (aeskit_get_buffer(arg, &want, 0, "tag") < 0)
+    if (aeskit_take(at, "tag", arg, &want, 0) < 0)
         goto done;
     if ((size_t)want.len != t) {
         /* Too long or too short alike: a length is no secret, and the
          * stream is left as it was. */
-        PyErr_Format(PyExc_ValueError, "tag must be %u bytes, got %zd", t, want.len);
+        aeskit_err_length(at, "tag", t, t, "", (size_t)want.len);
         goto done;
     }
     r = actx_finish(ctx, want.buf, &ok);
     if (r != NULL && !ok) {
         Py_CLEAR(r);
-        PyErr_SetString(st->InvalidTag, "authentication failed: the data before this call "
-                                        "must not be trusted either");
+        aeskit_error(aeskit_state_of(Py_TYPE(op))->InvalidTag, at, "authentication failed: "
+                     "the data before this call must not be trusted either");
     }
 done:
     aeskit_release(&want);
@@ -720,9 +660,10 @@ static PyObject *actx_get_tag(PyObject *op, void *c)
     (void)c;
     AeadCtx *ctx = (AeadCtx *)op;
     if (!ctx->have_tag) {
-        PyErr_SetString(aeskit_state_of(Py_TYPE(op))->NotYetFinalized,
-                        ctx->enc ? "the tag is available after finalize()"
-                                 : "a decryptor has no tag to give: it checks one");
+        aeskit_error(aeskit_state_of(Py_TYPE(op))->NotYetFinalized, AESKIT_AT(op, "tag"),
+                     ctx->enc ? "the tag is there after finalize(): call it first"
+                              : "a decryptor has no tag to give: it checks one, in "
+                                "finalize_with_tag(tag)");
         return NULL;
     }
     return PyBytes_FromStringAndSize((const char *)ctx->tag, ctx->owner->tag_len);

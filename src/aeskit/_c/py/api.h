@@ -1,8 +1,8 @@
 /*
  * api.h: what every Python-facing type shares about how it presents itself:
  * argument parsing whose errors name the public class and method
- * ("AESCTR.encrypt() missing required argument 'data'"), the backend=
- * argument, and the pickle and copy rules (a key object is immutable, so a
+ * ("AESCTR.encrypt() missing required argument 'data'"), the backend= and
+ * tag_length= arguments, and the pickle and copy rules (a key object is immutable, so a
  * copy is itself, and it never pickles: it holds a key; a context is one
  * stream and neither pickles nor copies unless it has a copy() method).
  */
@@ -15,13 +15,6 @@
 #include "compiler.h"   /* AESKIT_COLD */
 #include "glue.h"
 
-/* "AESCTR" for aeskit.AESCTR: the name a user writes. */
-static inline const char *aeskit_public_name(PyTypeObject *tp)
-{
-    const char *dot = strrchr(tp->tp_name, '.');
-    return dot != NULL ? dot + 1 : tp->tp_name;
-}
-
 /*
  * A method's parameters: names[0..n), of which the first npos may come by
  * position (the rest are keyword-only) and the first nreq are required.
@@ -33,21 +26,23 @@ typedef struct {
 } aeskit_params;
 
 /* Is the keyword kw the ASCII name? Keywords are nearly always compact
- * ASCII strings, compared here without a call. */
+ * ASCII strings, compared here without a call; the lengths first, so that
+ * a keyword with a NUL in it ("iv\0xx") is never read as name's prefix. */
 static inline int aeskit_name_is(PyObject *kw, const char *name)
 {
     if (PyUnicode_IS_COMPACT_ASCII(kw)) {
         const size_t len = (size_t)PyUnicode_GET_LENGTH(kw);
-        return strncmp((const char *)PyUnicode_DATA(kw), name, len) == 0 && name[len] == '\0';
+        return strlen(name) == len && memcmp(PyUnicode_DATA(kw), name, len) == 0;
     }
     return PyUnicode_CompareWithASCIIString(kw, name) == 0;
 }
 
 /*
  * Fills out[0..p->n) from a METH_FASTCALL | METH_KEYWORDS call (absent
- * optional arguments NULL); 0, or -1 with a TypeError naming the class and
- * method. Out of line: a caller takes the all-positional call, nearly every
- * call, itself, and uses args as they came:
+ * optional arguments NULL); 0, or -1 with a TypeError naming the class tp
+ * and the method (tp NULL: the module function p->fname). Out of line: a
+ * caller takes the all-positional call, nearly every call, itself, and
+ * uses args as they came:
  *
  *     PyObject *const *args = argv, *slots[N];
  *     if (kwnames != NULL || nargs != N) {
@@ -56,69 +51,51 @@ static inline int aeskit_name_is(PyObject *kw, const char *name)
  *         args = slots;
  *     }
  */
-AESKIT_COLD static int aeskit_parse(PyTypeObject *tp, const aeskit_params *p,
-                                    PyObject *const *args, Py_ssize_t nargs,
-                                    PyObject *kwnames, PyObject **out)
+AESKIT_COLD AESKIT_UNUSED static int aeskit_parse(PyTypeObject *tp, const aeskit_params *p,
+                                                  PyObject *const *args, Py_ssize_t nargs,
+                                                  PyObject *kwnames, PyObject **out)
 {
-    const char *cls = aeskit_public_name(tp);
+    const aeskit_at at = AESKIT_AT((PyObject *)tp, p->fname);
     for (int i = 0; i < p->n; i++)
         out[i] = i < nargs ? args[i] : NULL;
-    if (nargs > p->npos) {
-        if (p->npos == p->n)
-            PyErr_Format(PyExc_TypeError, "%s.%s() takes at most %d argument%s (%zd given)",
-                         cls, p->fname, p->npos, p->npos == 1 ? "" : "s", nargs);
-        else
-            PyErr_Format(PyExc_TypeError,
-                         "%s.%s() takes at most %d positional argument%s (%zd given)", cls,
-                         p->fname, p->npos, p->npos == 1 ? "" : "s", nargs);
-        return -1;
-    }
+    if (nargs > p->npos)
+        return aeskit_call_error(at, "takes at most %d %sargument%s (%zd given)", p->npos,
+                                 p->npos == p->n ? "" : "positional ", p->npos == 1 ? "" : "s",
+                                 nargs);
     const Py_ssize_t nkw = kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0;
     for (Py_ssize_t j = 0; j < nkw; j++) {
         PyObject *kw = PyTuple_GET_ITEM(kwnames, j);
         int i = 0;
         while (i < p->n && !aeskit_name_is(kw, p->names[i]))
             i++;
-        if (i == p->n) {
-            PyErr_Format(PyExc_TypeError, "%s.%s() got an unexpected keyword argument '%U'",
-                         cls, p->fname, kw);
-            return -1;
-        }
-        if (out[i] != NULL) {
-            PyErr_Format(PyExc_TypeError, "%s.%s() got multiple values for argument '%s'", cls,
-                         p->fname, p->names[i]);
-            return -1;
-        }
+        if (i == p->n)
+            return aeskit_call_error(at, "got an unexpected keyword argument %R", kw);
+        if (out[i] != NULL)
+            return aeskit_call_error(at, "got multiple values for argument '%s'",
+                                     p->names[i]);
         out[i] = args[nargs + j];
     }
-    for (int i = 0; i < p->nreq; i++) {
-        if (out[i] == NULL) {
-            PyErr_Format(PyExc_TypeError, "%s.%s() missing required argument '%s'",
-                         cls, p->fname, p->names[i]);
-            return -1;
-        }
-    }
+    for (int i = 0; i < p->nreq; i++)
+        if (out[i] == NULL)
+            return aeskit_call_error(at, "missing required argument '%s'", p->names[i]);
     return 0;
 }
 
 /* The TypeError for a positional-only method given the wrong count. */
-AESKIT_COLD static int aeskit_count_error(PyTypeObject *tp, const char *fname, Py_ssize_t lo,
-                                          Py_ssize_t hi, Py_ssize_t nargs)
+AESKIT_COLD AESKIT_UNUSED static int aeskit_count_error(PyTypeObject *tp, const char *fname,
+                                                        Py_ssize_t lo, Py_ssize_t hi,
+                                                        Py_ssize_t nargs)
 {
-    const char *cls = aeskit_public_name(tp);
+    const aeskit_at at = AESKIT_AT((PyObject *)tp, fname);
     if (lo == 0 && hi == 0)
-        PyErr_Format(PyExc_TypeError, "%s.%s() takes no arguments (%zd given)", cls, fname,
-                     nargs);
-    else if (lo == 0)
-        PyErr_Format(PyExc_TypeError, "%s.%s() takes at most %zd argument%s (%zd given)", cls,
-                     fname, hi, hi == 1 ? "" : "s", nargs);
-    else if (lo == hi)
-        PyErr_Format(PyExc_TypeError, "%s.%s() takes exactly %zd argument%s (%zd given)", cls,
-                     fname, lo, lo == 1 ? "" : "s", nargs);
-    else
-        PyErr_Format(PyExc_TypeError, "%s.%s() takes %zd to %zd arguments (%zd given)", cls,
-                     fname, lo, hi, nargs);
-    return -1;
+        return aeskit_call_error(at, "takes no arguments (%zd given)", nargs);
+    if (lo == 0)
+        return aeskit_call_error(at, "takes at most %zd argument%s (%zd given)", hi,
+                                 hi == 1 ? "" : "s", nargs);
+    if (lo == hi)
+        return aeskit_call_error(at, "takes exactly %zd argument%s (%zd given)", lo,
+                                 lo == 1 ? "" : "s", nargs);
+    return aeskit_call_error(at, "takes %zd to %zd arguments (%zd given)", lo, hi, nargs);
 }
 
 /* A constructor's backend= (NULL: not given): "auto" or a name; NULL with
@@ -128,25 +105,25 @@ static inline const char *aeskit_backend_arg(PyTypeObject *tp, PyObject *obj)
     if (obj == NULL)
         return "auto";
     if (!PyUnicode_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s() argument 'backend' must be str, not %.200s",
-                     aeskit_public_name(tp), Py_TYPE(obj)->tp_name);
+        aeskit_err_type(AESKIT_AT((PyObject *)tp, NULL), "backend", "a str ('auto' or a name from "
+                        "aeskit.backends().available)", obj, NULL);
         return NULL;
     }
     return PyUnicode_AsUTF8(obj);
 }
 
-/* A constructor's tag_length= (NULL: not given, dflt): 0 with *out set, for
- * the caller to check; -1 with TypeError naming the class for anything but
- * an integer, or ValueError for one outside int's range. */
-static inline int aeskit_tag_length_arg(PyTypeObject *tp, PyObject *obj, int dflt, int *out)
+/* A constructor's tag_length= (NULL: not given, dflt): 0 with *out one of
+ * the lengths in mask (bit t: t bytes); -1 with TypeError naming the class
+ * for anything but an integer, or ValueError for any other length. */
+static inline int aeskit_tag_length_arg(PyTypeObject *tp, PyObject *obj, int dflt,
+                                        uint32_t mask, int *out)
 {
     if (obj == NULL) {
         *out = dflt;
         return 0;
     }
     if (!PyIndex_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s() argument 'tag_length' must be int, not %.200s",
-                     aeskit_public_name(tp), Py_TYPE(obj)->tp_name);
+        aeskit_err_type(AESKIT_AT((PyObject *)tp, NULL), "tag_length", "an int", obj, NULL);
         return -1;
     }
     PyObject *n = PyNumber_Index(obj);   /* an int, or what __index__ makes one */
@@ -157,9 +134,8 @@ static inline int aeskit_tag_length_arg(PyTypeObject *tp, PyObject *obj, int dfl
     Py_DECREF(n);
     if (v == -1 && PyErr_Occurred())
         return -1;
-    if (overflow != 0 || v < INT_MIN || v > INT_MAX) {
-        PyErr_Format(PyExc_ValueError, "%s() argument 'tag_length' is out of range, got %S",
-                     aeskit_public_name(tp), obj);
+    if (overflow != 0 || v < 1 || v > 16 || !(mask >> v & 1)) {
+        aeskit_err_tag_length(AESKIT_AT((PyObject *)tp, NULL), mask, obj);
         return -1;
     }
     *out = (int)v;
@@ -180,7 +156,9 @@ static inline const char *aeskit_format(char *buf, size_t cap, const char *fmt,
 
 static inline PyObject *aeskit_refuse_pickle_(PyObject *self, const char *what)
 {
-    PyErr_Format(PyExc_TypeError,
+    /* Python's own words for an object that does not pickle, then why and
+     * the fix */
+    aeskit_error(PyExc_TypeError, AESKIT_NOWHERE,
                  "cannot pickle '%s' object: it holds %s; keep the key bytes where keys "
                  "belong and make a new object from them",
                  aeskit_public_name(Py_TYPE(self)), what);
@@ -229,7 +207,7 @@ static inline PyObject *aeskit_deepcopy_self(PyObject *self, PyObject *memo)
 
 static inline PyObject *aeskit_refuse_copy_(PyObject *self)
 {
-    PyErr_Format(PyExc_TypeError,
+    aeskit_error(PyExc_TypeError, AESKIT_NOWHERE,
                  "cannot copy '%s' object: two copies of one stream would go on with the same "
                  "key and iv or nonce; start another from encryptor() or decryptor()",
                  aeskit_public_name(Py_TYPE(self)));

@@ -1,25 +1,32 @@
 /*
  * buffers.h: taking Python buffers, the same way at every entry point.
  * Every failure is a TypeError (not a buffer, not contiguous, read-only
- * output) or a ValueError (a size), with the argument named.
+ * output) or a ValueError (a size), with the call and the argument named
+ * (py/errors.h).
  */
 #ifndef AESKIT_BUFFERS_H
 #define AESKIT_BUFFERS_H
 
 #include "glue.h"
 
-static inline int aeskit_get_buffer(PyObject *obj, Py_buffer *view, int writable,
-                             const char *what)
+/* arg's buffer into view, as flags (AESKIT_BUF_*) asks; 0, or -1 with
+ * view->obj NULL and TypeError naming at and arg. */
+static inline int aeskit_take(aeskit_at at, const char *arg, PyObject *obj, Py_buffer *view,
+                              unsigned flags)
 {
-    if (PyObject_GetBuffer(obj, view, writable ? PyBUF_WRITABLE : PyBUF_SIMPLE) == 0)
+    const int how = (flags & AESKIT_BUF_WRITABLE) ? PyBUF_WRITABLE : PyBUF_SIMPLE;
+    if (PyObject_GetBuffer(obj, view, how) == 0)
         return 0;
-    if (PyErr_ExceptionMatches(PyExc_BufferError) || PyErr_ExceptionMatches(PyExc_TypeError)) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_TypeError, "%s must be a %sC-contiguous bytes-like object, not %.200s",
-                     what, writable ? "writable " : "", Py_TYPE(obj)->tp_name);
-    }
     view->obj = NULL;
+    aeskit_err_buffer(at, arg, -1, obj, flags);
     return -1;
+}
+
+/* The same for a private entry point (no class to name). */
+static inline int aeskit_get_buffer(PyObject *obj, Py_buffer *view, int writable,
+                                    const char *what)
+{
+    return aeskit_take(AESKIT_NOWHERE, what, obj, view, writable ? AESKIT_BUF_WRITABLE : 0);
 }
 
 static inline void aeskit_release(Py_buffer *view)
@@ -28,27 +35,16 @@ static inline void aeskit_release(Py_buffer *view)
         PyBuffer_Release(view);
 }
 
-/* buf may be exactly the input (in place) or apart from it, never partly
- * over it. Only the out_len bytes that will be written count. */
-static inline int aeskit_check_overlap(const Py_buffer *in, const Py_buffer *out, size_t out_len)
+/* buf may be exactly the input data (in place) or apart from it, never
+ * partly over it. Only the out_len bytes that will be written count. */
+static inline int aeskit_check_overlap(aeskit_at at, const Py_buffer *in, const Py_buffer *out,
+                                       size_t out_len)
 {
     uintptr_t a = (uintptr_t)in->buf, b = (uintptr_t)out->buf;
     if (a == b || in->len == 0 || out_len == 0)
         return 0;
     if (a < b + out_len && b < a + (size_t)in->len) {
-        PyErr_SetString(PyExc_ValueError,
-                        "buf partially overlaps the input: pass the input itself "
-                        "(in place) or a separate buffer");
-        return -1;
-    }
-    return 0;
-}
-
-static inline int aeskit_check_out_len(const Py_buffer *out, size_t need)
-{
-    if ((size_t)out->len < need) {
-        PyErr_Format(PyExc_ValueError, "buffer must be at least %zu bytes, got %zd",
-                     need, out->len);
+        aeskit_err_overlap(at, "data");
         return -1;
     }
     return 0;
@@ -60,12 +56,18 @@ static inline int aeskit_check_out_len(const Py_buffer *out, size_t need)
  * or into a new bytes object (*result). 0 with *dst set, or -1 with an
  * exception set.
  */
-static inline int aeskit_output(PyObject *bufobj, const Py_buffer *in, size_t out_len,
-                         Py_buffer *out, PyObject **result, uint8_t **dst)
+static inline int aeskit_output(aeskit_at at, PyObject *bufobj, const Py_buffer *in,
+                                size_t out_len, Py_buffer *out, PyObject **result,
+                                uint8_t **dst)
 {
     if (bufobj != NULL) {
-        if (aeskit_get_buffer(bufobj, out, 1, "buf") < 0 ||
-            aeskit_check_out_len(out, out_len) < 0 || aeskit_check_overlap(in, out, out_len) < 0)
+        if (aeskit_take(at, "buf", bufobj, out, AESKIT_BUF_WRITABLE) < 0)
+            return -1;
+        if ((size_t)out->len < out_len) {
+            aeskit_err_out_len(at, out_len, out->len);
+            return -1;
+        }
+        if (aeskit_check_overlap(at, in, out, out_len) < 0)
             return -1;
         *dst = out->buf;
         return 0;
@@ -89,33 +91,22 @@ static inline size_t aeskit_key_lengths(unsigned sizes, unsigned n_keys, size_t 
     return n;
 }
 
-/* "16, 24 or 32" for the error messages. */
-static inline void aeskit_key_lengths_text(unsigned sizes, unsigned n_keys, char *buf, size_t cap)
+/* A key argument arg for a shape, and a backend name, checked: the backend
+ * to expand it with, and kb holding the key bytes (release it); NULL with
+ * an exception naming at and arg. */
+static inline const struct aeskit_impl *aeskit_key_argument(aeskit_state *st, aeskit_at at,
+                                                            const char *arg, PyObject *keyobj,
+                                                            const char *backend, unsigned sizes,
+                                                            unsigned n_keys, Py_buffer *kb)
 {
-    size_t len[3], n = aeskit_key_lengths(sizes, n_keys, len), used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < n && used < cap; i++)
-        used += (size_t)PyOS_snprintf(buf + used, cap - used, "%s%zu",
-                                      i == 0 ? "" : i + 1 == n ? " or " : ", ", len[i]);
-}
-
-/* A key argument for a shape, and a backend name, checked: the backend to
- * expand it with, and kb holding the key bytes (release it); NULL with an
- * exception. */
-static inline const struct aeskit_impl *aeskit_key_argument(aeskit_state *st, PyObject *keyobj,
-                                                     const char *backend, unsigned sizes,
-                                                     unsigned n_keys, Py_buffer *kb)
-{
-    const struct aeskit_impl *impl = aeskit_resolve_backend(st, backend);
-    if (impl == NULL || aeskit_get_buffer(keyobj, kb, 0, "key") < 0)
+    const struct aeskit_impl *impl = aeskit_resolve_backend(st, at, backend);
+    if (impl == NULL || aeskit_take(at, arg, keyobj, kb, 0) < 0)
         return NULL;
     size_t len[3], n = aeskit_key_lengths(sizes, n_keys, len);
     for (size_t i = 0; i < n; i++)
         if ((size_t)kb->len == len[i])
             return impl;
-    char text[64];
-    aeskit_key_lengths_text(sizes, n_keys, text, sizeof text);
-    PyErr_Format(PyExc_ValueError, "key must be %s bytes, got %zd", text, kb->len);
+    aeskit_err_key_length(at, arg, sizes, n_keys, (size_t)kb->len);
     aeskit_release(kb);
     return NULL;
 }

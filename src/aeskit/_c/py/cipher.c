@@ -42,15 +42,27 @@ typedef struct {
 /* Every failure to remove padding, whatever went wrong, says only this. */
 #define BAD_PADDING "invalid padding"
 
-/* padding=: 1 for 'pkcs7', 0 for None, -1 with ValueError for the rest. */
-static int padding_argument(PyObject *obj)
+/* padding=: 1 for 'pkcs7' in any case ('PKCS7', as the standard writes
+ * it, too), 0 for None, -1 with ValueError for the rest. */
+static int padding_argument(aeskit_at at, PyObject *obj)
 {
+    static const char pkcs7[] = "pkcs7";
     if (obj == Py_None)
         return 0;
-    if (PyUnicode_Check(obj) && PyUnicode_CompareWithASCIIString(obj, "pkcs7") == 0)
-        return 1;
-    PyErr_Format(PyExc_ValueError, "padding must be None or 'pkcs7', got %.200R", obj);
-    return -1;
+    Py_ssize_t n = 0;
+    const char *s = NULL;
+    if (PyUnicode_Check(obj) && (s = PyUnicode_AsUTF8AndSize(obj, &n)) == NULL)
+        PyErr_Clear();   /* a str without UTF-8 (a lone surrogate) is no match */
+    if (s != NULL && n == (Py_ssize_t)sizeof pkcs7 - 1) {
+        int same = 1;
+        for (size_t i = 0; i < sizeof pkcs7 - 1; i++) {
+            const char c = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
+            same &= c == pkcs7[i];
+        }
+        if (same)
+            return 1;
+    }
+    return aeskit_err_choice(at, "padding", "None or 'pkcs7' (in any case)", obj);
 }
 
 static PyObject *key_get_padding(PyObject *op, void *closure)
@@ -65,12 +77,12 @@ static PyObject *key_get_padding(PyObject *op, void *closure)
  * decryption takes a positive number of blocks and writes at most len - 1
  * bytes in their place, so it is given len. 0 with ValueError when the
  * data cannot be padded data. */
-static size_t padded_out_len(int enc, size_t len)
+static size_t padded_out_len(aeskit_at at, int enc, size_t len)
 {
     if (enc)
         return len / 16 * 16 + 16;
     if (len == 0 || len % 16 != 0) {
-        PyErr_SetString(PyExc_ValueError, BAD_PADDING);
+        aeskit_error(PyExc_ValueError, at, BAD_PADDING);
         return 0;
     }
     return len;
@@ -80,35 +92,38 @@ static size_t padded_out_len(int enc, size_t len)
 
 /* 1 if the n_keys keys in kb differ, else 0 with ValueError. Only the
  * verdict is public, so the comparison runs in constant time. */
-static int keys_distinct(const struct aeskit_cipher *d, const Py_buffer *kb)
+static int keys_distinct(aeskit_at at, const struct aeskit_cipher *d, const Py_buffer *kb)
 {
     assert(d->n_keys == 2);
+    (void)d;
     const size_t each = (size_t)kb->len / 2;
     const uint8_t *k = kb->buf;
     if (!aeskit_ct_memeq(k, k + each, each))
         return 1;
-    PyErr_Format(PyExc_ValueError, "%s key halves must differ (IEEE 1619, FIPS 140-3 IG C.I)",
-                 d->name);
+    aeskit_error(PyExc_ValueError, at, "key halves must differ (IEEE 1619, FIPS 140-3 IG "
+                 "C.I): they are two independent keys, e.g. os.urandom(%zd)", kb->len);
     return 0;
 }
 
-/* 0 if a data unit of len bytes is within d's limits; else -1 with
- * ValueError (too short; at finalize when final) or LimitExceeded. */
-static int check_len(PyTypeObject *tp, const struct aeskit_cipher *d, uint64_t len,
-                     int final)
+AESKIT_COLD static int len_error(aeskit_at at, const struct aeskit_cipher *d, uint64_t len,
+                                 int final)
 {
-    if (final && len < d->min_len) {
-        PyErr_Format(PyExc_ValueError, "%s data must be at least %u bytes, got %llu%s",
-                     d->name, (unsigned)d->min_len, (unsigned long long)len,
-                     final == 2 ? " at finalize" : "");
-        return -1;
-    }
-    if (d->max_len != 0 && len > d->max_len) {
-        PyErr_Format(aeskit_state_of(tp)->LimitExceeded,
-                     "%s data is limited to %llu bytes per data unit", d->name,
-                     (unsigned long long)d->max_len);
-        return -1;
-    }
+    if (final && len < d->min_len)
+        return aeskit_error(PyExc_ValueError, at, "data must be at least %u bytes%s for %s, "
+                            "got %llu", (unsigned)d->min_len, final == 2 ? " in all" : "",
+                            d->name, (unsigned long long)len);
+    return aeskit_err_limit(aeskit_state_of(aeskit_at_type(at))->LimitExceeded, at, "data",
+                            d->max_len, final == 0 ? " per data unit, in all" : " per data unit",
+                            len);
+}
+
+/* 0 if a data unit of len bytes is within d's limits; else -1 with
+ * ValueError (too short, when final: 2 at finalize) or LimitExceeded. */
+static inline int check_len(aeskit_at at, const struct aeskit_cipher *d, uint64_t len,
+                            int final)
+{
+    if ((final && len < d->min_len) || (d->max_len != 0 && len > d->max_len))
+        return len_error(at, d, len, final);
     return 0;
 }
 
@@ -122,11 +137,12 @@ static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     const char *backend;
     char fmt[48];
     int pkcs7 = 0;
+    const aeskit_at at = AESKIT_AT((PyObject *)type, NULL);
     if (d->pkcs7 != NULL) {
         if (!PyArg_ParseTupleAndKeywords(args, kwds, aeskit_format(fmt, sizeof fmt, "O|$OO",
                                                                    type, NULL),
                                          pad_kwlist, &keyobj, &padding, &backendobj) ||
-            (pkcs7 = padding_argument(padding)) < 0)
+            (pkcs7 = padding_argument(at, padding)) < 0)
             return NULL;
     } else if (!PyArg_ParseTupleAndKeywords(args, kwds,
                                             aeskit_format(fmt, sizeof fmt, "O|$O", type, NULL),
@@ -136,11 +152,11 @@ static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if ((backend = aeskit_backend_arg(type, backendobj)) == NULL)
         return NULL;
     Py_buffer kb;
-    const struct aeskit_impl *impl = aeskit_key_argument(st, keyobj, backend, d->key_sizes,
-                                                         d->n_keys, &kb);
+    const struct aeskit_impl *impl = aeskit_key_argument(st, at, "key", keyobj, backend,
+                                                         d->key_sizes, d->n_keys, &kb);
     if (impl == NULL)
         return NULL;
-    if (d->distinct_keys && !keys_distinct(d, &kb)) {
+    if (d->distinct_keys && !keys_distinct(at, d, &kb)) {
         aeskit_release(&kb);
         return NULL;
     }
@@ -187,12 +203,12 @@ static PyObject *key_repr(PyObject *op)
                                 self->pkcs7 ? " padding=pkcs7" : "");
 }
 
-static int check_iv(const struct aeskit_cipher *d, PyObject *obj, Py_buffer *iv)
+static int check_iv(aeskit_at at, const struct aeskit_cipher *d, PyObject *obj, Py_buffer *iv)
 {
-    if (aeskit_get_buffer(obj, iv, 0, d->iv_name) < 0)
+    if (aeskit_take(at, d->iv_name, obj, iv, 0) < 0)
         return -1;
     if (iv->len != 16) {
-        PyErr_Format(PyExc_ValueError, "%s must be 16 bytes, got %zd", d->iv_name, iv->len);
+        aeskit_err_length(at, d->iv_name, 16, 16, "", (size_t)iv->len);
         aeskit_release(iv);
         return -1;
     }
@@ -216,17 +232,17 @@ static size_t run(const struct aeskit_cipher *d, void *st, uint8_t *dst,
 
 /* The error for a stream that cannot end as it stands; n is what finish
  * reported with it. */
-static void finish_error(const struct aeskit_cipher *d, enum aeskit_finish end, size_t n)
+AESKIT_COLD static void finish_error(aeskit_at at, const struct aeskit_cipher *d,
+                                     enum aeskit_finish end, size_t n)
 {
     if (end == AESKIT_FINISH_PADDING) {
-        PyErr_SetString(PyExc_ValueError, BAD_PADDING);
+        aeskit_error(PyExc_ValueError, at, BAD_PADDING);
         return;
     }
     assert(end == AESKIT_FINISH_PARTIAL);
-    PyErr_Format(PyExc_ValueError,
-                 "%zu bytes of an incomplete block are left at finalize: %s data must be a "
-                 "multiple of 16 bytes",
-                 n, d->name);
+    aeskit_error(PyExc_ValueError, at, "%zu bytes of an incomplete block are left: %s data "
+                 "must be a multiple of 16 bytes%s", n, d->name,
+                 d->pkcs7 != NULL ? ", or the key object made with padding='pkcs7'" : "");
 }
 
 /* encrypt/decrypt(,_into): [iv,] data[, buf], by position or keyword */
@@ -245,27 +261,29 @@ AESKIT_INLINE PyObject *oneshot(PyObject *op, PyObject *const *argv, Py_ssize_t 
             return NULL;
         args = slots;
     }
+    const aeskit_at at = AESKIT_AT(op, fname);
     Py_buffer iv = {0}, data = {0}, out = {0};
     PyObject *result = NULL;
-    if (has_iv && check_iv(d, args[0], &iv) < 0)
+    if (has_iv && check_iv(at, d, args[0], &iv) < 0)
         return NULL;
-    if (aeskit_get_buffer(args[has_iv], &data, 0, "data") < 0)
+    if (aeskit_take(at, "data", args[has_iv], &data, AESKIT_BUF_TEXT) < 0)
         goto done;
     const size_t len = (size_t)data.len;
     size_t out_len = len;
     if (self->pkcs7) {
-        if ((out_len = padded_out_len(enc, len)) == 0)
+        if ((out_len = padded_out_len(at, enc, len)) == 0)
             goto done;
     } else if (d->whole_blocks && len % 16 != 0) {
-        PyErr_Format(PyExc_ValueError,
-                     "data length must be a multiple of 16 bytes in %s mode, got %zu", d->name,
-                     len);
+        aeskit_err_multiple(at, "data", 16, len,
+                            d->pkcs7 != NULL ? "pad it, or make the key object with "
+                                               "padding='pkcs7'" : NULL);
         goto done;
     }
-    if (check_len(Py_TYPE(op), d, len, 1) < 0)
+    if (check_len(at, d, len, 1) < 0)
         goto done;
     uint8_t *dst;
-    if (aeskit_output(into ? args[has_iv + 1] : NULL, &data, out_len, &out, &result, &dst) < 0)
+    if (aeskit_output(at, into ? args[has_iv + 1] : NULL, &data, out_len, &out, &result,
+                      &dst) < 0)
         goto done;
     if (d->oneshot != NULL && !self->pkcs7) {
         if (len >= AESKIT_GIL_THRESHOLD) {
@@ -290,7 +308,7 @@ AESKIT_INLINE PyObject *oneshot(PyObject *op, PyObject *const *argv, Py_ssize_t 
     if (end != AESKIT_FINISH_OK) {
         /* A failed decryption releases nothing: it wrote plaintext. */
         aeskit_secure_zero(dst, out_len);
-        finish_error(d, end, tail);
+        finish_error(at, d, end, tail);
         Py_CLEAR(result);
         goto done;
     }
@@ -333,14 +351,11 @@ static PyObject *key_decrypt_into(PyObject *op, PyObject *const *a, Py_ssize_t n
 /* first_sector as 16 little-endian bytes, if it and the last of n sectors
  * from it fit in 128 bits; else -1 with TypeError or LimitExceeded. A
  * number under 2**63, as nearly all are, takes no Python calls. */
-static int sector_number(PyTypeObject *tp, const struct aeskit_cipher *d, PyObject *first,
-                         size_t n, uint8_t out[16])
+static int sector_number(aeskit_at at, PyTypeObject *tp, PyObject *first, size_t n,
+                         uint8_t out[16])
 {
-    if (!PyLong_Check(first)) {
-        PyErr_Format(PyExc_TypeError, "first_sector must be an int, not %.100s",
-                     Py_TYPE(first)->tp_name);
-        return -1;
-    }
+    if (!PyLong_Check(first))
+        return aeskit_err_type(at, "first_sector", "an int", first, NULL);
     int overflow;
     const long long small = PyLong_AsLongLongAndOverflow(first, &overflow);
     if (small == -1 && PyErr_Occurred())
@@ -367,12 +382,10 @@ static int sector_number(PyTypeObject *tp, const struct aeskit_cipher *d, PyObje
             return -1;
         outside = nbits > 128;
     }
-    if (outside) {
-        PyErr_Format(aeskit_state_of(tp)->LimitExceeded,
-                     "%s sector numbers run from 0 to 2**128 - 1: first_sector %S with %zu "
-                     "sectors is outside", d->name, first, n);
-        return -1;
-    }
+    if (outside)
+        return aeskit_error(aeskit_state_of(tp)->LimitExceeded, at, "first_sector must be "
+                            "from 0 to 2**128 - %zu with %zu sector%s (sector numbers are "
+                            "128 bits), got %S", n, n, n == 1 ? "" : "s", first);
     PyObject *b = PyObject_CallMethod(first, "to_bytes", "is", 16, "little");
     if (b == NULL)
         return -1;
@@ -399,6 +412,7 @@ static PyObject *sectors_call(PyObject *op, PyObject *const *argv, Py_ssize_t na
     KeyObject *self = (KeyObject *)op;
     const struct aeskit_cipher *d = self->d;
     const int want = 2 + into;
+    const aeskit_at at = AESKIT_AT(op, fnames[enc][into]);
     PyObject *const *args = argv, *slots[4], *size = NULL;
     Py_ssize_t unit = 4096;
     if (nargs == want && kwnames != NULL && PyTuple_GET_SIZE(kwnames) == 1 &&
@@ -413,8 +427,7 @@ static PyObject *sectors_call(PyObject *op, PyObject *const *argv, Py_ssize_t na
     }
     if (size != NULL) {
         if (!PyLong_Check(size)) {
-            PyErr_Format(PyExc_TypeError, "sector_size must be an int, not %.100s",
-                         Py_TYPE(size)->tp_name);
+            aeskit_err_type(at, "sector_size", "an int", size, NULL);
             return NULL;
         }
         unit = PyLong_AsSsize_t(size);
@@ -426,28 +439,26 @@ static PyObject *sectors_call(PyObject *op, PyObject *const *argv, Py_ssize_t na
         }
     }
     if (unit < (Py_ssize_t)d->min_len || unit % 16 != 0 || (uint64_t)unit > d->max_len) {
-        PyErr_Format(PyExc_ValueError,
-                     "sector_size must be a multiple of 16 from %u to %llu, got %S",
-                     (unsigned)d->min_len, (unsigned long long)d->max_len,
+        aeskit_error(PyExc_ValueError, at, "sector_size must be a multiple of 16 from %u to "
+                     "%llu, got %S", (unsigned)d->min_len, (unsigned long long)d->max_len,
                      size != NULL ? size : Py_None);
         return NULL;
     }
     Py_buffer data = {0}, out = {0};
     PyObject *result = NULL;
     uint8_t number[16];
-    if (aeskit_get_buffer(args[1], &data, 0, "data") < 0)
+    if (aeskit_take(at, "data", args[1], &data, AESKIT_BUF_TEXT) < 0)
         return NULL;
     const size_t len = (size_t)data.len;
     if (len == 0 || len % (size_t)unit != 0) {
-        PyErr_Format(PyExc_ValueError,
-                     "data must be a whole number of %zd-byte sectors (at least one), got "
-                     "%zu bytes", unit, len);
+        aeskit_error(PyExc_ValueError, at, "data must be whole sectors of sector_size=%zd "
+                     "bytes, at least one, got %zu bytes", unit, len);
         goto done;
     }
-    if (sector_number(Py_TYPE(op), d, args[0], len / (size_t)unit, number) < 0)
+    if (sector_number(at, Py_TYPE(op), args[0], len / (size_t)unit, number) < 0)
         goto done;
     uint8_t *dst;
-    if (aeskit_output(into ? args[2] : NULL, &data, len, &out, &result, &dst) < 0)
+    if (aeskit_output(at, into ? args[2] : NULL, &data, len, &out, &result, &dst) < 0)
         goto done;
     if (len >= AESKIT_GIL_THRESHOLD) {
         Py_BEGIN_ALLOW_THREADS
@@ -496,7 +507,7 @@ static PyObject *make_context(PyObject *op, PyObject *const *args, Py_ssize_t na
         return NULL;
     }
     Py_buffer iv = {0};
-    if (has_iv && check_iv(d, args[0], &iv) < 0)
+    if (has_iv && check_iv(AESKIT_AT(op, fname), d, args[0], &iv) < 0)
         return NULL;
     CtxObject *ctx = PyObject_NewVar(CtxObject, aeskit_state_of(Py_TYPE(op))->cipher_ctx_type,
                                      (Py_ssize_t)d->state);
@@ -506,7 +517,7 @@ static PyObject *make_context(PyObject *op, PyObject *const *args, Py_ssize_t na
         d->init(ctx->st, self->keys, enc, has_iv ? iv.buf : NULL);
         if (self->pkcs7)
             d->pkcs7(ctx->st);
-        aeskit_guard_init(&ctx->guard);
+        aeskit_guard_init(&ctx->guard, Py_TYPE(op), fname, has_iv ? d->iv_name : "");
         ctx->total = 0;
     }
     aeskit_release(&iv);
@@ -629,18 +640,19 @@ static PyObject *ctx_update_impl(CtxObject *ctx, PyObject *const *args, Py_ssize
         return NULL;
     }
     const struct aeskit_cipher *d = ctx->owner->d;
-    if (aeskit_guard_enter(&ctx->guard, aeskit_state_of(Py_TYPE(ctx))) < 0)
+    const aeskit_at at = AESKIT_AT((PyObject *)ctx, into ? "update_into" : "update");
+    if (aeskit_guard_enter(&ctx->guard, (PyObject *)ctx, at.fn) < 0)
         return NULL;
     Py_buffer data = {0}, out = {0};
     PyObject *result = NULL;
-    if (aeskit_get_buffer(args[0], &data, 0, "data") < 0)
+    if (aeskit_take(at, "data", args[0], &data, AESKIT_BUF_TEXT) < 0)
         goto done;
     const size_t len = (size_t)data.len;
-    if (check_len(Py_TYPE(ctx->owner), d, ctx->total + len, 0) < 0)
+    if (check_len(at, d, ctx->total + len, 0) < 0)
         goto done;
     const size_t out_len = d->out_len(ctx->st, len);
     uint8_t *dst;
-    if (aeskit_output(into ? args[1] : NULL, &data, out_len, &out, &result, &dst) < 0)
+    if (aeskit_output(at, into ? args[1] : NULL, &data, out_len, &out, &result, &dst) < 0)
         goto done;
     run(d, ctx->st, dst, data.buf, len);
     ctx->total += len;
@@ -668,7 +680,8 @@ static PyObject *ctx_finalize(PyObject *op, PyObject *unused)
     (void)unused;
     CtxObject *ctx = (CtxObject *)op;
     const struct aeskit_cipher *d = ctx->owner->d;
-    if (aeskit_guard_enter(&ctx->guard, aeskit_state_of(Py_TYPE(op))) < 0)
+    const aeskit_at at = AESKIT_AT(op, "finalize");
+    if (aeskit_guard_enter(&ctx->guard, op, at.fn) < 0)
         return NULL;
     uint8_t tail[AESKIT_FINISH_MAX] = {0};   /* a PKCS#7 decryptor reads it */
     size_t n = 0;
@@ -680,9 +693,9 @@ static PyObject *ctx_finalize(PyObject *op, PyObject *unused)
     aeskit_guard_leave(&ctx->guard);
     PyObject *r = NULL;
     if (short_unit)
-        check_len(Py_TYPE(op), d, ctx->total, 2);
+        check_len(at, d, ctx->total, 2);
     else if (end != AESKIT_FINISH_OK)
-        finish_error(d, end, n);
+        finish_error(at, d, end, n);
     else
         r = PyBytes_FromStringAndSize((const char *)tail, (Py_ssize_t)n);
     aeskit_secure_zero(tail, sizeof tail);

@@ -6,6 +6,7 @@
 #include <Python.h>
 
 #include "aeskit.h"
+#include "errors.h"
 
 /* Above this many bytes a call releases the GIL. Below it the release and
  * re-acquire cost more than they free up (measured with aeskit bench). */
@@ -46,8 +47,10 @@ const void *aeskit_desc_of(aeskit_state *st, PyTypeObject *tp);
 PyTypeObject *aeskit_add_type(PyObject *module, aeskit_state *st, PyType_Spec *spec,
                               const void *desc);
 
-/* "auto" or a backend name -> a backend usable here; NULL with ValueError. */
-const struct aeskit_impl *aeskit_resolve_backend(aeskit_state *st, const char *name);
+/* "auto" or a backend name -> a backend usable here; NULL with ValueError
+ * naming at. */
+const struct aeskit_impl *aeskit_resolve_backend(aeskit_state *st, aeskit_at at,
+                                                 const char *name);
 
 /* Each adds its types and exceptions to the module and its state; -1 with
  * an exception on failure. */

@@ -8,6 +8,11 @@
  * checked here, before any work: a wrong wrap length is a ValueError (or
  * LimitExceeded past KWP's 2^32 - 1 bytes), a wrong unwrap length an
  * InvalidUnwrap, as is any failed check, which returns nothing.
+ *
+ * pyca/cryptography's four functions (aes_key_wrap and the rest, re-exported
+ * by aeskit.keywrap) are here too, over the same code, so that their errors
+ * name them and their own arguments: "aes_key_wrap: wrapping_key must be
+ * 16, 24 or 32 bytes, got 15".
  */
 #include "api.h"
 #include "buffers.h"
@@ -42,8 +47,8 @@ static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         (backend = aeskit_backend_arg(type, backendobj)) == NULL)
         return NULL;
     Py_buffer kb;
-    const struct aeskit_impl *impl = aeskit_key_argument(st, keyobj, backend, AESKIT_KEY_ANY,
-                                                         1, &kb);
+    const struct aeskit_impl *impl = aeskit_key_argument(
+        st, AESKIT_AT((PyObject *)type, NULL), "key", keyobj, backend, AESKIT_KEY_ANY, 1, &kb);
     if (impl == NULL)
         return NULL;
     KeyObject *self = (KeyObject *)type->tp_alloc(type, 0);
@@ -83,45 +88,34 @@ static PyObject *key_repr(PyObject *op)
                                 aeskit_key_bits(&self->key), self->key.impl->name);
 }
 
-static int one_buffer(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
-                      const char *fname, Py_buffer *data)
+/* wrap: data (named arg) wrapped under k, or NULL with an exception naming
+ * at and arg. */
+static PyObject *wrap_with(aeskit_at at, aeskit_state *st, const struct aeskit_keywrap *d,
+                          const aeskit_key *k, const char *arg, PyObject *dataobj)
 {
-    if (nargs != 1)
-        return aeskit_count_error(Py_TYPE(op), fname, 1, 1, nargs);
-    return aeskit_get_buffer(args[0], data, 0, "data");
-}
-
-static PyObject *key_wrap(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
-{
-    KeyObject *self = (KeyObject *)op;
-    const struct aeskit_keywrap *d = self->d;
     Py_buffer data;
-    if (one_buffer(op, args, nargs, "wrap", &data) < 0)
+    if (aeskit_take(at, arg, dataobj, &data, 0) < 0)
         return NULL;
     PyObject *result = NULL;
     const size_t len = (size_t)data.len;
     if ((uint64_t)len > d->wrap_max) {
-        PyErr_Format(aeskit_state_of(Py_TYPE(op))->LimitExceeded,
-                     "%s wraps at most %llu bytes, got %zu", d->name,
-                     (unsigned long long)d->wrap_max, len);
+        aeskit_err_limit(st->LimitExceeded, at, arg, d->wrap_max, "", len);
     } else if (len < d->wrap_min || len % d->wrap_multiple != 0) {
         if (d->wrap_multiple > 1)
-            PyErr_Format(PyExc_ValueError,
-                         "%s wraps a multiple of %zu bytes, at least %zu, got %zu", d->name,
-                         d->wrap_multiple, d->wrap_min, len);
+            aeskit_error(PyExc_ValueError, at, "%s must be a multiple of %zu bytes, at least "
+                         "%zu, got %zu", arg, d->wrap_multiple, d->wrap_min, len);
         else
-            PyErr_Format(PyExc_ValueError, "%s wraps at least %zu bytes, got %zu", d->name,
-                         d->wrap_min, len);
+            aeskit_err_length(at, arg, d->wrap_min, SIZE_MAX, "", len);
     } else {
         result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)d->wrapped_len(len));
         if (result != NULL) {
             uint8_t *dst = (uint8_t *)PyBytes_AS_STRING(result);
             if (len >= KW_GIL_THRESHOLD) {
                 Py_BEGIN_ALLOW_THREADS
-                d->wrap(&self->key, dst, data.buf, len);
+                d->wrap(k, dst, data.buf, len);
                 Py_END_ALLOW_THREADS
             } else {
-                d->wrap(&self->key, dst, data.buf, len);
+                d->wrap(k, dst, data.buf, len);
             }
         }
     }
@@ -129,25 +123,25 @@ static PyObject *key_wrap(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     return result;
 }
 
-static PyObject *key_unwrap(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+/* unwrap: the key wrapped in data (named arg) under k, or NULL with an
+ * exception naming at and arg (InvalidUnwrap for any wrong length or
+ * failed check). */
+static PyObject *unwrap_with(aeskit_at at, aeskit_state *st, const struct aeskit_keywrap *d,
+                            const aeskit_key *k, const char *arg, PyObject *dataobj)
 {
-    KeyObject *self = (KeyObject *)op;
-    const struct aeskit_keywrap *d = self->d;
-    aeskit_state *st = aeskit_state_of(Py_TYPE(op));
     Py_buffer data;
-    if (one_buffer(op, args, nargs, "unwrap", &data) < 0)
+    if (aeskit_take(at, arg, dataobj, &data, 0) < 0)
         return NULL;
     PyObject *result = NULL;
     const size_t len = (size_t)data.len;
     if (len < d->unwrap_min || len % AESKIT_SEMIBLOCK != 0) {
-        PyErr_Format(st->InvalidUnwrap,
-                     "%s wrapped data is a multiple of 8 bytes, at least %zu, got %zu",
-                     d->name, d->unwrap_min, len);
+        aeskit_error(st->InvalidUnwrap, at, "%s must be a multiple of 8 bytes, at least %zu, "
+                     "got %zu", arg, d->unwrap_min, len);
         goto done;
     }
     if ((uint64_t)len > d->unwrap_max) {
-        PyErr_Format(st->InvalidUnwrap, "%s wrapped data is at most %llu bytes, got %zu",
-                     d->name, (unsigned long long)d->unwrap_max, len);
+        aeskit_error(st->InvalidUnwrap, at, "%s must be at most %llu bytes (what the longest "
+                     "key wraps to), got %zu", arg, (unsigned long long)d->unwrap_max, len);
         goto done;
     }
     PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(len - 8));
@@ -157,14 +151,14 @@ static PyObject *key_unwrap(PyObject *op, PyObject *const *args, Py_ssize_t narg
     size_t n;
     if (len >= KW_GIL_THRESHOLD) {
         Py_BEGIN_ALLOW_THREADS
-        n = d->unwrap(&self->key, dst, data.buf, len);
+        n = d->unwrap(k, dst, data.buf, len);
         Py_END_ALLOW_THREADS
     } else {
-        n = d->unwrap(&self->key, dst, data.buf, len);
+        n = d->unwrap(k, dst, data.buf, len);
     }
     if (n == 0) {
-        PyErr_Format(st->InvalidUnwrap, "%s unwrap failed: the wrapped key is not "
-                     "authentic under this key", d->name);
+        aeskit_error(st->InvalidUnwrap, at, "%s is not authentic under this key: a wrong key, "
+                     "or wrapped data that was changed", arg);
         Py_DECREF(out);   /* already zeroed by the unwrap */
     } else if (n < len - 8) {
         /* KWP: the key without its padding */
@@ -178,6 +172,99 @@ done:
     aeskit_release(&data);
     return result;
 }
+
+static PyObject *key_wrap(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    KeyObject *self = (KeyObject *)op;
+    if (nargs != 1) {
+        aeskit_count_error(Py_TYPE(op), "wrap", 1, 1, nargs);
+        return NULL;
+    }
+    return wrap_with(AESKIT_AT(op, "wrap"), aeskit_state_of(Py_TYPE(op)), self->d,
+                     &self->key, "data", args[0]);
+}
+
+static PyObject *key_unwrap(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    KeyObject *self = (KeyObject *)op;
+    if (nargs != 1) {
+        aeskit_count_error(Py_TYPE(op), "unwrap", 1, 1, nargs);
+        return NULL;
+    }
+    return unwrap_with(AESKIT_AT(op, "unwrap"), aeskit_state_of(Py_TYPE(op)), self->d,
+                       &self->key, "data", args[0]);
+}
+
+/* ---- pyca/cryptography's functions ----------------------------------------- */
+
+/* fname(wrapping_key, key_to_wrap | wrapped_key, backend=None): backend is
+ * pyca's, accepted and ignored; the key is expanded with the default
+ * backend for this one call and wiped after it. */
+static PyObject *pyca_call(PyObject *module, PyObject *const *argv, Py_ssize_t nargs,
+                           PyObject *kwnames, const struct aeskit_keywrap *d, int wrap,
+                           const char *fname)
+{
+    static const char *const names[2][3] = {
+        {"wrapping_key", "wrapped_key", "backend"},
+        {"wrapping_key", "key_to_wrap", "backend"},
+    };
+    aeskit_state *st = PyModule_GetState(module);
+    const aeskit_at at = AESKIT_AT(NULL, fname);
+    PyObject *const *args = argv, *slots[3];
+    if (kwnames != NULL || nargs != 2) {
+        const aeskit_params params = {fname, names[wrap], 3, 3, 2};
+        if (aeskit_parse(NULL, &params, argv, nargs, kwnames, slots) < 0)
+            return NULL;
+        args = slots;
+    }
+    Py_buffer kb;
+    const struct aeskit_impl *impl = aeskit_key_argument(st, at, "wrapping_key", args[0], "auto",
+                                                         AESKIT_KEY_ANY, 1, &kb);
+    if (impl == NULL)
+        return NULL;
+    aeskit_key key;
+    impl->set_key(&key, kb.buf, (size_t)kb.len);
+    aeskit_release(&kb);
+    PyObject *r = wrap ? wrap_with(at, st, d, &key, names[wrap][1], args[1])
+                       : unwrap_with(at, st, d, &key, names[wrap][1], args[1]);
+    aeskit_secure_zero(&key, sizeof key);
+    return r;
+}
+
+static PyObject *pyca_wrap(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+{
+    return pyca_call(m, a, n, kw, &aeskit_kw_keywrap, 1, "aes_key_wrap");
+}
+static PyObject *pyca_unwrap(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+{
+    return pyca_call(m, a, n, kw, &aeskit_kw_keywrap, 0, "aes_key_unwrap");
+}
+static PyObject *pyca_wrap_pad(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+{
+    return pyca_call(m, a, n, kw, &aeskit_kwp_keywrap, 1, "aes_key_wrap_with_padding");
+}
+static PyObject *pyca_unwrap_pad(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *kw)
+{
+    return pyca_call(m, a, n, kw, &aeskit_kwp_keywrap, 0, "aes_key_unwrap_with_padding");
+}
+
+#define PYCA_FUNCTION(name, fn, args, doc)                                                \
+    {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS,                \
+     PyDoc_STR(name "($module, /, wrapping_key, " args ", backend=None)\n--\n\n" doc)}
+
+static PyMethodDef pyca_functions[] = {
+    PYCA_FUNCTION("aes_key_wrap", pyca_wrap, "key_to_wrap",
+                  "RFC 3394 key wrap: key_to_wrap a multiple of 8 bytes, at least 16."),
+    PYCA_FUNCTION("aes_key_unwrap", pyca_unwrap, "wrapped_key",
+                  "RFC 3394 key unwrap; InvalidUnwrap if wrapped_key is not authentic or of a "
+                  "wrong length."),
+    PYCA_FUNCTION("aes_key_wrap_with_padding", pyca_wrap_pad, "key_to_wrap",
+                  "RFC 5649 key wrap with padding: key_to_wrap 1 to 2**32 - 1 bytes."),
+    PYCA_FUNCTION("aes_key_unwrap_with_padding", pyca_unwrap_pad, "wrapped_key",
+                  "RFC 5649 key unwrap; InvalidUnwrap if wrapped_key is not authentic or of a "
+                  "wrong length."),
+    {NULL, NULL, 0, NULL},
+};
 
 static PyMethodDef key_methods[] = {
     {"wrap", (PyCFunction)(void (*)(void))key_wrap, METH_FASTCALL,
@@ -198,6 +285,8 @@ static PyGetSetDef key_getset[] = {
 
 int aeskit_add_keywrap_types(PyObject *module, aeskit_state *st)
 {
+    if (PyModule_AddFunctions(module, pyca_functions) < 0)
+        return -1;
     for (size_t i = 0; aeskit_keywraps[i] != NULL; i++) {
         const struct aeskit_keywrap *d = aeskit_keywraps[i];
         PyType_Slot slots[] = {

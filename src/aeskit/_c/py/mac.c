@@ -43,11 +43,6 @@ typedef struct {
     uint64_t st[];                  /* owner->d->state bytes */
 } MacCtx;
 
-static int tag_length_ok(const struct aeskit_mac *d, int t)
-{
-    return t >= 1 && t <= 16 && (d->tag_lengths >> t & 1);
-}
-
 /* ---- key objects ------------------------------------------------------ */
 
 static PyObject *mac_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
@@ -62,22 +57,12 @@ static PyObject *mac_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, aeskit_format(fmt, sizeof fmt, "O|$OO", type,
                                                                NULL),
                                      kwlist, &keyobj, &tagobj, &backendobj) ||
-        aeskit_tag_length_arg(type, tagobj, 16, &tag_len) < 0 ||
+        aeskit_tag_length_arg(type, tagobj, 16, d->tag_lengths, &tag_len) < 0 ||
         (backend = aeskit_backend_arg(type, backendobj)) == NULL)
         return NULL;
-    if (!tag_length_ok(d, tag_len)) {
-        unsigned lo = 1, hi = 16;
-        while (!(d->tag_lengths >> lo & 1))
-            lo++;
-        while (!(d->tag_lengths >> hi & 1))
-            hi--;
-        PyErr_Format(PyExc_ValueError, "tag_length must be %u to %u for %s, got %d", lo, hi,
-                     d->name, tag_len);
-        return NULL;
-    }
     Py_buffer kb;
-    const struct aeskit_impl *impl = aeskit_key_argument(st, keyobj, backend, d->key_sizes, 1,
-                                                         &kb);
+    const struct aeskit_impl *impl = aeskit_key_argument(
+        st, AESKIT_AT((PyObject *)type, NULL), "key", keyobj, backend, d->key_sizes, 1, &kb);
     if (impl == NULL)
         return NULL;
     MacObject *self = (MacObject *)type->tp_alloc(type, 0);
@@ -142,12 +127,11 @@ static void mac_of(const MacObject *self, const Py_buffer *data, uint8_t tag[16]
 
 /* 0 if tag (a buffer) is the first t bytes of full, else -1 with
  * InvalidTag; a tag of another length is refused without a comparison. */
-static int check_tag(aeskit_state *st, const Py_buffer *tag, const uint8_t full[16], unsigned t)
+static int check_tag(aeskit_at at, const Py_buffer *tag, const uint8_t full[16], unsigned t)
 {
-    if (!aeskit_mac_tag_ok(full, tag->buf, (size_t)tag->len, t)) {
-        PyErr_SetString(st->InvalidTag, "the tag does not match: wrong key, data or tag");
-        return -1;
-    }
+    if (!aeskit_mac_tag_ok(full, tag->buf, (size_t)tag->len, t))
+        return aeskit_error(aeskit_state_of(aeskit_at_type(at))->InvalidTag, at, "the tag does "
+                            "not match: wrong key, data or tag");
     return 0;
 }
 
@@ -159,7 +143,7 @@ static PyObject *mac_mac(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     Py_buffer data;
-    if (aeskit_get_buffer(args[0], &data, 0, "data") < 0)
+    if (aeskit_take(AESKIT_AT(op, "mac"), "data", args[0], &data, AESKIT_BUF_TEXT) < 0)
         return NULL;
     uint8_t tag[16];
     mac_of(self, &data, tag);
@@ -176,14 +160,15 @@ static PyObject *mac_verify(PyObject *op, PyObject *const *args, Py_ssize_t narg
         aeskit_count_error(Py_TYPE(op), "verify", 2, 2, nargs);
         return NULL;
     }
+    const aeskit_at at = AESKIT_AT(op, "verify");
     Py_buffer data = {0}, tag = {0};
     PyObject *r = NULL;
     uint8_t full[16];
-    if (aeskit_get_buffer(args[0], &data, 0, "data") < 0 ||
-        aeskit_get_buffer(args[1], &tag, 0, "tag") < 0)
+    if (aeskit_take(at, "data", args[0], &data, AESKIT_BUF_TEXT) < 0 ||
+        aeskit_take(at, "tag", args[1], &tag, 0) < 0)
         goto done;
     mac_of(self, &data, full);
-    if (check_tag(aeskit_state_of(Py_TYPE(op)), &tag, full, self->tag_len) == 0)
+    if (check_tag(at, &tag, full, self->tag_len) == 0)
         r = Py_NewRef(Py_None);
     aeskit_secure_zero(full, sizeof full);
 done:
@@ -192,7 +177,7 @@ done:
     return r;
 }
 
-static PyObject *ctx_update_buffer(MacCtx *ctx, PyObject *arg);
+static PyObject *ctx_update_buffer(aeskit_at at, MacCtx *ctx, PyObject *arg, unsigned flags);
 
 static PyObject *mac_context(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -206,10 +191,11 @@ static PyObject *mac_context(PyObject *op, PyObject *const *args, Py_ssize_t nar
     if (ctx == NULL)
         return NULL;
     ctx->owner = (MacObject *)Py_NewRef(op);
-    aeskit_guard_init(&ctx->guard);
+    aeskit_guard_init(&ctx->guard, Py_TYPE(op), "new", "");
     self->d->init(ctx->st, self->ks);
     if (nargs == 1 && args[0] != Py_None) {
-        PyObject *r = ctx_update_buffer(ctx, args[0]);
+        PyObject *r = ctx_update_buffer(AESKIT_AT(op, "new"), ctx, args[0],
+                                        AESKIT_BUF_OR_NONE | AESKIT_BUF_TEXT);
         if (r == NULL) {
             Py_DECREF(ctx);
             return NULL;
@@ -241,11 +227,11 @@ static PyGetSetDef mac_getset[] = {
 
 /* ---- contexts ------------------------------------------------------------ */
 
-/* update's work, the guard already held. */
-static PyObject *ctx_update_buffer(MacCtx *ctx, PyObject *arg)
+/* update's work, the guard already held; at and flags: for the errors. */
+static PyObject *ctx_update_buffer(aeskit_at at, MacCtx *ctx, PyObject *arg, unsigned flags)
 {
     Py_buffer data;
-    if (aeskit_get_buffer(arg, &data, 0, "data") < 0)
+    if (aeskit_take(at, "data", arg, &data, flags) < 0)
         return NULL;
     const struct aeskit_mac *d = ctx->owner->d;
     const size_t len = (size_t)data.len;
@@ -263,9 +249,9 @@ static PyObject *ctx_update_buffer(MacCtx *ctx, PyObject *arg)
 static PyObject *ctx_update(PyObject *op, PyObject *arg)
 {
     MacCtx *ctx = (MacCtx *)op;
-    if (aeskit_guard_enter(&ctx->guard, aeskit_state_of(Py_TYPE(op))) < 0)
+    if (aeskit_guard_enter(&ctx->guard, op, "update") < 0)
         return NULL;
-    PyObject *r = ctx_update_buffer(ctx, arg);
+    PyObject *r = ctx_update_buffer(AESKIT_AT(op, "update"), ctx, arg, AESKIT_BUF_TEXT);
     aeskit_guard_leave(&ctx->guard);
     return r;
 }
@@ -274,22 +260,22 @@ static PyObject *ctx_copy(PyObject *op, PyObject *unused)
 {
     (void)unused;
     MacCtx *ctx = (MacCtx *)op;
-    if (aeskit_guard_enter(&ctx->guard, aeskit_state_of(Py_TYPE(op))) < 0)
+    if (aeskit_guard_enter(&ctx->guard, op, "copy") < 0)
         return NULL;
     MacCtx *c = PyObject_NewVar(MacCtx, Py_TYPE(op), Py_SIZE(ctx));
     if (c != NULL) {
         c->owner = (MacObject *)Py_NewRef((PyObject *)ctx->owner);
-        aeskit_guard_init(&c->guard);
+        aeskit_guard_init(&c->guard, ctx->guard.owner, ctx->guard.maker, ctx->guard.arg);
         memcpy(c->st, ctx->st, (size_t)Py_SIZE(ctx));
     }
     aeskit_guard_leave(&ctx->guard);
     return (PyObject *)c;
 }
 
-/* The full tag of the data so far; -1 with an exception. */
-static int ctx_tag(MacCtx *ctx, uint8_t tag[16])
+/* The full tag of the data so far, for method; -1 with an exception. */
+static int ctx_tag(MacCtx *ctx, uint8_t tag[16], const char *method)
 {
-    if (aeskit_guard_enter(&ctx->guard, aeskit_state_of(Py_TYPE(ctx))) < 0)
+    if (aeskit_guard_enter(&ctx->guard, (PyObject *)ctx, method) < 0)
         return -1;
     ctx->owner->d->final(ctx->st, tag);
     aeskit_guard_leave(&ctx->guard);
@@ -301,7 +287,7 @@ static PyObject *ctx_digest(PyObject *op, PyObject *unused)
     (void)unused;
     MacCtx *ctx = (MacCtx *)op;
     uint8_t tag[16];
-    if (ctx_tag(ctx, tag) < 0)
+    if (ctx_tag(ctx, tag, "digest") < 0)
         return NULL;
     PyObject *r = PyBytes_FromStringAndSize((const char *)tag, ctx->owner->tag_len);
     aeskit_secure_zero(tag, sizeof tag);
@@ -315,7 +301,7 @@ static PyObject *ctx_hexdigest(PyObject *op, PyObject *unused)
     static const char hex[] = "0123456789abcdef";
     uint8_t tag[16];
     char text[32];
-    if (ctx_tag(ctx, tag) < 0)
+    if (ctx_tag(ctx, tag, "hexdigest") < 0)
         return NULL;
     const unsigned t = ctx->owner->tag_len;
     for (unsigned i = 0; i < t; i++) {
@@ -331,13 +317,13 @@ static PyObject *ctx_hexdigest(PyObject *op, PyObject *unused)
 static PyObject *ctx_verify(PyObject *op, PyObject *arg)
 {
     MacCtx *ctx = (MacCtx *)op;
+    const aeskit_at at = AESKIT_AT(op, "verify");
     Py_buffer tag;
     uint8_t full[16];
-    if (aeskit_get_buffer(arg, &tag, 0, "tag") < 0)
+    if (aeskit_take(at, "tag", arg, &tag, 0) < 0)
         return NULL;
     PyObject *r = NULL;
-    if (ctx_tag(ctx, full) == 0 &&
-        check_tag(aeskit_state_of(Py_TYPE(op)), &tag, full, ctx->owner->tag_len) == 0)
+    if (ctx_tag(ctx, full, "verify") == 0 && check_tag(at, &tag, full, ctx->owner->tag_len) == 0)
         r = Py_NewRef(Py_None);
     aeskit_secure_zero(full, sizeof full);
     aeskit_release(&tag);

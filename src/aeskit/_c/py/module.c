@@ -45,7 +45,8 @@ static void missing_features(const struct aeskit_impl *impl, char *out, size_t c
     }
 }
 
-const struct aeskit_impl *aeskit_resolve_backend(aeskit_state *st, const char *name)
+const struct aeskit_impl *aeskit_resolve_backend(aeskit_state *st, aeskit_at at,
+                                                 const char *name)
 {
     if (strcmp(name, "auto") == 0)
         return st->default_impl;
@@ -53,16 +54,17 @@ const struct aeskit_impl *aeskit_resolve_backend(aeskit_state *st, const char *n
     if (impl == NULL) {
         PyObject *names = known_names();
         if (names != NULL)
-            PyErr_Format(PyExc_ValueError, "unknown backend '%s': known backends are %R or 'auto'",
-                         name, names);
+            aeskit_error(PyExc_ValueError, at, "backend must be 'auto' or one of %R, got '%s'",
+                         names, name);
         Py_XDECREF(names);
         return NULL;
     }
     if (!aeskit_impl_available(impl)) {
         char missing[256];
         missing_features(impl, missing, sizeof missing);
-        PyErr_Format(PyExc_ValueError,
-                     "backend '%s' is not available on this CPU (missing: %s)", name, missing);
+        aeskit_error(PyExc_ValueError, at, "backend '%s' is not available on this CPU "
+                     "(missing: %s): use 'auto' or one of aeskit.backends().available", name,
+                     missing);
         return NULL;
     }
     return impl;
@@ -150,11 +152,11 @@ static int choose_default(aeskit_state *st)
     const char *env = getenv("AESKIT_BACKEND");
     if (env == NULL || env[0] == '\0')
         return 0;
-    const struct aeskit_impl *impl = aeskit_resolve_backend(st, env);
+    const struct aeskit_impl *impl = aeskit_resolve_backend(st, AESKIT_NOWHERE, env);
     if (impl == NULL) {
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
-        PyErr_Format(PyExc_ImportError, "AESKIT_BACKEND=%s: %S", env, value);
+        aeskit_error(PyExc_ImportError, AESKIT_NOWHERE, "AESKIT_BACKEND=%s: %S", env, value);
         Py_XDECREF(type); Py_XDECREF(value); Py_XDECREF(tb);
         return -1;
     }

@@ -72,9 +72,10 @@ static int slot_begin(PyObject *m, slot_call *c, const char *backend, PyObject *
     Py_buffer kb = {0}, bb = {0};
     c->data.obj = NULL;
     c->out = NULL;
-    c->impl = key != NULL
-                  ? aeskit_key_argument(PyModule_GetState(m), key, backend, AESKIT_KEY_ANY, 1, &kb)
-                  : aeskit_resolve_backend(PyModule_GetState(m), backend);
+    c->impl = key != NULL ? aeskit_key_argument(PyModule_GetState(m), AESKIT_NOWHERE, "key", key,
+                                                backend, AESKIT_KEY_ANY, 1, &kb)
+                          : aeskit_resolve_backend(PyModule_GetState(m), AESKIT_NOWHERE,
+                                                   backend);
     if (c->impl == NULL)
         return -1;
     if (key != NULL) {
@@ -292,7 +293,8 @@ static PyObject *slots_ghash_key_extent(PyObject *m, PyObject *args)
     Py_buffer hb = {0};
     if (!PyArg_ParseTuple(args, "sOn:_ghash_key_extent", &backend, &h, &max_blocks))
         return NULL;
-    const struct aeskit_impl *impl = aeskit_resolve_backend(PyModule_GetState(m), backend);
+    const struct aeskit_impl *impl = aeskit_resolve_backend(PyModule_GetState(m),
+                                                            AESKIT_NOWHERE, backend);
     if (impl == NULL || aeskit_get_buffer(h, &hb, 0, "h") < 0)
         return NULL;
     if (hb.len != 16 || max_blocks < 0) {
