@@ -9,8 +9,8 @@
  *
  * This header holds only what both sides of the table must agree on: the
  * key, the slots and their rules. Every slot's contract is written here
- * once; definitions carry only notes. CPU detection and the list of
- * backends are in dispatch.h; the helpers a backend may point a slot at
+ * once; definitions carry only notes. The CPU feature bits are in cpu.h,
+ * the list of backends in dispatch.h; the helpers a backend may point a slot at
  * are in modes/generic.h.
  */
 #ifndef AESKIT_H
@@ -58,29 +58,6 @@ enum aeskit_ctr {
     AESKIT_CTR_BE32,    /* bytes 12..15 big-endian, rest fixed (GCM inc32) */
     AESKIT_CTR_LE32,    /* bytes 0..3 little-endian, rest fixed (GCM-SIV) */
     AESKIT_CTR_BE128_SECRET,   /* BE128 that is a secret (EAX) */
-};
-
-/* CPU feature bits, for a table's cpu_needs (detected in cpu.c). A bit is
- * set only when the instructions are present AND the OS saves the
- * register state they need. */
-enum {
-    AESKIT_CPU_SSSE3      = 1u << 0,
-    AESKIT_CPU_SSE41      = 1u << 1,
-    AESKIT_CPU_AES        = 1u << 2,
-    AESKIT_CPU_PCLMUL     = 1u << 3,
-    AESKIT_CPU_AVX        = 1u << 4,   /* + OS YMM state */
-    AESKIT_CPU_AVX2       = 1u << 5,
-    AESKIT_CPU_BMI2       = 1u << 6,
-    AESKIT_CPU_VAES       = 1u << 7,   /* + OS YMM state */
-    AESKIT_CPU_VPCLMUL    = 1u << 8,   /* + OS YMM state */
-    AESKIT_CPU_AVX512F    = 1u << 9,   /* + OS ZMM state */
-    AESKIT_CPU_AVX512BW   = 1u << 10,
-    AESKIT_CPU_AVX512VL   = 1u << 11,
-    /* AArch64: the AES and PMULL instructions (Crypto Extensions) */
-    AESKIT_CPU_ARM_AES    = 1u << 16,
-    AESKIT_CPU_ARM_PMULL  = 1u << 17,
-    /* POWER8 and later: vcipher, vncipher, vpmsumd (ISA 2.07 crypto) */
-    AESKIT_CPU_PPC_VCRYPTO = 1u << 18,
 };
 
 /*
@@ -181,7 +158,7 @@ typedef struct aeskit_constant {
  */
 struct aeskit_impl {
     const char *name;           /* "portable" | "aesni" | ... */
-    uint32_t cpu_needs;         /* AESKIT_CPU_* bits, all required */
+    uint32_t cpu_needs;         /* AESKIT_CPU_* bits (cpu.h), all required */
     /* mandatory, never NULL */
     aeskit_set_key_fn *set_key; /* len is 16, 24 or 32; sets rounds and impl */
     aeskit_ecb_fn *ecb_enc;
