@@ -17,7 +17,7 @@
 #define AESKIT_AEAD_H
 
 #include "aeskit.h"
-#include "block.h"   /* AESKIT_KEY* */
+#include "keysize.h"
 
 /* A run of bytes: one item of associated data. p may be NULL if len is 0. */
 typedef struct aeskit_span {

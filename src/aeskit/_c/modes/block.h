@@ -20,14 +20,7 @@
 #define AESKIT_BLOCK_H
 
 #include "aeskit.h"
-
-/* AES key sizes, as a mask: which sizes a type takes for each of its keys. */
-enum {
-    AESKIT_KEY128 = 1u << 0,
-    AESKIT_KEY192 = 1u << 1,
-    AESKIT_KEY256 = 1u << 2,
-    AESKIT_KEY_ANY = AESKIT_KEY128 | AESKIT_KEY192 | AESKIT_KEY256,
-};
+#include "keysize.h"
 
 /* How a stream ends (a descriptor's finish). */
 enum aeskit_finish {
