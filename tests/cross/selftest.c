@@ -348,7 +348,7 @@ static void fused_check(pair *p)
                 memcpy(ctr2, ctr, 16);
                 fill(acc, 16);
                 memcpy(acc2, acc, 16);
-                const size_t done = impl->gcm(&p->k, &hk_a, enc, ctr, acc, got, src, n);
+                const size_t done = impl->gcm->crypt(&p->k, &hk_a, enc, ctr, acc, got, src, n);
                 if (!enc)
                     ref->ghash(&hk_b, acc2, src, done);
                 ref->ctr(&p->kp, AESKIT_CTR_BE32, ctr2, want, src, done);
@@ -360,14 +360,14 @@ static void fused_check(pair *p)
                       "slot", impl->name, d);
             }
         }
-        if (impl->gcmsiv_open != NULL && impl->polyval != NULL) {
+        if (impl->gcmsiv != NULL && impl->gcmsiv->open != NULL && impl->polyval != NULL) {
             impl->ghash_key(&hk_a, h, AESKIT_GHASH_ANY);
             ref->ghash_key(&hk_b, h, AESKIT_GHASH_ANY);
             ctr_start(AESKIT_CTR_LE32, ctr, (unsigned)c);
             memcpy(ctr2, ctr, 16);
             memset(acc, 0, 16);
             memset(acc2, 0, 16);
-            const size_t done = impl->gcmsiv_open(&p->k, &hk_a, ctr, acc, got, src, n);
+            const size_t done = impl->gcmsiv->open(&p->k, &hk_a, ctr, acc, got, src, n);
             ref->ctr(&p->kp, AESKIT_CTR_LE32, ctr2, want, src, done);
             uint8_t *rev = want + 16 * MAXN / 2;   /* done <= n <= MAXN / 2 here */
             int ok = done <= n && memcmp(got, want, 16 * done) == 0 && memcmp(ctr, ctr2, 16) == 0;
@@ -380,7 +380,7 @@ static void fused_check(pair *p)
             detail(d, sizeof d, "gcmsiv_open", p->ks, n, 0);
             check(ok, "slot", impl->name, d);
         }
-        if (impl->ctr_cbcmac != NULL) {
+        if (impl->ccm != NULL) {
             for (int mac_dst = 0; mac_dst < 2; mac_dst++)
                 for (int two = 0; two < 2; two++) {
                     const aeskit_key *kc = two ? &p->k2 : &p->k;
@@ -390,7 +390,7 @@ static void fused_check(pair *p)
                     fill(acc, 16);
                     memcpy(acc2, acc, 16);
                     const size_t done =
-                        impl->ctr_cbcmac(&p->k, kc, mac_dst, ctr, acc, got, src, n);
+                        impl->ccm->ctr_cbcmac(&p->k, kc, mac_dst, ctr, acc, got, src, n);
                     ref->ctr(kcp, AESKIT_CTR_BE128, ctr2, want, src, done);
                     ref->cbc_mac(&p->kp, acc2, mac_dst ? want : src, done);
                     detail(d, sizeof d, two ? "ctr_cbcmac two keys" : "ctr_cbcmac", p->ks, n,
@@ -414,7 +414,7 @@ static void fused_check(pair *p)
                 fill(st.checksum, 16);
                 st.blocks = c % 5 == 4 ? 0xfffffff0u : c;   /* indices whose ntz grows */
                 st2 = st;
-                const size_t done = impl->ocb(&p->k, &ok, enc, &st, got, src, n);
+                const size_t done = impl->ocb->crypt(&p->k, &ok, enc, &st, got, src, n);
                 for (size_t i = 0; i < done; i++) {
                     uint8_t x[16];
                     st2.blocks++;

@@ -1,7 +1,8 @@
 /*
  * vaes_gcm.h: the fused GCM slot of vaes_avx512's table, included by
  * vaes_avx512.c after vaes_body.h, whose CTR and GHASH pieces it uses.
- * Contract: aeskit.h (struct aeskit_impl, gcm).
+ * Contracts: modes/gcm.h (struct aeskit_gcm_impl) and modes/gcmsiv.h (the
+ * open kernel).
  *
  * Each batch runs the AES rounds of VAES_W counter blocks (CTR's whitening
  * trick, vaes_ctr_whiten_k0) with the GHASH of VAES_W other blocks threaded
@@ -120,6 +121,8 @@ AESKIT_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds,
  * skip >= 2 * VAES_W (encrypting, its first batch and one hashed batch).
  * The table exports the value (gcm_fused_min_blocks) for the tests, which
  * must cross the handover. */
+#define VAES_HAVE_GCM 1   /* vaes_table.h: this width fills the gcm sub-table */
+
 #ifndef VAES_GCM_MIN
 #define VAES_GCM_MIN (3 * VAES_W)
 #endif

@@ -114,9 +114,9 @@ static void ccm_crypt(const aeskit_ccm_key *c, int enc, const aeskit_aead_msg *m
     impl->ctr(k, AESKIT_CTR_BE128, ctr, s0, s0, 1);   /* S_0 = E(A_0); ctr <- A_1 */
 
     size_t n = len / 16;
-    if (n > 0 && impl->ctr_cbcmac != NULL) {
+    if (n > 0 && impl->ccm != NULL) {
         /* CCM MACs the plaintext: what it reads when sealing, writes when opening */
-        const size_t done = impl->ctr_cbcmac(k, k, !enc, ctr, mac, dst, src, n);
+        const size_t done = impl->ccm->ctr_cbcmac(k, k, !enc, ctr, mac, dst, src, n);
         assert(done <= n);
         src += 16 * done; dst += 16 * done; n -= done;
     }

@@ -15,6 +15,7 @@
  * which no backend branches on (aeskit.h), and to aeskit_ctr_add, which
  * computes the carry as a value.
  */
+#include "ccm.h"
 #include "common.h"
 #include "eax.h"
 #include "generic.h"
@@ -90,7 +91,7 @@ void aeskit_eax_update(aeskit_eax *e, uint8_t *dst, const uint8_t *src, size_t l
     }
     size_t n = len / 16;
     aeskit_cmac *c = &e->c;
-    if (n > 1 && k->impl->ctr_cbcmac != NULL) {
+    if (n > 1 && k->impl->ccm != NULL) {
         /* The fused slot runs CTR in the MAC chain's idle cycles (the
          * ciphertext MACed: what it writes sealing, what it reads opening)
          * on whole blocks from a chain with nothing held: the held block
@@ -102,7 +103,7 @@ void aeskit_eax_update(aeskit_eax *e, uint8_t *dst, const uint8_t *src, size_t l
             c->pos = 0;
         }
         assert(c->pos == 0);   /* at a block boundary of the ciphertext */
-        const size_t done = k->impl->ctr_cbcmac(k, k, e->enc, e->ctr, c->mac, dst, src, n - 1);
+        const size_t done = k->impl->ccm->ctr_cbcmac(k, k, e->enc, e->ctr, c->mac, dst, src, n - 1);
         src += 16 * done; dst += 16 * done; n -= done; len -= 16 * done;
     }
     while (n > 0) {

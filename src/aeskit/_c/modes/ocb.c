@@ -170,7 +170,7 @@ static void data_blocks(void *ctx, uint8_t *dst, const uint8_t *src, size_t n)
     const aeskit_key *k = o->key;
     size_t done = 0;
     if (k->impl->ocb != NULL && n > 0) {
-        done = k->impl->ocb(k, o->ok, o->enc, &o->st, dst, src, n);
+        done = k->impl->ocb->crypt(k, o->ok, o->enc, &o->st, dst, src, n);
         assert(done <= n);
     }
     generic_blocks(o, dst + 16 * done, src + 16 * done, n - done);

@@ -36,6 +36,7 @@
  * may branch on (aeskit.h). Lengths are public; keys, data, D and the
  * chains' values are not, and nothing branches on or indexes by them.
  */
+#include "ccm.h"
 #include "common.h"
 #include "generic.h"
 #include "siv.h"
@@ -236,8 +237,8 @@ void aeskit_siv_open(const aeskit_siv_key *sk, const aeskit_span *ad, size_t n_a
     memcpy(q, v, 16);
     q[8] &= 0x7f;
     q[12] &= 0x7f;
-    if (shared > 0 && k->impl->ctr_cbcmac != NULL) {
-        done = k->impl->ctr_cbcmac(&sk->mac.key, k, 1, q, chain, dst, src, shared / 16);
+    if (shared > 0 && k->impl->ccm != NULL) {
+        done = k->impl->ccm->ctr_cbcmac(&sk->mac.key, k, 1, q, chain, dst, src, shared / 16);
         macd = 16 * done;
     }
     while (done < n) {
