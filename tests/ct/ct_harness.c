@@ -1345,7 +1345,8 @@ static void sweep_ctr_cbcmac(const sweep *s, size_t n, int mac_dst, int two, uns
     secret_copy(c, c0, 16);
     secret_copy(m, m0, 16);
     uint8_t *src = secret_copy(buf.sec, buf.in, 16 * n), *dst = ip ? src : buf.got;
-    const size_t done = impl->ccm->ctr_cbcmac(&s->k, two ? &s->k2 : &s->k, mac_dst, c, m, dst, src, n);
+    const size_t done =
+        impl->ccm->ctr_cbcmac(&s->k, two ? &s->k2 : &s->k, mac_dst, c, m, dst, src, n);
     ref->ctr(two ? &s->kp2 : &s->kp, AESKIT_CTR_BE128, cp, buf.want, buf.in, done);
     ref->cbc_mac(&s->kp, mp, mac_dst ? buf.want : buf.in, done);
     PUBLIC(dst, 16 * done);

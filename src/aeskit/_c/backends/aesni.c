@@ -557,20 +557,20 @@ size_t aeskit_aesni_ctr_cbcmac(const aeskit_key *k, const aeskit_key *kc, int ma
             aeskit_store128(dst, _mm_xor_si128(y, p));
         }
     } else {
-        __m128i ks = _mm_xor_si128(_mm_shuffle_epi8(c, swap), kc0);
+        __m128i stream = _mm_xor_si128(_mm_shuffle_epi8(c, swap), kc0);
         c = aesni_be128_inc(c);
-        aesni_mac_ctr_rounds(&ks, &ks, rkc, rkc, rounds, 0);
+        aesni_mac_ctr_rounds(&stream, &stream, rkc, rkc, rounds, 0);
         for (size_t i = 1; i < n; i++, src += AESKIT_BLOCK, dst += AESKIT_BLOCK) {
-            const __m128i p = _mm_xor_si128(aeskit_load128(src), ks);
+            const __m128i p = _mm_xor_si128(aeskit_load128(src), stream);
             aeskit_store128(dst, p);
             __m128i x = _mm_xor_si128(m, _mm_xor_si128(p, k0));
             __m128i y = _mm_xor_si128(_mm_shuffle_epi8(c, swap), kc0);
             c = aesni_be128_inc(c);
             aesni_mac_ctr_rounds(&x, &y, rk, rkc, rounds, 1);
             m = x;
-            ks = y;
+            stream = y;
         }
-        const __m128i p = _mm_xor_si128(aeskit_load128(src), ks);
+        const __m128i p = _mm_xor_si128(aeskit_load128(src), stream);
         aeskit_store128(dst, p);
         m = _mm_xor_si128(m, _mm_xor_si128(p, k0));
         aesni_mac_ctr_rounds(&m, &m, rk, rk, rounds, 0);

@@ -206,7 +206,7 @@ typedef struct aeskit_keystream {
     uint8_t enc;        /* 1 encrypt, 0 decrypt: which byte is ciphertext */
 } aeskit_keystream;
 
-void aeskit_keystream_init(aeskit_keystream *ks, aeskit_blocks_fn *blocks,
+void aeskit_keystream_init(aeskit_keystream *stream, aeskit_blocks_fn *blocks,
                            void (*next)(void *st), const aeskit_key *key, int enc);
 /* The descriptor's update, on a state that begins with the head. */
 size_t aeskit_keystream_update(void *st, uint8_t *dst, const uint8_t *src, size_t len);

@@ -131,16 +131,16 @@ static void ccm_crypt(const aeskit_ccm_key *c, int enc, const aeskit_aead_msg *m
     }
     const size_t rest = len % 16;
     if (rest > 0) {
-        uint8_t ks[16] = {0};
-        impl->ctr(k, AESKIT_CTR_BE128, ctr, ks, ks, 1);
+        uint8_t stream[16] = {0};
+        impl->ctr(k, AESKIT_CTR_BE128, ctr, stream, stream, 1);
         memset(pad, 0, 16);
         if (enc)
             memcpy(pad, src, rest);
-        aeskit_xor_bytes(dst, src, ks, rest);
+        aeskit_xor_bytes(dst, src, stream, rest);
         if (!enc)
             memcpy(pad, dst, rest);
         impl->cbc_mac(k, mac, pad, 1);
-        aeskit_secure_zero(ks, sizeof ks);
+        aeskit_secure_zero(stream, sizeof stream);
         aeskit_secure_zero(pad, sizeof pad);
     }
     aeskit_xor16(tag, mac, s0);

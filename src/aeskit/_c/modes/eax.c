@@ -75,7 +75,7 @@ static void partial(aeskit_eax *e, uint8_t *dst, const uint8_t *src, size_t len)
 {
     if (!e->enc)
         aeskit_cmac_update(&e->c, src, len);
-    aeskit_xor_bytes(dst, src, e->ks + e->pos, len);
+    aeskit_xor_bytes(dst, src, e->stream + e->pos, len);
     if (e->enc)
         aeskit_cmac_update(&e->c, dst, len);
     e->pos = (unsigned)((e->pos + len) % 16);
@@ -116,7 +116,7 @@ void aeskit_eax_update(aeskit_eax *e, uint8_t *dst, const uint8_t *src, size_t l
         src += 16 * b; dst += 16 * b; n -= b; len -= 16 * b;
     }
     if (len > 0) {
-        k->impl->ecb_enc(k, e->ks, e->ctr, 1);
+        k->impl->ecb_enc(k, e->stream, e->ctr, 1);
         aeskit_ctr_add(AESKIT_CTR_BE128_SECRET, e->ctr, 1);
         partial(e, dst, src, len);
     }

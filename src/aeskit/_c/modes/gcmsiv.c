@@ -168,11 +168,11 @@ static void ctr(siv_msg *m, uint8_t c[16], uint8_t *dst, const uint8_t *src, siz
     const size_t n = len / 16, rest = len % 16;
     k->impl->ctr(k, AESKIT_CTR_LE32, c, dst, src, n);
     if (rest) {
-        uint8_t ks[16];
-        k->impl->ecb_enc(k, ks, c, 1);
-        aeskit_xor_bytes(dst + 16 * n, src + 16 * n, ks, rest);
+        uint8_t stream[16];
+        k->impl->ecb_enc(k, stream, c, 1);
+        aeskit_xor_bytes(dst + 16 * n, src + 16 * n, stream, rest);
         aeskit_ctr_add(AESKIT_CTR_LE32, c, 1);
-        aeskit_secure_zero(ks, sizeof ks);
+        aeskit_secure_zero(stream, sizeof stream);
     }
 }
 
