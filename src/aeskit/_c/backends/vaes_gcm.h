@@ -36,7 +36,7 @@
  * zmm only. On ymm the round keys and powers must be read from memory (16
  * registers), and this kernel's layout with batches of 8 or of 4 counter
  * vectors was no faster there than the split path, which vaes_avx2 keeps
- * (its gcm slot is NULL). BoringSSL's ymm kernel (Linux's aes-gcm-vaes-avx2)
+ * (its gcm sub-table is NULL). BoringSSL's ymm kernel (Linux's aes-gcm-vaes-avx2)
  * shows that a fused ymm GCM does pay on Zen 4 with another layout: 1.05x
  * the split path's speed at 16 KiB (issue 28).
  *
