@@ -160,18 +160,7 @@ static void ccm_key_init(void *ks, const struct aeskit_impl *impl, const uint8_t
     c->tag_len = tag_len;
 }
 
-static void ccm_seal(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
-                     const uint8_t *src, size_t len, uint8_t tag[16])
-{
-    ccm_crypt(ks, 1, m, dst, src, len, tag);
-}
-
-static void ccm_open(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
-                     const uint8_t *src, size_t len, const uint8_t *tag, uint8_t expect[16])
-{
-    (void)tag;
-    ccm_crypt(ks, 0, m, dst, src, len, expect);
-}
+AESKIT_AEAD_SEAL_OPEN(ccm, ccm_crypt)
 
 const struct aeskit_aead aeskit_ccm_aead = {
     .name = "CCM",

@@ -148,7 +148,7 @@ static void eax_key_init(void *ks, const struct aeskit_impl *impl, const uint8_t
 
 /* One message: the nonce and the associated data are read whole (init,
  * aad) before dst is written, so dst may overlap them. */
-static void eax_oneshot(const void *ks, const aeskit_aead_msg *m, int enc, uint8_t *dst,
+static void eax_oneshot(const void *ks, int enc, const aeskit_aead_msg *m, uint8_t *dst,
                         const uint8_t *src, size_t len, uint8_t tag[16])
 {
     aeskit_eax e;
@@ -160,18 +160,7 @@ static void eax_oneshot(const void *ks, const aeskit_aead_msg *m, int enc, uint8
     aeskit_eax_finish(&e, tag);
 }
 
-static void eax_seal(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
-                     const uint8_t *src, size_t len, uint8_t tag[16])
-{
-    eax_oneshot(ks, m, 1, dst, src, len, tag);
-}
-
-static void eax_open(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
-                     const uint8_t *src, size_t len, const uint8_t *tag, uint8_t expect[16])
-{
-    (void)tag;
-    eax_oneshot(ks, m, 0, dst, src, len, expect);
-}
+AESKIT_AEAD_SEAL_OPEN(eax, eax_oneshot)
 
 static void eax_stream_init(void *st, const void *ks, int enc, const uint8_t *nonce,
                             size_t nonce_len)
@@ -179,23 +168,7 @@ static void eax_stream_init(void *st, const void *ks, int enc, const uint8_t *no
     aeskit_eax_init(st, ks, enc, nonce, nonce_len);
 }
 
-static void eax_stream_aad(void *st, const uint8_t *aad, size_t len)
-{
-    aeskit_eax_aad(st, aad, len);
-}
-
-static size_t eax_stream_update(void *st, uint8_t *dst, const uint8_t *src, size_t len)
-{
-    aeskit_eax_update(st, dst, src, len);
-    return len;
-}
-
-static size_t eax_stream_finish(void *st, uint8_t *dst, uint8_t tag[16])
-{
-    (void)dst;
-    aeskit_eax_finish(st, tag);
-    return 0;
-}
+AESKIT_AEAD_ONLINE(eax, aeskit_eax_aad, aeskit_eax_update, aeskit_eax_finish)
 
 const struct aeskit_aead aeskit_eax_aead = {
     .name = "EAX",

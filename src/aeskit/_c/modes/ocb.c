@@ -305,18 +305,7 @@ static void ocb3_oneshot(const void *ks, int enc, const aeskit_aead_msg *m, uint
     aeskit_ocb_finish(&o, dst + done, tag);
 }
 
-static void ocb3_seal(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
-                      const uint8_t *src, size_t len, uint8_t tag[16])
-{
-    ocb3_oneshot(ks, 1, m, dst, src, len, tag);
-}
-
-static void ocb3_open(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
-                      const uint8_t *src, size_t len, const uint8_t *tag, uint8_t expect[16])
-{
-    (void)tag;
-    ocb3_oneshot(ks, 0, m, dst, src, len, expect);
-}
+AESKIT_AEAD_SEAL_OPEN(ocb3, ocb3_oneshot)
 
 const struct aeskit_aead aeskit_ocb3_aead = {
     .name = "OCB3",
