@@ -16,7 +16,7 @@
  * too, but the shift by its bottom 6 bits that selects Offset_0 from
  * Stretch is still done branch-free on whole words.
  */
-#include "block.h"
+#include "block.h"   /* aeskit_blockwise_update */
 #include "common.h"
 #include "ocb.h"
 
