@@ -174,9 +174,10 @@ struct aeskit_impl {
     /*
      * Optional fused paths, one sub-table per mode, declared in that mode's
      * header: NULL, or the sub-table of the kernels this backend fuses for
-     * the mode. A kernel that takes n blocks does a prefix of them and
-     * returns how many it did (0..n), with its state updated to match; the
-     * mode finishes the rest with the mandatory slots.
+     * the mode. The common rules above hold for their kernels too. A
+     * kernel that takes n blocks does a prefix of them and returns how many
+     * it did (0..n), with its state updated to match; the mode finishes the
+     * rest with the mandatory slots.
      *   gcm     modes/gcm.h      CTR and GHASH in one pass
      *   gcmsiv  modes/gcmsiv.h   the opening pass; a short message whole
      *   ocb     modes/ocb.h      OCB3's offsets, cipher and checksum
