@@ -113,7 +113,7 @@ typedef struct aeskit_constant {
  *   - dst == src is allowed; any other overlap never happens;
  *   - no pointer needs any alignment;
  *   - nothing branches on or indexes memory by key, data, iv or counter
- *     (but see enum aeskit_ctr and the gcm slot for the public counters).
+ *     (but see enum aeskit_ctr and modes/gcm.h for the public counters).
  *
  * Chaining values are updated in place so that a mode can continue a
  * stream with the next call:

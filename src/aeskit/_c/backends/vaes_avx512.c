@@ -17,7 +17,7 @@
  * loop; in the kernels 8 (32 blocks) are a little faster, the slack
  * covering each batch's loads and folds.
  *
- * Slots: vaes_table.h's, plus the fused GCM slot and, from the same
+ * Slots: vaes_table.h's, plus the fused GCM kernel and, from the same
  * kernel, GCM-SIV's fused opening (vaes_gcm.h).
  */
 #include "vaes_zmm.h"

@@ -1092,5 +1092,5 @@ static void VAES_FN(polyval)(const aeskit_ghash_key *hk, uint8_t acc[16], const 
     vaes_ghash_any(hk, acc, p, n, 1);
 }
 
-/* ---- OCB3: the fused ocb slot (its own file, same helpers) ---- */
+/* ---- OCB3: the fused ocb kernel (its own file, same helpers) ---- */
 #include "vaes_ocb.h"

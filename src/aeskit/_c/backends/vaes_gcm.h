@@ -1,5 +1,5 @@
 /*
- * vaes_gcm.h: the fused GCM slot of vaes_avx512's table, included by
+ * vaes_gcm.h: the fused GCM kernel of vaes_avx512's table, included by
  * vaes_avx512.c after vaes_body.h, whose CTR and GHASH pieces it uses.
  * Contracts: modes/gcm.h (struct aeskit_gcm_impl) and modes/gcmsiv.h (the
  * open kernel).
@@ -20,7 +20,7 @@
  * hashed after the loop with the tail's (gcm_tail). aesni_gcm.c is the
  * same design on 128-bit registers.
  *
- * GCM-SIV's opening (the gcmsiv_open slot) is the same kernel in
+ * GCM-SIV's opening (the gcmsiv sub-table's open) is the same kernel in
  * encryption's order (it hashes the plaintext it writes) with LE32
  * counters from the tag (32-bit lane adds wrap them modulo 2^32, as RFC
  * 8452 says; the first batch's alignment is the same) and POLYVAL's blocks
