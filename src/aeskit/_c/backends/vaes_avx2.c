@@ -13,9 +13,9 @@
  * on Zen 4, so 8 registers (16 blocks) must be in flight to reach 4 blocks
  * per cycle; 8 data registers still leave room for the keys in 16.
  *
- * Slots: vaes_table.h's; the gcm sub-table is empty: modes/gcm.c runs
- * this table's CTR and GHASH, which are faster on ymm than the fused
- * kernel (see vaes_gcm.h).
+ * Slots: vaes_table.h's, with no gcm sub-table: modes/gcm.c runs this
+ * table's CTR and GHASH, which are faster on ymm than the fused kernel
+ * (see vaes_gcm.h).
  */
 #include "vaes_ymm.h"
 

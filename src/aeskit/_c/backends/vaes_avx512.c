@@ -17,8 +17,8 @@
  * loop; in the kernels 8 (32 blocks) are a little faster, the slack
  * covering each batch's loads and folds.
  *
- * Slots: vaes_table.h's, plus the fused GCM kernel and, from the same
- * kernel, GCM-SIV's fused opening (vaes_gcm.h).
+ * Slots: vaes_table.h's, plus the fused GCM kernel and GCM-SIV's fused
+ * opening, one kernel (vaes_gcm.h).
  */
 #include "vaes_zmm.h"
 
