@@ -22,7 +22,7 @@ KEY_CLASSES = sorted(
     name for name, obj in PUBLIC.items()
     if isinstance(obj, type) and not issubclass(obj, BaseException) and hasattr(obj, "key_size")
 )
-# Names an error must never show: the internal names the C glue once used.
+# Names an error must never show: C-internal call names, not the public method's.
 INTERNAL = re.compile(r"\b(AES|AEAD|MAC)\(\)|^(encrypt|decrypt|update|wrap|mac|new)")
 # What each class's own documentation must mention (its mode), beyond its name.
 MODE_WORDS = {

@@ -91,7 +91,7 @@ def test_examples_run(path, monkeypatch, tmp_path):
 
 
 def test_nonce_reuse_is_caught(monkeypatch, tmp_path):
-    """The check above can fail: the README's old example, one IV twice under one key."""
+    """The check above can fail: an example that uses one IV twice under one key."""
     reuse = """
 import os, aeskit
 key, iv = os.urandom(32), os.urandom(16)

@@ -172,7 +172,7 @@ def test_handovers_match_pyca(backend, ks, n):
     assert x.decrypt_into(nonce, buf, aad, buf) == n and buf[:n] == data
 
 
-# The short-message kernels (the gcmsiv_short slot) take a message whole when its POLYVAL
+# The short-message kernels (short_msg in a gcmsiv sub-table) take a message whole when its POLYVAL
 # input, AAD and data each padded plus the lengths block, is at most this many blocks.
 SHORT = max((c.get("gcmsiv_short_blocks", 0) for c in
              (_aeskit.backend_constants(b) for b in aeskit.backends().available)), default=8) or 8

@@ -51,6 +51,10 @@
 #include "modes/cmac.h"
 #include "modes/generic.h"
 #include "modes/block.h"
+#include "modes/ccm.h"
+#include "modes/gcm.h"
+#include "modes/gcmsiv.h"
+#include "modes/ocb.h"
 
 #if defined(__linux__) && (defined(__aarch64__) || defined(__powerpc64__))
 #include <sys/auxv.h>
@@ -115,7 +119,7 @@ static void make_counts(void)
 typedef struct {
     const struct aeskit_impl *impl, *ref;
     aeskit_key k, kp, k2, kp2;   /* the backend's and portable's, and a second key */
-    size_t ks;
+    size_t key_len;
 } pair;
 
 /* Odd offsets into the buffers: no slot may need aligned pointers. */
@@ -124,9 +128,9 @@ static uint8_t src_buf[16 * MAXN + 16], got_buf[16 * MAXN + 16], want_buf[16 * M
 #define got (got_buf + 3)
 #define want (want_buf + 5)
 
-static void detail(char *buf, size_t len, const char *slot, size_t ks, size_t n, int extra)
+static void detail(char *buf, size_t len, const char *slot, size_t key_len, size_t n, int extra)
 {
-    snprintf(buf, len, "%s key %zu blocks %zu (%d)", slot, 8 * ks, n, extra);
+    snprintf(buf, len, "%s key %zu blocks %zu (%d)", slot, 8 * key_len, n, extra);
 }
 
 static void chain_check(pair *p, const char *name, size_t off)
@@ -141,7 +145,7 @@ static void chain_check(pair *p, const char *name, size_t off)
         aeskit_chain_fn *g = *(aeskit_chain_fn *const *)((const char *)p->ref + off);
         f(&p->k, iv, got, src, n);
         g(&p->kp, iv2, want, src, n);
-        detail(d, sizeof d, name, p->ks, n, 0);
+        detail(d, sizeof d, name, p->key_len, n, 0);
         check(memcmp(got, want, 16 * n) == 0 && memcmp(iv, iv2, 16) == 0, "slot", p->impl->name, d);
         /* in place */
         memcpy(got, src, 16 * n);
@@ -149,7 +153,7 @@ static void chain_check(pair *p, const char *name, size_t off)
         memcpy(iv2, iv, 16);
         f(&p->k, iv, got, got, n);
         g(&p->kp, iv2, want, src, n);
-        detail(d, sizeof d, name, p->ks, n, 1);
+        detail(d, sizeof d, name, p->key_len, n, 1);
         check(memcmp(got, want, 16 * n) == 0 && memcmp(iv, iv2, 16) == 0, "slot", p->impl->name, d);
     }
 }
@@ -194,14 +198,14 @@ static void ctr_check(pair *p)
                 memcpy(a0, a, 16);
                 p->impl->ctr(&p->k, kinds[kd], a, got, src, n);
                 p->ref->ctr(&p->kp, kinds[kd], b, want, src, n);
-                detail(d, sizeof d, names[kd], p->ks, n, (int)v);
+                detail(d, sizeof d, names[kd], p->key_len, n, (int)v);
                 check(memcmp(got, want, 16 * n) == 0 && memcmp(a, b, 16) == 0, "slot",
                       p->impl->name, d);
                 if (v == 0) {   /* in place */
                     memcpy(a, a0, 16);
                     memcpy(got, src, 16 * n);
                     p->impl->ctr(&p->k, kinds[kd], a, got, got, n);
-                    detail(d, sizeof d, names[kd], p->ks, n, -1);
+                    detail(d, sizeof d, names[kd], p->key_len, n, -1);
                     check(memcmp(got, want, 16 * n) == 0 && memcmp(a, b, 16) == 0, "slot",
                           p->impl->name, d);
                 }
@@ -218,7 +222,7 @@ static void cbc_mac_xts_check(pair *p)
         memcpy(b, a, 16);
         p->impl->cbc_mac(&p->k, a, src, n);
         p->ref->cbc_mac(&p->kp, b, src, n);
-        detail(d, sizeof d, "cbc_mac", p->ks, n, 0);
+        detail(d, sizeof d, "cbc_mac", p->key_len, n, 0);
         check(memcmp(a, b, 16) == 0, "slot", p->impl->name, d);
         for (int enc = 0; enc < 2; enc++) {
             fill(a, 16);
@@ -229,12 +233,12 @@ static void cbc_mac_xts_check(pair *p)
             memcpy(t0, a, 16);
             p->impl->xts(&p->k, enc, a, got, src, n);
             p->ref->xts(&p->kp, enc, b, want, src, n);
-            detail(d, sizeof d, enc ? "xts enc" : "xts dec", p->ks, n, 0);
+            detail(d, sizeof d, enc ? "xts enc" : "xts dec", p->key_len, n, 0);
             check(memcmp(got, want, 16 * n) == 0 && memcmp(a, b, 16) == 0, "slot",
                   p->impl->name, d);
             memcpy(got, src, 16 * n);   /* in place, from the same tweak */
             p->impl->xts(&p->k, enc, t0, got, got, n);
-            detail(d, sizeof d, enc ? "xts enc" : "xts dec", p->ks, n, 1);
+            detail(d, sizeof d, enc ? "xts enc" : "xts dec", p->key_len, n, 1);
             check(memcmp(got, want, 16 * n) == 0 && memcmp(t0, b, 16) == 0, "slot",
                   p->impl->name, d);
         }
@@ -265,7 +269,7 @@ static void xts_units_check(pair *p)
                                 unit);
                 }
                 snprintf(d, sizeof d, "xts_units %s key %zu unit %zu units %zu",
-                         enc ? "enc" : "dec", 8 * p->ks, unit, units);
+                         enc ? "enc" : "dec", 8 * p->key_len, unit, units);
                 check(memcmp(got, want, 16 * unit * units) == 0, "slot", p->impl->name, d);
             }
     }
@@ -348,26 +352,26 @@ static void fused_check(pair *p)
                 memcpy(ctr2, ctr, 16);
                 fill(acc, 16);
                 memcpy(acc2, acc, 16);
-                const size_t done = impl->gcm(&p->k, &hk_a, enc, ctr, acc, got, src, n);
+                const size_t done = impl->gcm->crypt(&p->k, &hk_a, enc, ctr, acc, got, src, n);
                 if (!enc)
                     ref->ghash(&hk_b, acc2, src, done);
                 ref->ctr(&p->kp, AESKIT_CTR_BE32, ctr2, want, src, done);
                 if (enc)
                     ref->ghash(&hk_b, acc2, want, done);
-                detail(d, sizeof d, "gcm", p->ks, n, enc);
+                detail(d, sizeof d, "gcm", p->key_len, n, enc);
                 check(done <= n && memcmp(got, want, 16 * done) == 0 &&
                           memcmp(ctr, ctr2, 16) == 0 && memcmp(acc, acc2, 16) == 0,
                       "slot", impl->name, d);
             }
         }
-        if (impl->gcmsiv_open != NULL && impl->polyval != NULL) {
+        if (impl->gcmsiv != NULL && impl->gcmsiv->open != NULL && impl->polyval != NULL) {
             impl->ghash_key(&hk_a, h, AESKIT_GHASH_ANY);
             ref->ghash_key(&hk_b, h, AESKIT_GHASH_ANY);
             ctr_start(AESKIT_CTR_LE32, ctr, (unsigned)c);
             memcpy(ctr2, ctr, 16);
             memset(acc, 0, 16);
             memset(acc2, 0, 16);
-            const size_t done = impl->gcmsiv_open(&p->k, &hk_a, ctr, acc, got, src, n);
+            const size_t done = impl->gcmsiv->open(&p->k, &hk_a, ctr, acc, got, src, n);
             ref->ctr(&p->kp, AESKIT_CTR_LE32, ctr2, want, src, done);
             uint8_t *rev = want + 16 * MAXN / 2;   /* done <= n <= MAXN / 2 here */
             int ok = done <= n && memcmp(got, want, 16 * done) == 0 && memcmp(ctr, ctr2, 16) == 0;
@@ -377,10 +381,10 @@ static void fused_check(pair *p)
                 ref->ghash(&hk_b, acc2, rev, done);
                 ok = memcmp(acc, acc2, 16) == 0;
             }
-            detail(d, sizeof d, "gcmsiv_open", p->ks, n, 0);
+            detail(d, sizeof d, "gcmsiv_open", p->key_len, n, 0);
             check(ok, "slot", impl->name, d);
         }
-        if (impl->ctr_cbcmac != NULL) {
+        if (impl->ccm != NULL) {
             for (int mac_dst = 0; mac_dst < 2; mac_dst++)
                 for (int two = 0; two < 2; two++) {
                     const aeskit_key *kc = two ? &p->k2 : &p->k;
@@ -390,10 +394,10 @@ static void fused_check(pair *p)
                     fill(acc, 16);
                     memcpy(acc2, acc, 16);
                     const size_t done =
-                        impl->ctr_cbcmac(&p->k, kc, mac_dst, ctr, acc, got, src, n);
+                        impl->ccm->ctr_cbcmac(&p->k, kc, mac_dst, ctr, acc, got, src, n);
                     ref->ctr(kcp, AESKIT_CTR_BE128, ctr2, want, src, done);
                     ref->cbc_mac(&p->kp, acc2, mac_dst ? want : src, done);
-                    detail(d, sizeof d, two ? "ctr_cbcmac two keys" : "ctr_cbcmac", p->ks, n,
+                    detail(d, sizeof d, two ? "ctr_cbcmac two keys" : "ctr_cbcmac", p->key_len, n,
                            mac_dst);
                     check(done <= n && memcmp(got, want, 16 * done) == 0 &&
                               memcmp(ctr, ctr2, 16) == 0 && memcmp(acc, acc2, 16) == 0,
@@ -414,7 +418,7 @@ static void fused_check(pair *p)
                 fill(st.checksum, 16);
                 st.blocks = c % 5 == 4 ? 0xfffffff0u : c;   /* indices whose ntz grows */
                 st2 = st;
-                const size_t done = impl->ocb(&p->k, &ok, enc, &st, got, src, n);
+                const size_t done = impl->ocb->crypt(&p->k, &ok, enc, &st, got, src, n);
                 for (size_t i = 0; i < done; i++) {
                     uint8_t x[16];
                     st2.blocks++;
@@ -424,7 +428,7 @@ static void fused_check(pair *p)
                     aeskit_xor16(want + 16 * i, x, st2.offset);
                     aeskit_xor16(st2.checksum, st2.checksum, enc ? src + 16 * i : want + 16 * i);
                 }
-                detail(d, sizeof d, "ocb", p->ks, n, enc);
+                detail(d, sizeof d, "ocb", p->key_len, n, enc);
                 check(done <= n && memcmp(got, want, 16 * done) == 0 &&
                           memcmp(&st, &st2, sizeof st) == 0,
                       "slot", impl->name, d);
@@ -445,12 +449,12 @@ static void slots_check(const struct aeskit_impl *impl)
         fill(key2, 32);
         p.impl = impl;
         p.ref = &aeskit_portable_impl;
-        p.ks = sizes[s];
-        impl->set_key(&p.k, key, p.ks);
-        impl->set_key(&p.k2, key2, p.ks);
-        p.ref->set_key(&p.kp, key, p.ks);
-        p.ref->set_key(&p.kp2, key2, p.ks);
-        detail(d, sizeof d, "set_key", p.ks, 0, 0);
+        p.key_len = sizes[s];
+        impl->set_key(&p.k, key, p.key_len);
+        impl->set_key(&p.k2, key2, p.key_len);
+        p.ref->set_key(&p.kp, key, p.key_len);
+        p.ref->set_key(&p.kp2, key2, p.key_len);
+        detail(d, sizeof d, "set_key", p.key_len, 0, 0);
         size_t dirty = 0;   /* the schedule is rk's first used bytes, the rest zero */
         for (size_t i = p.k.used; i < sizeof p.k.rk; i++)
             dirty |= ((const uint8_t *)p.k.rk)[i];
@@ -461,12 +465,12 @@ static void slots_check(const struct aeskit_impl *impl)
             const size_t n = counts[c];
             impl->ecb_enc(&p.k, got, src, n);
             p.ref->ecb_enc(&p.kp, want, src, n);
-            detail(d, sizeof d, "ecb_enc", p.ks, n, 0);
+            detail(d, sizeof d, "ecb_enc", p.key_len, n, 0);
             check(memcmp(got, want, 16 * n) == 0, "slot", impl->name, d);
             memcpy(got, src, 16 * n);
             impl->ecb_dec(&p.k, got, got, n);
             p.ref->ecb_dec(&p.kp, want, src, n);
-            detail(d, sizeof d, "ecb_dec", p.ks, n, 1);
+            detail(d, sizeof d, "ecb_dec", p.key_len, n, 1);
             check(memcmp(got, want, 16 * n) == 0, "slot", impl->name, d);
         }
 #define CHAIN(slot) chain_check(&p, #slot, offsetof(struct aeskit_impl, slot))

@@ -1307,7 +1307,7 @@ static void sweep_ocb(const sweep *s, size_t n, uint64_t blocks, int ip)
         SECRET(st.offset, 16);
         SECRET(st.checksum, 16);
         uint8_t *src = secret_copy(buf.sec, buf.in, 16 * n), *dst = ip ? src : buf.got;
-        const size_t done = impl->ocb(&s->k, &ok, enc, &st, dst, src, n);
+        const size_t done = impl->ocb->crypt(&s->k, &ok, enc, &st, dst, src, n);
         for (size_t i = 0; i < done; i++) {
             uint8_t x[16];
             stp.blocks++;
@@ -1334,7 +1334,7 @@ static void sweep_ctr_cbcmac(const sweep *s, size_t n, int mac_dst, int two, uns
                              int ip)
 {
     uint8_t c0[16], c[16], cp[16], m0[16], m[16], mp[16];
-    if (impl->ctr_cbcmac == NULL)
+    if (impl->ccm == NULL)
         return;
     describe("ctr_cbcmac AES-%zu n %zu mac_dst %d%s variant %u%s", 8 * s->keylen, n, mac_dst,
              two ? " two keys" : "", variant, ip_name(ip));
@@ -1345,7 +1345,8 @@ static void sweep_ctr_cbcmac(const sweep *s, size_t n, int mac_dst, int two, uns
     secret_copy(c, c0, 16);
     secret_copy(m, m0, 16);
     uint8_t *src = secret_copy(buf.sec, buf.in, 16 * n), *dst = ip ? src : buf.got;
-    const size_t done = impl->ctr_cbcmac(&s->k, two ? &s->k2 : &s->k, mac_dst, c, m, dst, src, n);
+    const size_t done =
+        impl->ccm->ctr_cbcmac(&s->k, two ? &s->k2 : &s->k, mac_dst, c, m, dst, src, n);
     ref->ctr(two ? &s->kp2 : &s->kp, AESKIT_CTR_BE128, cp, buf.want, buf.in, done);
     ref->cbc_mac(&s->kp, mp, mac_dst ? buf.want : buf.in, done);
     PUBLIC(dst, 16 * done);
@@ -1383,7 +1384,7 @@ static void sweep_gcm(sweep *s, size_t n, unsigned variant, int ip)
         memcpy(ap, a0, 16);
         secret_copy(a, a0, 16);
         uint8_t *src = secret_copy(buf.sec, buf.in, 16 * n), *dst = ip ? src : buf.got;
-        const size_t done = impl->gcm(&s->k, &s->hk, enc, c, a, dst, src, n);
+        const size_t done = impl->gcm->crypt(&s->k, &s->hk, enc, c, a, dst, src, n);
         if (!enc)
             ref->ghash(&s->hkp, ap, buf.in, done);
         ref->ctr(&s->kp, AESKIT_CTR_BE32, cp, buf.want, buf.in, done);
@@ -1405,7 +1406,7 @@ static void sweep_gcmsiv_open(sweep *s, size_t n, unsigned variant, int ip)
 {
     static uint8_t rev[MAXLEN];
     uint8_t c[16], cp[16], a0[16], a[16], ap[16];
-    if (impl->gcmsiv_open == NULL)
+    if (impl->gcmsiv == NULL || impl->gcmsiv->open == NULL)
         return;
     describe("gcmsiv_open AES-%zu n %zu variant %u%s", 8 * s->keylen, n, variant, ip_name(ip));
     ctr_start(AESKIT_CTR_LE32, c, variant);
@@ -1415,7 +1416,7 @@ static void sweep_gcmsiv_open(sweep *s, size_t n, unsigned variant, int ip)
     memcpy(ap, a0, 16);
     secret_copy(a, a0, 16);
     uint8_t *src = secret_copy(buf.sec, buf.in, 16 * n), *dst = ip ? src : buf.got;
-    const size_t done = impl->gcmsiv_open(&s->k, &s->hk, c, a, dst, src, n);
+    const size_t done = impl->gcmsiv->open(&s->k, &s->hk, c, a, dst, src, n);
     ref->ctr(&s->kp, AESKIT_CTR_LE32, cp, buf.want, buf.in, done);
     reverse_blocks(rev, buf.want, done);
     ref->ghash(&s->hkp, ap, rev, done);
@@ -1514,8 +1515,9 @@ static void check_slots(size_t keylen)
 static void check_fused_did_work(void)
 {
     describe("the sweep's totals");
-    if ((impl->gcm != NULL && done_gcm == 0) || (impl->gcmsiv_open != NULL && done_siv == 0) ||
-        (impl->ocb != NULL && done_ocb == 0) || (impl->ctr_cbcmac != NULL && done_ccm == 0))
+    if ((impl->gcm != NULL && done_gcm == 0) ||
+        (impl->gcmsiv != NULL && impl->gcmsiv->open != NULL && done_siv == 0) ||
+        (impl->ocb != NULL && done_ocb == 0) || (impl->ccm != NULL && done_ccm == 0))
         fail("a fused slot did no block");
 }
 

@@ -9,9 +9,10 @@
  *
  * This header holds only what both sides of the table must agree on: the
  * key, the slots and their rules. Every slot's contract is written here
- * once; definitions carry only notes. CPU detection and the list of
- * backends are in dispatch.h; the helpers a backend may point a slot at
- * are in modes/generic.h.
+ * once, but for a mode's fused kernels, whose contract its header holds
+ * beside the sub-table they fill (below). Definitions carry only notes.
+ * The CPU feature bits are in cpu.h, the list of backends in dispatch.h;
+ * the helpers a backend may point a slot at are in modes/generic.h.
  */
 #ifndef AESKIT_H
 #define AESKIT_H
@@ -24,6 +25,10 @@
 #define AESKIT_MAX_ROUNDS 14
 
 struct aeskit_impl;
+struct aeskit_gcm_impl;
+struct aeskit_gcmsiv_impl;
+struct aeskit_ocb_impl;
+struct aeskit_ccm_impl;
 
 /*
  * An expanded key. The round-key layout is private to the backend that
@@ -60,29 +65,6 @@ enum aeskit_ctr {
     AESKIT_CTR_BE128_SECRET,   /* BE128 that is a secret (EAX) */
 };
 
-/* CPU feature bits, for a table's cpu_needs (detected in cpu.c). A bit is
- * set only when the instructions are present AND the OS saves the
- * register state they need. */
-enum {
-    AESKIT_CPU_SSSE3      = 1u << 0,
-    AESKIT_CPU_SSE41      = 1u << 1,
-    AESKIT_CPU_AES        = 1u << 2,
-    AESKIT_CPU_PCLMUL     = 1u << 3,
-    AESKIT_CPU_AVX        = 1u << 4,   /* + OS YMM state */
-    AESKIT_CPU_AVX2       = 1u << 5,
-    AESKIT_CPU_BMI2       = 1u << 6,
-    AESKIT_CPU_VAES       = 1u << 7,   /* + OS YMM state */
-    AESKIT_CPU_VPCLMUL    = 1u << 8,   /* + OS YMM state */
-    AESKIT_CPU_AVX512F    = 1u << 9,   /* + OS ZMM state */
-    AESKIT_CPU_AVX512BW   = 1u << 10,
-    AESKIT_CPU_AVX512VL   = 1u << 11,
-    /* AArch64: the AES and PMULL instructions (Crypto Extensions) */
-    AESKIT_CPU_ARM_AES    = 1u << 16,
-    AESKIT_CPU_ARM_PMULL  = 1u << 17,
-    /* POWER8 and later: vcipher, vncipher, vpmsumd (ISA 2.07 crypto) */
-    AESKIT_CPU_PPC_VCRYPTO = 1u << 18,
-};
-
 /*
  * GHASH key: H and whatever the backend precomputes from it (powers of H,
  * Karatsuba halves). Layout private to the backend whose ghash_key built
@@ -97,25 +79,6 @@ typedef struct aeskit_ghash_key {
 
 /* ghash_key's max_blocks for a key that serves calls of any length. */
 #define AESKIT_GHASH_ANY SIZE_MAX
-
-/*
- * OCB3 (RFC 7253) per-key values, computed once at key setup by the mode
- * layer (modes/ocb.c): L_* = E(0), L_$ = double(L_*), L[i] = double^i(L_$).
- * L[i] serves every block index whose ntz is i; 64 cover any 64-bit index.
- */
-typedef struct aeskit_ocb_key {
-    uint8_t l_star[16];
-    uint8_t l_dollar[16];
-    uint8_t l[64][16];
-} aeskit_ocb_key;
-
-/* Where an OCB3 pass stands: the offset of the last block done, the
- * checksum of the plaintext so far, and how many blocks were done. */
-typedef struct aeskit_ocb_state {
-    uint8_t offset[16];
-    uint8_t checksum[16];
-    uint64_t blocks;
-} aeskit_ocb_state;
 
 typedef void aeskit_set_key_fn(aeskit_key *k, const uint8_t *key, size_t len);
 typedef void aeskit_ecb_fn(const aeskit_key *k, uint8_t *dst, const uint8_t *src,
@@ -134,23 +97,6 @@ typedef void aeskit_ghash_key_fn(aeskit_ghash_key *hk, const uint8_t h[16],
                                  size_t max_blocks);
 typedef void aeskit_ghash_fn(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p,
                              size_t n);
-typedef size_t aeskit_ocb_fn(const aeskit_key *k, const aeskit_ocb_key *ok, int enc,
-                             aeskit_ocb_state *st, uint8_t *dst, const uint8_t *src,
-                             size_t n);
-typedef size_t aeskit_gcm_fn(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
-                             uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
-                             const uint8_t *src, size_t n);
-typedef size_t aeskit_gcmsiv_open_fn(const aeskit_key *k, const aeskit_ghash_key *hk,
-                                     uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
-                                     const uint8_t *src, size_t n);
-typedef int aeskit_gcmsiv_short_fn(const aeskit_key *kgk, int enc, const uint8_t nonce[12],
-                                   const uint8_t *aad, size_t aad_len, uint8_t *dst,
-                                   const uint8_t *src, size_t len, const uint8_t *tag,
-                                   uint8_t out[16]);
-typedef size_t aeskit_ctr_cbcmac_fn(const aeskit_key *k, const aeskit_key *kc, int mac_dst,
-                                    uint8_t ctr[16], uint8_t mac[16], uint8_t *dst,
-                                    const uint8_t *src, size_t n);
-
 /* A number a backend exports to the tests (py/slots.c: backend_constants):
  * a boundary its kernels hand over at, which the tests must cross. */
 typedef struct aeskit_constant {
@@ -167,7 +113,7 @@ typedef struct aeskit_constant {
  *   - dst == src is allowed; any other overlap never happens;
  *   - no pointer needs any alignment;
  *   - nothing branches on or indexes memory by key, data, iv or counter
- *     (but see enum aeskit_ctr and the gcm slot for the public counters).
+ *     (but see enum aeskit_ctr and modes/gcm.h for the public counters).
  *
  * Chaining values are updated in place so that a mode can continue a
  * stream with the next call:
@@ -181,7 +127,7 @@ typedef struct aeskit_constant {
  */
 struct aeskit_impl {
     const char *name;           /* "portable" | "aesni" | ... */
-    uint32_t cpu_needs;         /* AESKIT_CPU_* bits, all required */
+    uint32_t cpu_needs;         /* AESKIT_CPU_* bits (cpu.h), all required */
     /* mandatory, never NULL */
     aeskit_set_key_fn *set_key; /* len is 16, 24 or 32; sets rounds and impl */
     aeskit_ecb_fn *ecb_enc;
@@ -226,50 +172,23 @@ struct aeskit_impl {
      * and units are public. NULL: the mode calls xts once a unit. */
     aeskit_xts_units_fn *xts_units;
     /*
-     * Optional fused paths: NULL, or do a prefix of the n blocks and return
-     * how many were done (0..n); the mode finishes the rest with the
-     * mandatory slots. State is updated to match what was done.
-     *   ocb: enc=1 encrypts (checksum over the plaintext), enc=0 decrypts
-     *        (checksum over the plaintext it produces), blocks numbered
-     *        from st->blocks + 1.
+     * Optional fused paths, one sub-table per mode, declared in that mode's
+     * header: NULL, or the sub-table of the kernels this backend fuses for
+     * the mode. The common rules above hold for their kernels too. A
+     * kernel that takes n blocks does a prefix of them and returns how many
+     * it did (0..n), with its state updated to match; the mode finishes the
+     * rest with the mandatory slots.
+     *   gcm     modes/gcm.h      CTR and GHASH in one pass
+     *   gcmsiv  modes/gcmsiv.h   the opening pass; a short message whole
+     *   ocb     modes/ocb.h      OCB3's offsets, cipher and checksum
+     *   ccm     modes/ccm.h      CTR and CBC-MAC in one pass (CCM, EAX, SIV)
+     * polyval and xts_units stay above, though one mode each uses them:
+     * they are forms of the ghash and xts slots, on the same keys.
      */
-    aeskit_ocb_fn *ocb;
-    /*   gcm: CTR with BE32 counters from ctr, and GHASH of the ciphertext
-     *        into acc (enc=1: of dst after encrypting; enc=0: of src before
-     *        decrypting, so dst == src works), with hk from this backend's
-     *        ghash_key for any length. ctr and acc end as the split slots
-     *        would leave them. Called only with a public counter (a 12-byte
-     *        nonce's), so it may branch on the counter's value; the ctr
-     *        slot may not. */
-    aeskit_gcm_fn *gcm;
-    /*   gcmsiv_open: CTR with LE32 counters from ctr and POLYVAL (as the
-     *        polyval slot) of the blocks it writes into acc, in one pass
-     *        (GCM-SIV opening hashes the plaintext it makes), with hk from
-     *        this backend's ghash_key for at least the kernel's batch (the
-     *        mode's per-message key is). ctr (from the tag) is public. */
-    aeskit_gcmsiv_open_fn *gcmsiv_open;
-    /*   gcmsiv_short: a whole GCM-SIV message (RFC 8452) under the
-     *        key-generating key kgk, when its POLYVAL input (AAD and data,
-     *        each zero-padded, and the lengths block) is short enough for
-     *        the kernel: the per-message keys, POLYVAL, the tag and CTR in
-     *        one function, the keys never leaving it. enc=1: dst = the
-     *        ciphertext, out = the tag (tag unused); enc=0: dst = the
-     *        plaintext under the received tag, out = the tag it gives (the
-     *        mode compares). Reads nonce, aad and src before writing dst
-     *        (any of them may overlap dst). Returns 0, having written
-     *        nothing, when the message is too long for it; the mode then
-     *        takes the general path. Branches on lengths only. */
-    aeskit_gcmsiv_short_fn *gcmsiv_short;
-    /*   ctr_cbcmac: CTR under kc with BE128 counters from ctr and CBC-MAC
-     *        under k into mac in one pass (CCM, EAX, SIV opening: the CTR
-     *        blocks ride in the MAC chain's idle cycles). kc is k for CCM
-     *        and EAX; SIV's CTR key differs from its MAC key (both of this
-     *        backend and one size). mac_dst=1 MACs the blocks written (after
-     *        the CTR), mac_dst=0 the blocks read (before it, so dst == src
-     *        works): CCM MACs the plaintext, EAX the ciphertext, SIV's
-     *        opening the plaintext it makes. Never branches on ctr: EAX's is
-     *        a secret. */
-    aeskit_ctr_cbcmac_fn *ctr_cbcmac;
+    const struct aeskit_gcm_impl *gcm;
+    const struct aeskit_gcmsiv_impl *gcmsiv;
+    const struct aeskit_ocb_impl *ocb;
+    const struct aeskit_ccm_impl *ccm;
     /* The boundaries of this table's kernels, for the tests; ends with a
      * NULL name. */
     const aeskit_constant *constants;

@@ -6,8 +6,10 @@
  * AVX2 and the 256-bit VAES/VPCLMULQDQ forms, ZMM state (opmask, upper
  * halves, hi16) for AVX-512. VAES on YMM never demands ZMM state.
  */
+#include <stddef.h>
+
 #include "compiler.h"
-#include "dispatch.h"
+#include "cpu.h"
 
 #if defined(AESKIT_HAVE_X86)
 /* CPUID leaf (subleaf sub) into r = {eax, ebx, ecx, edx}, and XCR0: GCC's

@@ -1,21 +1,12 @@
 /*
- * dispatch.h: what this CPU can run (cpu.c) and the backends compiled into
- * this build, best first (dispatch.c).
+ * dispatch.h: the backends compiled into this build, best first
+ * (dispatch.c), and which of them this CPU can run (cpu.h).
  */
 #ifndef AESKIT_DISPATCH_H
 #define AESKIT_DISPATCH_H
 
 #include "aeskit.h"
-
-uint32_t aeskit_cpu_detect(void);          /* CPUID + XGETBV, or HWCAP; call once */
-uint32_t aeskit_cpu_features(void);        /* what detect found */
-const char *aeskit_cpu_feature_name(uint32_t bit);
-#if defined(__linux__) && (defined(__aarch64__) || defined(__powerpc64__))
-/* What detect does, from the given AT_HWCAP and AT_HWCAP2 words instead of
- * the kernel's: for the self-test (tests/cross), which masks bits to check
- * the fallback to portable. */
-uint32_t aeskit_cpu_detect_hwcap(unsigned long hwcap, unsigned long hwcap2);
-#endif
+#include "cpu.h"
 
 /* The backend tables (one file each under backends/). */
 extern const struct aeskit_impl aeskit_portable_impl;

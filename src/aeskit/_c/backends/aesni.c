@@ -557,20 +557,20 @@ size_t aeskit_aesni_ctr_cbcmac(const aeskit_key *k, const aeskit_key *kc, int ma
             aeskit_store128(dst, _mm_xor_si128(y, p));
         }
     } else {
-        __m128i ks = _mm_xor_si128(_mm_shuffle_epi8(c, swap), kc0);
+        __m128i stream = _mm_xor_si128(_mm_shuffle_epi8(c, swap), kc0);
         c = aesni_be128_inc(c);
-        aesni_mac_ctr_rounds(&ks, &ks, rkc, rkc, rounds, 0);
+        aesni_mac_ctr_rounds(&stream, &stream, rkc, rkc, rounds, 0);
         for (size_t i = 1; i < n; i++, src += AESKIT_BLOCK, dst += AESKIT_BLOCK) {
-            const __m128i p = _mm_xor_si128(aeskit_load128(src), ks);
+            const __m128i p = _mm_xor_si128(aeskit_load128(src), stream);
             aeskit_store128(dst, p);
             __m128i x = _mm_xor_si128(m, _mm_xor_si128(p, k0));
             __m128i y = _mm_xor_si128(_mm_shuffle_epi8(c, swap), kc0);
             c = aesni_be128_inc(c);
             aesni_mac_ctr_rounds(&x, &y, rk, rkc, rounds, 1);
             m = x;
-            ks = y;
+            stream = y;
         }
-        const __m128i p = _mm_xor_si128(aeskit_load128(src), ks);
+        const __m128i p = _mm_xor_si128(aeskit_load128(src), stream);
         aeskit_store128(dst, p);
         m = _mm_xor_si128(m, _mm_xor_si128(p, k0));
         aesni_mac_ctr_rounds(&m, &m, rk, rk, rounds, 0);
@@ -748,6 +748,14 @@ void aeskit_aesni_xts_units(const aeskit_key *k, int enc, const uint8_t *tweaks,
     }
 }
 
+static const struct aeskit_gcm_impl aesni_gcm = {.crypt = aeskit_aesni_gcm};
+static const struct aeskit_gcmsiv_impl aesni_gcmsiv = {
+    .open = aeskit_aesni_gcmsiv_open,
+    .short_msg = aeskit_aesni_gcmsiv_short,
+};
+static const struct aeskit_ocb_impl aesni_ocb = {.crypt = aeskit_aesni_ocb};
+const struct aeskit_ccm_impl aeskit_aesni_ccm = {.ctr_cbcmac = aeskit_aesni_ctr_cbcmac};
+
 const struct aeskit_impl aeskit_aesni_impl = {
     .name = "aesni",
     .cpu_needs = AESKIT_CPU_AES | AESKIT_CPU_PCLMUL | AESKIT_CPU_SSSE3 | AESKIT_CPU_SSE41,
@@ -766,11 +774,10 @@ const struct aeskit_impl aeskit_aesni_impl = {
     .ghash_key = aeskit_clmul_ghash_key,
     .ghash = aeskit_clmul_ghash,
     .polyval = aeskit_clmul_polyval,
-    .ocb = aeskit_aesni_ocb,
-    .gcm = aeskit_aesni_gcm,
-    .gcmsiv_open = aeskit_aesni_gcmsiv_open,
-    .gcmsiv_short = aeskit_aesni_gcmsiv_short,
-    .ctr_cbcmac = aeskit_aesni_ctr_cbcmac,
+    .gcm = &aesni_gcm,
+    .gcmsiv = &aesni_gcmsiv,
+    .ocb = &aesni_ocb,
+    .ccm = &aeskit_aesni_ccm,
     .constants = (const aeskit_constant[]){
         {"batch_blocks", AESNI_W},
         {"gcmsiv_short_blocks", AESKIT_AESNI_SIV_SHORT},

@@ -8,6 +8,10 @@
 #ifndef AESKIT_AESNI_H
 #define AESKIT_AESNI_H
 
+#include "modes/ccm.h"
+#include "modes/gcm.h"
+#include "modes/gcmsiv.h"
+#include "modes/ocb.h"
 #include "x86.h"
 
 /* The key layout: the round keys as FIPS-197 writes them, rk[0..rounds]
@@ -82,6 +86,7 @@ aeskit_gcm_fn aeskit_aesni_gcm;
 aeskit_gcmsiv_open_fn aeskit_aesni_gcmsiv_open;
 aeskit_gcmsiv_short_fn aeskit_aesni_gcmsiv_short;
 aeskit_ctr_cbcmac_fn aeskit_aesni_ctr_cbcmac;
+extern const struct aeskit_ccm_impl aeskit_aesni_ccm;   /* the vaes tables' too */
 aeskit_ghash_key_fn aeskit_clmul_ghash_key;
 aeskit_ghash_fn aeskit_clmul_ghash;
 aeskit_ghash_fn aeskit_clmul_polyval;

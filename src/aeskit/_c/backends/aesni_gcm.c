@@ -285,15 +285,15 @@ AESKIT_INLINE void siv_encrypt(__m128i *x, size_t w, const uint8_t *rk, unsigned
 /* p[0..w) ^= the keystream from counter block c (LE32 in bytes 0..3). */
 AESKIT_INLINE void siv_ctr(uint8_t *p, size_t w, __m128i c, const uint8_t *rk, unsigned rounds)
 {
-    __m128i ks[SIV_SHORT];
+    __m128i stream[SIV_SHORT];
     GCM_UNROLL
     for (size_t j = 0; j < w; j++)
-        ks[j] = _mm_add_epi32(c, _mm_cvtsi32_si128((int)j));
-    siv_encrypt(ks, w, rk, rounds);
+        stream[j] = _mm_add_epi32(c, _mm_cvtsi32_si128((int)j));
+    siv_encrypt(stream, w, rk, rounds);
     GCM_UNROLL
     for (size_t j = 0; j < w; j++)
         aeskit_store128(p + AESKIT_BLOCK * j,
-                        _mm_xor_si128(aeskit_load128(p + AESKIT_BLOCK * j), ks[j]));
+                        _mm_xor_si128(aeskit_load128(p + AESKIT_BLOCK * j), stream[j]));
 }
 
 int aeskit_aesni_gcmsiv_short(const aeskit_key *kgk, int enc, const uint8_t nonce[12],

@@ -5,8 +5,8 @@
  * Built like every other file (no -march flag): each function that uses the
  * instructions carries a target attribute (CE_FN, CE_INLINE), so nothing
  * else in the build can pick them up, and the table is used only after
- * cpu.c found HWCAP_AES and HWCAP_PMULL. The fused slots (gcm, ocb,
- * ctr_cbcmac, gcmsiv_open) stay NULL: a fused kernel earns its place by a
+ * cpu.c found HWCAP_AES and HWCAP_PMULL. The fused sub-tables (gcm,
+ * gcmsiv, ocb, ccm) stay NULL: a fused kernel earns its place by a
  * benchmark on the hardware, and the modes then use the split slots.
  *
  * Lanes: one uint8x16_t holds one block in memory byte order (vld1q_u8).
@@ -293,7 +293,7 @@ const struct aeskit_impl aeskit_armv8_ce_impl = {
     .ghash_key = ce_ghash_key,
     .ghash = ce_ghash,
     .polyval = ce_polyval,
-    /* ocb, gcm, gcmsiv_open, ctr_cbcmac: NULL (see the top of this file) */
+    /* gcm, gcmsiv, ocb, ccm: NULL (see the top of this file) */
     .constants = (const aeskit_constant[]){
         {"batch_blocks", CE_W},
         {"ghash_batch_blocks", CE_W},

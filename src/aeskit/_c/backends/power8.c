@@ -5,8 +5,8 @@
  *
  * Built as its own library with -mcpu=power8 -maltivec -mvsx (meson.build)
  * and called only after cpu.c found PPC_FEATURE2_VEC_CRYPTO in AT_HWCAP2.
- * The fused slots (gcm, ocb, ctr_cbcmac, gcmsiv_open) stay NULL: a fused
- * kernel earns its place by a benchmark on the hardware.
+ * The fused sub-tables (gcm, gcmsiv, ocb, ccm) stay NULL: a fused kernel
+ * earns its place by a benchmark on the hardware.
  *
  * Byte order. The crypto instructions number a register's bytes big-endian:
  * byte 0 (the most significant) is the AES state's byte 0, and vpmsumd's
@@ -326,7 +326,7 @@ const struct aeskit_impl aeskit_power8_impl = {
     .ghash_key = p8_ghash_key,
     .ghash = p8_ghash,
     .polyval = p8_polyval,
-    /* ocb, gcm, gcmsiv_open, ctr_cbcmac: NULL (see the top of this file) */
+    /* gcm, gcmsiv, ocb, ccm: NULL (see the top of this file) */
     .constants = (const aeskit_constant[]){
         {"batch_blocks", P8_W},
         {"ghash_batch_blocks", P8_W},

@@ -1,8 +1,9 @@
 /*
  * vaes_avx512.c: vaes_body.h on 512-bit registers, four blocks per VAES
  * instruction, and the fused GCM kernel (vaes_gcm.h), built for this width
- * only. Contracts: aeskit.h; the kernels, their lanes and their folds:
- * vaes_body.h; what differs by width: vaes_zmm.h.
+ * only. Contracts: aeskit.h and the mode headers; the kernels, their
+ * lanes and their folds: vaes_body.h; what differs by width: vaes_zmm.h;
+ * the table: vaes_table.h.
  *
  * Needs what vaes_avx2.c needs plus AVX-512F/BW/VL and BMI2, with the OS
  * saving ZMM state (these kernels use F, and BW for vpshufb on zmm; VL and
@@ -16,8 +17,8 @@
  * loop; in the kernels 8 (32 blocks) are a little faster, the slack
  * covering each batch's loads and folds.
  *
- * Slots: as vaes_avx2.c's, plus the fused GCM slot and, from the same
- * kernel, GCM-SIV's fused opening (vaes_gcm.h).
+ * Slots: vaes_table.h's, plus the fused GCM kernel and GCM-SIV's fused
+ * opening, one kernel (vaes_gcm.h).
  */
 #include "vaes_zmm.h"
 
@@ -37,37 +38,10 @@
 #define VAES_AVX512_EMULATED 0u
 #endif
 
-const struct aeskit_impl aeskit_vaes_avx512_impl = {
-    .name = "vaes_avx512",
-    .cpu_needs = (AESKIT_CPU_AES | AESKIT_CPU_PCLMUL | AESKIT_CPU_SSSE3 | AESKIT_CPU_SSE41
-                  | AESKIT_CPU_AVX | AESKIT_CPU_AVX2 | AESKIT_CPU_VAES | AESKIT_CPU_VPCLMUL
-                  | AESKIT_CPU_AVX512F | AESKIT_CPU_AVX512BW | AESKIT_CPU_AVX512VL
-                  | AESKIT_CPU_BMI2)
-                 & ~VAES_AVX512_EMULATED,
-    .set_key = vaes_avx512_set_key,
-    .ecb_enc = vaes_avx512_ecb_enc,
-    .ecb_dec = vaes_avx512_ecb_dec,
-    .cbc_enc = aeskit_aesni_cbc_enc,
-    .cbc_dec = vaes_avx512_cbc_dec,
-    .cfb_enc = aeskit_aesni_cfb_enc,
-    .cfb_dec = vaes_avx512_cfb_dec,
-    .ofb = aeskit_aesni_ofb,
-    .ctr = vaes_avx512_ctr,
-    .cbc_mac = aeskit_aesni_cbc_mac,
-    .ctr_cbcmac = aeskit_aesni_ctr_cbcmac,   /* xmm: the chain is one block wide */
-    .gcmsiv_short = aeskit_aesni_gcmsiv_short,   /* xmm: 8 blocks at most, latency-bound */
-    .xts = vaes_avx512_xts,
-    .xts_units = vaes_avx512_xts_units,
-    .ghash_key = vaes_avx512_ghash_key,
-    .ghash = vaes_avx512_ghash,
-    .polyval = vaes_avx512_polyval,
-    .gcm = vaes_avx512_gcm,
-    .gcmsiv_open = vaes_avx512_gcmsiv_open,
-    .ocb = vaes_avx512_ocb,
-    .constants = (const aeskit_constant[]){
-        {"gcmsiv_short_blocks", AESKIT_AESNI_SIV_SHORT},
-        VAES_CONSTANT_ROWS,
-        {"gcm_fused_min_blocks", VAES_GCM_MIN},
-        {NULL, 0},
-    },
-};
+#define VAES_NAME "vaes_avx512"
+#define VAES_CPU_NEEDS                                                                     \
+    ((AESKIT_CPU_AES | AESKIT_CPU_PCLMUL | AESKIT_CPU_SSSE3 | AESKIT_CPU_SSE41            \
+      | AESKIT_CPU_AVX | AESKIT_CPU_AVX2 | AESKIT_CPU_VAES | AESKIT_CPU_VPCLMUL           \
+      | AESKIT_CPU_AVX512F | AESKIT_CPU_AVX512BW | AESKIT_CPU_AVX512VL | AESKIT_CPU_BMI2) \
+     & ~VAES_AVX512_EMULATED)
+#include "vaes_table.h"

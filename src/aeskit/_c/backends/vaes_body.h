@@ -6,7 +6,8 @@
  * whose instruction differs by width), then defines
  *   VAES_NV       vectors per main-loop iteration
  *   VAES_FN(x)    the name of this width's static function x
- *   VAES_IMPL     this width's table (declared in dispatch.h)
+ *   VAES_IMPL     this width's table (declared in dispatch.h, defined by
+ *                 vaes_table.h)
  * and is built with the instruction sets that width needs, in its own
  * library, called only after the CPU check. Nothing below depends on the
  * width but through those names.
@@ -1091,12 +1092,5 @@ static void VAES_FN(polyval)(const aeskit_ghash_key *hk, uint8_t acc[16], const 
     vaes_ghash_any(hk, acc, p, n, 1);
 }
 
-/* ---- OCB3: the fused ocb slot (its own file, same helpers) ---- */
+/* ---- OCB3: the fused ocb kernel (its own file, same helpers) ---- */
 #include "vaes_ocb.h"
-
-/* The boundaries the tests must cross (aeskit.h: constants), for the
- * table's list. */
-#define VAES_CONSTANT_ROWS                                                              \
-    {"batch_blocks", VAES_W}, {"few_blocks", VAES_FEW},                                 \
-    {"ghash_short_blocks", VAES_GSHORT}, {"ghash_key_powers", VAES_GP},                 \
-    {"xts_window_blocks", VAES_XTS_K}

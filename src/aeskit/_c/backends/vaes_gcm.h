@@ -1,7 +1,8 @@
 /*
- * vaes_gcm.h: the fused GCM slot of vaes_avx512's table, included by
+ * vaes_gcm.h: the fused GCM kernel of vaes_avx512's table, included by
  * vaes_avx512.c after vaes_body.h, whose CTR and GHASH pieces it uses.
- * Contract: aeskit.h (struct aeskit_impl, gcm).
+ * Contracts: modes/gcm.h (struct aeskit_gcm_impl) and modes/gcmsiv.h (the
+ * open kernel).
  *
  * Each batch runs the AES rounds of VAES_W counter blocks (CTR's whitening
  * trick, vaes_ctr_whiten_k0) with the GHASH of VAES_W other blocks threaded
@@ -19,7 +20,7 @@
  * hashed after the loop with the tail's (gcm_tail). aesni_gcm.c is the
  * same design on 128-bit registers.
  *
- * GCM-SIV's opening (the gcmsiv_open slot) is the same kernel in
+ * GCM-SIV's opening (the gcmsiv sub-table's open) is the same kernel in
  * encryption's order (it hashes the plaintext it writes) with LE32
  * counters from the tag (32-bit lane adds wrap them modulo 2^32, as RFC
  * 8452 says; the first batch's alignment is the same) and POLYVAL's blocks
@@ -35,7 +36,7 @@
  * zmm only. On ymm the round keys and powers must be read from memory (16
  * registers), and this kernel's layout with batches of 8 or of 4 counter
  * vectors was no faster there than the split path, which vaes_avx2 keeps
- * (its gcm slot is NULL). BoringSSL's ymm kernel (Linux's aes-gcm-vaes-avx2)
+ * (its gcm sub-table is NULL). BoringSSL's ymm kernel (Linux's aes-gcm-vaes-avx2)
  * shows that a fused ymm GCM does pay on Zen 4 with another layout: 1.05x
  * the split path's speed at 16 KiB (issue 28).
  *
@@ -120,6 +121,8 @@ AESKIT_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds,
  * skip >= 2 * VAES_W (encrypting, its first batch and one hashed batch).
  * The table exports the value (gcm_fused_min_blocks) for the tests, which
  * must cross the handover. */
+#define VAES_HAVE_GCM 1   /* vaes_table.h: this width fills the gcm sub-table */
+
 #ifndef VAES_GCM_MIN
 #define VAES_GCM_MIN (3 * VAES_W)
 #endif

@@ -11,6 +11,7 @@
 #ifndef AESKIT_VAES_YMM_H
 #define AESKIT_VAES_YMM_H
 
+#include "modes/ocb.h"   /* aeskit_ocb_key, for vaes_ocb_q */
 #include "x86.h"
 
 #define VAES_VL 32              /* vector bytes */

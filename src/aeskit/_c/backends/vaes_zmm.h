@@ -11,6 +11,7 @@
 #ifndef AESKIT_VAES_ZMM_H
 #define AESKIT_VAES_ZMM_H
 
+#include "modes/ocb.h"   /* aeskit_ocb_key, for vaes_ocb_q */
 #include "x86.h"
 
 #define VAES_VL 64              /* vector bytes */

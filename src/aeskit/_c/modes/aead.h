@@ -17,7 +17,7 @@
 #define AESKIT_AEAD_H
 
 #include "aeskit.h"
-#include "block.h"   /* AESKIT_KEY* */
+#include "keysize.h"
 
 /* A run of bytes: one item of associated data. p may be NULL if len is 0. */
 typedef struct aeskit_span {
@@ -111,6 +111,55 @@ struct aeskit_aead {
      * tests that must cross it; ends with a NULL name. */
     const aeskit_constant *constants;
 };
+
+/*
+ * Entry points that modes share in shape, each defined by one line in the
+ * mode's file, as static functions named from prefix:
+ *
+ * AESKIT_AEAD_SEAL_OPEN(prefix, crypt): prefix_seal and prefix_open over
+ *   crypt(ks, enc, m, dst, src, len, tag), the mode's one message in either
+ *   direction, enc 1 to seal. open hands crypt expect as the tag to make:
+ *   for a mode that opens without the received tag (all but SIV and
+ *   GCM-SIV, which decrypt with it).
+ *
+ * AESKIT_AEAD_ONLINE(prefix, aad, update, tag): prefix_stream_aad,
+ *   prefix_stream_update and prefix_stream_finish over a mode's typed
+ *   streaming functions aad(st, p, len), update(st, dst, src, len) and
+ *   tag(st, tag), for a mode whose update writes all it takes and whose
+ *   finish writes the tag only (GCM, EAX). The mode writes its own
+ *   prefix_stream_init, which unpacks its key state.
+ */
+#define AESKIT_AEAD_SEAL_OPEN(prefix, crypt)                                               \
+    static void prefix##_seal(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,        \
+                              const uint8_t *src, size_t len, uint8_t tag[16])               \
+    {                                                                                        \
+        crypt(ks, 1, m, dst, src, len, tag);                                                 \
+    }                                                                                        \
+    static void prefix##_open(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,        \
+                              const uint8_t *src, size_t len, const uint8_t *tag,            \
+                              uint8_t expect[16])                                            \
+    {                                                                                        \
+        (void)tag;                                                                           \
+        crypt(ks, 0, m, dst, src, len, expect);                                              \
+    }
+
+#define AESKIT_AEAD_ONLINE(prefix, aad, update, tag)                                       \
+    static void prefix##_stream_aad(void *st, const uint8_t *p, size_t len)                  \
+    {                                                                                        \
+        aad(st, p, len);                                                                     \
+    }                                                                                        \
+    static size_t prefix##_stream_update(void *st, uint8_t *dst, const uint8_t *src,         \
+                                         size_t len)                                         \
+    {                                                                                        \
+        update(st, dst, src, len);                                                           \
+        return len;                                                                          \
+    }                                                                                        \
+    static size_t prefix##_stream_finish(void *st, uint8_t *dst, uint8_t out[16])            \
+    {                                                                                        \
+        (void)dst;                                                                           \
+        tag(st, out);                                                                        \
+        return 0;                                                                            \
+    }
 
 /* tag_lengths of one length t, and of every length lo..hi. */
 #define AESKIT_TAG(t) (UINT32_C(1) << (t))

@@ -171,45 +171,45 @@ enum aeskit_finish aeskit_padded_finish(void *st, uint8_t *dst, size_t *out)
 
 /* ---- CFB, OFB and CTR: the data XOR a keystream ------------------------- */
 
-void aeskit_keystream_init(aeskit_keystream *ks, aeskit_blocks_fn *blocks,
+void aeskit_keystream_init(aeskit_keystream *stream, aeskit_blocks_fn *blocks,
                            void (*next)(void *st), const aeskit_key *key, int enc)
 {
-    ks->blocks = blocks;
-    ks->next = next;
-    ks->key = key;
-    ks->pos = 0;
-    ks->enc = (uint8_t)(enc != 0);
+    stream->blocks = blocks;
+    stream->next = next;
+    stream->key = key;
+    stream->pos = 0;
+    stream->enc = (uint8_t)(enc != 0);
 }
 
-/* len <= 16 - ks->pos bytes against the rest of the current keystream
+/* len <= 16 - stream->pos bytes against the rest of the current keystream
  * block, each byte of it used replaced by the ciphertext byte (block.h). */
-static void partial(aeskit_keystream *ks, uint8_t *dst, const uint8_t *src, size_t len)
+static void partial(aeskit_keystream *stream, uint8_t *dst, const uint8_t *src, size_t len)
 {
-    unsigned p = ks->pos;
+    unsigned p = stream->pos;
     assert(p + len <= 16);
     for (size_t i = 0; i < len; i++, p++) {
-        const uint8_t in = src[i], out = in ^ ks->buf[p];
+        const uint8_t in = src[i], out = in ^ stream->buf[p];
         dst[i] = out;
-        ks->buf[p] = ks->enc ? out : in;
+        stream->buf[p] = stream->enc ? out : in;
     }
-    ks->pos = p % 16;
+    stream->pos = p % 16;
 }
 
 size_t aeskit_keystream_update(void *st, uint8_t *dst, const uint8_t *src, size_t len)
 {
-    aeskit_keystream *ks = st;
+    aeskit_keystream *stream = st;
     const size_t total = len;
-    if (ks->pos > 0) {
-        const size_t take = 16 - ks->pos < len ? 16 - ks->pos : len;
-        partial(ks, dst, src, take);
+    if (stream->pos > 0) {
+        const size_t take = 16 - stream->pos < len ? 16 - stream->pos : len;
+        partial(stream, dst, src, take);
         src += take; dst += take; len -= take;
     }
     const size_t n = len / 16;
-    ks->blocks(st, dst, src, n);
+    stream->blocks(st, dst, src, n);
     src += 16 * n; dst += 16 * n; len -= 16 * n;
     if (len > 0) {
-        ks->next(st);
-        partial(ks, dst, src, len);
+        stream->next(st);
+        partial(stream, dst, src, len);
     }
     return total;
 }

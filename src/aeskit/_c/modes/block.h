@@ -20,14 +20,7 @@
 #define AESKIT_BLOCK_H
 
 #include "aeskit.h"
-
-/* AES key sizes, as a mask: which sizes a type takes for each of its keys. */
-enum {
-    AESKIT_KEY128 = 1u << 0,
-    AESKIT_KEY192 = 1u << 1,
-    AESKIT_KEY256 = 1u << 2,
-    AESKIT_KEY_ANY = AESKIT_KEY128 | AESKIT_KEY192 | AESKIT_KEY256,
-};
+#include "keysize.h"
 
 /* How a stream ends (a descriptor's finish). */
 enum aeskit_finish {
@@ -213,7 +206,7 @@ typedef struct aeskit_keystream {
     uint8_t enc;        /* 1 encrypt, 0 decrypt: which byte is ciphertext */
 } aeskit_keystream;
 
-void aeskit_keystream_init(aeskit_keystream *ks, aeskit_blocks_fn *blocks,
+void aeskit_keystream_init(aeskit_keystream *stream, aeskit_blocks_fn *blocks,
                            void (*next)(void *st), const aeskit_key *key, int enc);
 /* The descriptor's update, on a state that begins with the head. */
 size_t aeskit_keystream_update(void *st, uint8_t *dst, const uint8_t *src, size_t len);

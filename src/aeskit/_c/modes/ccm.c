@@ -114,9 +114,9 @@ static void ccm_crypt(const aeskit_ccm_key *c, int enc, const aeskit_aead_msg *m
     impl->ctr(k, AESKIT_CTR_BE128, ctr, s0, s0, 1);   /* S_0 = E(A_0); ctr <- A_1 */
 
     size_t n = len / 16;
-    if (n > 0 && impl->ctr_cbcmac != NULL) {
+    if (n > 0 && impl->ccm != NULL) {
         /* CCM MACs the plaintext: what it reads when sealing, writes when opening */
-        const size_t done = impl->ctr_cbcmac(k, k, !enc, ctr, mac, dst, src, n);
+        const size_t done = impl->ccm->ctr_cbcmac(k, k, !enc, ctr, mac, dst, src, n);
         assert(done <= n);
         src += 16 * done; dst += 16 * done; n -= done;
     }
@@ -131,16 +131,16 @@ static void ccm_crypt(const aeskit_ccm_key *c, int enc, const aeskit_aead_msg *m
     }
     const size_t rest = len % 16;
     if (rest > 0) {
-        uint8_t ks[16] = {0};
-        impl->ctr(k, AESKIT_CTR_BE128, ctr, ks, ks, 1);
+        uint8_t stream[16] = {0};
+        impl->ctr(k, AESKIT_CTR_BE128, ctr, stream, stream, 1);
         memset(pad, 0, 16);
         if (enc)
             memcpy(pad, src, rest);
-        aeskit_xor_bytes(dst, src, ks, rest);
+        aeskit_xor_bytes(dst, src, stream, rest);
         if (!enc)
             memcpy(pad, dst, rest);
         impl->cbc_mac(k, mac, pad, 1);
-        aeskit_secure_zero(ks, sizeof ks);
+        aeskit_secure_zero(stream, sizeof stream);
         aeskit_secure_zero(pad, sizeof pad);
     }
     aeskit_xor16(tag, mac, s0);
@@ -160,18 +160,7 @@ static void ccm_key_init(void *ks, const struct aeskit_impl *impl, const uint8_t
     c->tag_len = tag_len;
 }
 
-static void ccm_seal(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
-                     const uint8_t *src, size_t len, uint8_t tag[16])
-{
-    ccm_crypt(ks, 1, m, dst, src, len, tag);
-}
-
-static void ccm_open(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
-                     const uint8_t *src, size_t len, const uint8_t *tag, uint8_t expect[16])
-{
-    (void)tag;
-    ccm_crypt(ks, 0, m, dst, src, len, expect);
-}
+AESKIT_AEAD_SEAL_OPEN(ccm, ccm_crypt)
 
 const struct aeskit_aead aeskit_ccm_aead = {
     .name = "CCM",

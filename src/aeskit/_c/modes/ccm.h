@@ -14,6 +14,25 @@
 
 extern const struct aeskit_aead aeskit_ccm_aead;
 
+/*
+ * A backend's fused CTR and CBC-MAC kernel (aeskit.h: optional fused
+ * paths): CCM's by name, EAX's and SIV's opening too.
+ *   ctr_cbcmac: CTR under kc with BE128 counters from ctr and CBC-MAC
+ *          under k into mac in one pass (the CTR blocks ride in the MAC
+ *          chain's idle cycles). kc is k for CCM and EAX; SIV's CTR key
+ *          differs from its MAC key (both of this backend and one size).
+ *          mac_dst=1 MACs the blocks written (after the CTR), mac_dst=0 the
+ *          blocks read (before it, so dst == src works): CCM MACs the
+ *          plaintext, EAX the ciphertext, SIV's opening the plaintext it
+ *          makes. Never branches on ctr: EAX's is a secret.
+ */
+typedef size_t aeskit_ctr_cbcmac_fn(const aeskit_key *k, const aeskit_key *kc, int mac_dst,
+                                    uint8_t ctr[16], uint8_t mac[16], uint8_t *dst,
+                                    const uint8_t *src, size_t n);
+struct aeskit_ccm_impl {
+    aeskit_ctr_cbcmac_fn *ctr_cbcmac;   /* never NULL */
+};
+
 /* What an AESCCM object keeps: the expanded key and the tag length, which
  * B0's flags carry. */
 typedef struct aeskit_ccm_key {

@@ -12,7 +12,6 @@
  * last block.
  */
 #include "aead.h"    /* AESKIT_TAGS */
-#include "block.h"
 #include "cmac.h"
 #include "common.h"
 

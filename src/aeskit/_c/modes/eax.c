@@ -15,6 +15,7 @@
  * which no backend branches on (aeskit.h), and to aeskit_ctr_add, which
  * computes the carry as a value.
  */
+#include "ccm.h"
 #include "common.h"
 #include "eax.h"
 #include "generic.h"
@@ -74,7 +75,7 @@ static void partial(aeskit_eax *e, uint8_t *dst, const uint8_t *src, size_t len)
 {
     if (!e->enc)
         aeskit_cmac_update(&e->c, src, len);
-    aeskit_xor_bytes(dst, src, e->ks + e->pos, len);
+    aeskit_xor_bytes(dst, src, e->stream + e->pos, len);
     if (e->enc)
         aeskit_cmac_update(&e->c, dst, len);
     e->pos = (unsigned)((e->pos + len) % 16);
@@ -90,7 +91,7 @@ void aeskit_eax_update(aeskit_eax *e, uint8_t *dst, const uint8_t *src, size_t l
     }
     size_t n = len / 16;
     aeskit_cmac *c = &e->c;
-    if (n > 1 && k->impl->ctr_cbcmac != NULL) {
+    if (n > 1 && k->impl->ccm != NULL) {
         /* The fused slot runs CTR in the MAC chain's idle cycles (the
          * ciphertext MACed: what it writes sealing, what it reads opening)
          * on whole blocks from a chain with nothing held: the held block
@@ -102,7 +103,7 @@ void aeskit_eax_update(aeskit_eax *e, uint8_t *dst, const uint8_t *src, size_t l
             c->pos = 0;
         }
         assert(c->pos == 0);   /* at a block boundary of the ciphertext */
-        const size_t done = k->impl->ctr_cbcmac(k, k, e->enc, e->ctr, c->mac, dst, src, n - 1);
+        const size_t done = k->impl->ccm->ctr_cbcmac(k, k, e->enc, e->ctr, c->mac, dst, src, n - 1);
         src += 16 * done; dst += 16 * done; n -= done; len -= 16 * done;
     }
     while (n > 0) {
@@ -115,7 +116,7 @@ void aeskit_eax_update(aeskit_eax *e, uint8_t *dst, const uint8_t *src, size_t l
         src += 16 * b; dst += 16 * b; n -= b; len -= 16 * b;
     }
     if (len > 0) {
-        k->impl->ecb_enc(k, e->ks, e->ctr, 1);
+        k->impl->ecb_enc(k, e->stream, e->ctr, 1);
         aeskit_ctr_add(AESKIT_CTR_BE128_SECRET, e->ctr, 1);
         partial(e, dst, src, len);
     }
@@ -147,7 +148,7 @@ static void eax_key_init(void *ks, const struct aeskit_impl *impl, const uint8_t
 
 /* One message: the nonce and the associated data are read whole (init,
  * aad) before dst is written, so dst may overlap them. */
-static void eax_oneshot(const void *ks, const aeskit_aead_msg *m, int enc, uint8_t *dst,
+static void eax_oneshot(const void *ks, int enc, const aeskit_aead_msg *m, uint8_t *dst,
                         const uint8_t *src, size_t len, uint8_t tag[16])
 {
     aeskit_eax e;
@@ -159,18 +160,7 @@ static void eax_oneshot(const void *ks, const aeskit_aead_msg *m, int enc, uint8
     aeskit_eax_finish(&e, tag);
 }
 
-static void eax_seal(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
-                     const uint8_t *src, size_t len, uint8_t tag[16])
-{
-    eax_oneshot(ks, m, 1, dst, src, len, tag);
-}
-
-static void eax_open(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
-                     const uint8_t *src, size_t len, const uint8_t *tag, uint8_t expect[16])
-{
-    (void)tag;
-    eax_oneshot(ks, m, 0, dst, src, len, expect);
-}
+AESKIT_AEAD_SEAL_OPEN(eax, eax_oneshot)
 
 static void eax_stream_init(void *st, const void *ks, int enc, const uint8_t *nonce,
                             size_t nonce_len)
@@ -178,23 +168,7 @@ static void eax_stream_init(void *st, const void *ks, int enc, const uint8_t *no
     aeskit_eax_init(st, ks, enc, nonce, nonce_len);
 }
 
-static void eax_stream_aad(void *st, const uint8_t *aad, size_t len)
-{
-    aeskit_eax_aad(st, aad, len);
-}
-
-static size_t eax_stream_update(void *st, uint8_t *dst, const uint8_t *src, size_t len)
-{
-    aeskit_eax_update(st, dst, src, len);
-    return len;
-}
-
-static size_t eax_stream_finish(void *st, uint8_t *dst, uint8_t tag[16])
-{
-    (void)dst;
-    aeskit_eax_finish(st, tag);
-    return 0;
-}
+AESKIT_AEAD_ONLINE(eax, aeskit_eax_aad, aeskit_eax_update, aeskit_eax_finish)
 
 const struct aeskit_aead aeskit_eax_aead = {
     .name = "EAX",

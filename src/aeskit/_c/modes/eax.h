@@ -36,8 +36,8 @@ typedef struct aeskit_eax {
     aeskit_cmac c;      /* OMAC^2 over the ciphertext, after [2] */
     uint8_t n[16];      /* N' = OMAC^0(nonce), the first counter */
     uint8_t ctr[16];    /* the next counter block */
-    uint8_t ks[16];     /* keystream of the current partial block */
-    unsigned pos;       /* bytes of ks used; 0: no partial block */
+    uint8_t stream[16];     /* keystream of the current partial block */
+    unsigned pos;       /* bytes of stream used; 0: no partial block */
     uint8_t enc;
 } aeskit_eax;
 

@@ -134,7 +134,7 @@ void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t l
     size_t n = len / 16;
     if (n > 0 && k->impl->gcm != NULL && !g->secret_ctr) {
         assert(g->hk->max_blocks == AESKIT_GHASH_ANY);   /* the fused slot reads it all */
-        size_t done = k->impl->gcm(k, g->hk, g->enc, g->ctr, g->acc, dst, src, n);
+        size_t done = k->impl->gcm->crypt(k, g->hk, g->enc, g->ctr, g->acc, dst, src, n);
         assert(done <= n);
         src += 16 * done; dst += 16 * done; n -= done; len -= 16 * done;
     }
@@ -242,24 +242,15 @@ static void gcm_key_init(void *ks, const struct aeskit_impl *impl, const uint8_t
     aeskit_secure_zero(h, sizeof h);
 }
 
-static void gcm_seal(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
-                     const uint8_t *src, size_t len, uint8_t tag[16])
+static void gcm_crypt(const aeskit_gcm_key *g, int enc, const aeskit_aead_msg *m,
+                      uint8_t *dst, const uint8_t *src, size_t len, uint8_t tag[16])
 {
-    const aeskit_gcm_key *g = ks;
     assert(m->n_ad <= 1);
-    aeskit_gcm_oneshot(&g->key, &g->hk, 1, m->nonce, m->nonce_len, m->n_ad ? m->ad->p : NULL,
-                       m->n_ad ? m->ad->len : 0, dst, src, len, tag);
+    aeskit_gcm_oneshot(&g->key, &g->hk, enc, m->nonce, m->nonce_len,
+                       m->n_ad ? m->ad->p : NULL, m->n_ad ? m->ad->len : 0, dst, src, len, tag);
 }
 
-static void gcm_open(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
-                     const uint8_t *src, size_t len, const uint8_t *tag, uint8_t expect[16])
-{
-    const aeskit_gcm_key *g = ks;
-    (void)tag;
-    assert(m->n_ad <= 1);
-    aeskit_gcm_oneshot(&g->key, &g->hk, 0, m->nonce, m->nonce_len, m->n_ad ? m->ad->p : NULL,
-                       m->n_ad ? m->ad->len : 0, dst, src, len, expect);
-}
+AESKIT_AEAD_SEAL_OPEN(gcm, gcm_crypt)
 
 static void gcm_stream_init(void *st, const void *ks, int enc, const uint8_t *nonce,
                             size_t nonce_len)
@@ -268,23 +259,7 @@ static void gcm_stream_init(void *st, const void *ks, int enc, const uint8_t *no
     aeskit_gcm_init(st, &g->key, &g->hk, enc, nonce, nonce_len);
 }
 
-static void gcm_stream_aad(void *st, const uint8_t *aad, size_t len)
-{
-    aeskit_gcm_aad(st, aad, len);
-}
-
-static size_t gcm_stream_update(void *st, uint8_t *dst, const uint8_t *src, size_t len)
-{
-    aeskit_gcm_update(st, dst, src, len);
-    return len;
-}
-
-static size_t gcm_stream_finish(void *st, uint8_t *dst, uint8_t tag[16])
-{
-    (void)dst;
-    aeskit_gcm_tag(st, tag);
-    return 0;
-}
+AESKIT_AEAD_ONLINE(gcm, aeskit_gcm_aad, aeskit_gcm_update, aeskit_gcm_tag)
 
 const struct aeskit_aead aeskit_gcm_aead = {
     .name = "GCM",

@@ -10,6 +10,23 @@
 
 extern const struct aeskit_aead aeskit_gcm_aead;
 
+/*
+ * A backend's fused GCM kernel (aeskit.h: optional fused paths).
+ *   crypt: CTR with BE32 counters from ctr, and GHASH of the ciphertext
+ *          into acc (enc=1: of dst after encrypting; enc=0: of src before
+ *          decrypting, so dst == src works), with hk from this backend's
+ *          ghash_key for any length. ctr and acc end as the split slots
+ *          would leave them. Called only with a public counter (a 12-byte
+ *          nonce's), so it may branch on the counter's value; the ctr slot
+ *          may not.
+ */
+typedef size_t aeskit_gcm_fn(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                             uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
+                             const uint8_t *src, size_t n);
+struct aeskit_gcm_impl {
+    aeskit_gcm_fn *crypt;       /* never NULL */
+};
+
 /* What an AESGCM object keeps: the expanded key and its GHASH key. */
 typedef struct aeskit_gcm_key {
     aeskit_key key;

@@ -168,11 +168,11 @@ static void ctr(siv_msg *m, uint8_t c[16], uint8_t *dst, const uint8_t *src, siz
     const size_t n = len / 16, rest = len % 16;
     k->impl->ctr(k, AESKIT_CTR_LE32, c, dst, src, n);
     if (rest) {
-        uint8_t ks[16];
-        k->impl->ecb_enc(k, ks, c, 1);
-        aeskit_xor_bytes(dst + 16 * n, src + 16 * n, ks, rest);
+        uint8_t stream[16];
+        k->impl->ecb_enc(k, stream, c, 1);
+        aeskit_xor_bytes(dst + 16 * n, src + 16 * n, stream, rest);
         aeskit_ctr_add(AESKIT_CTR_LE32, c, 1);
-        aeskit_secure_zero(ks, sizeof ks);
+        aeskit_secure_zero(stream, sizeof stream);
     }
 }
 
@@ -191,9 +191,8 @@ void aeskit_gcmsiv_seal(const aeskit_key *kgk, const uint8_t nonce[12], const ui
                         size_t aad_len, uint8_t *dst, const uint8_t *src, size_t len,
                         uint8_t tag[16])
 {
-    const struct aeskit_impl *impl = kgk->impl;
-    if (impl->gcmsiv_short != NULL
-        && impl->gcmsiv_short(kgk, 1, nonce, aad, aad_len, dst, src, len, NULL, tag))
+    const struct aeskit_gcmsiv_impl *fused = kgk->impl->gcmsiv;
+    if (fused != NULL && fused->short_msg(kgk, 1, nonce, aad, aad_len, dst, src, len, NULL, tag))
         return;
     siv_msg m;
     uint8_t c[16];
@@ -210,8 +209,8 @@ void aeskit_gcmsiv_open(const aeskit_key *kgk, const uint8_t nonce[12], const ui
                         size_t aad_len, uint8_t *dst, const uint8_t *src, size_t len,
                         const uint8_t tag[16], uint8_t expect[16])
 {
-    if (kgk->impl->gcmsiv_short != NULL
-        && kgk->impl->gcmsiv_short(kgk, 0, nonce, aad, aad_len, dst, src, len, tag, expect))
+    const struct aeskit_gcmsiv_impl *fused = kgk->impl->gcmsiv;
+    if (fused != NULL && fused->short_msg(kgk, 0, nonce, aad, aad_len, dst, src, len, tag, expect))
         return;
     siv_msg m;
     uint8_t c[16];
@@ -223,8 +222,8 @@ void aeskit_gcmsiv_open(const aeskit_key *kgk, const uint8_t nonce[12], const ui
     counter_of(c, tag);
     const struct aeskit_impl *impl = m.ek.impl;
     size_t off = 0;
-    if (impl->gcmsiv_open != NULL && impl->polyval != NULL)   /* whole batches */
-        off = 16 * impl->gcmsiv_open(&m.ek, &m.hk, c, m.acc, dst, src, len / 16);
+    if (fused != NULL && fused->open != NULL && impl->polyval != NULL)   /* whole batches */
+        off = 16 * fused->open(&m.ek, &m.hk, c, m.acc, dst, src, len / 16);
     for (; off < len; off += 16 * CHUNK_BLOCKS) {   /* the rest, or all, split */
         const size_t b = len - off < 16 * CHUNK_BLOCKS ? len - off : 16 * CHUNK_BLOCKS;
         ctr(&m, c, dst + off, src + off, b);

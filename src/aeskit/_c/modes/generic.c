@@ -49,13 +49,13 @@ void aeskit_generic_cbc_dec(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
 void aeskit_generic_cfb_enc(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
                             const uint8_t *src, size_t n)
 {
-    uint8_t ks[16];
+    uint8_t stream[16];
     for (size_t i = 0; i < n; i++) {
-        k->impl->ecb_enc(k, ks, iv, 1);
-        aeskit_xor16(iv, ks, src + 16 * i);
+        k->impl->ecb_enc(k, stream, iv, 1);
+        aeskit_xor16(iv, stream, src + 16 * i);
         memcpy(dst + 16 * i, iv, 16);
     }
-    wipe(ks, sizeof ks);
+    wipe(stream, sizeof stream);
 }
 
 void aeskit_generic_cfb_dec(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,

@@ -16,7 +16,7 @@
  * too, but the shift by its bottom 6 bits that selects Offset_0 from
  * Stretch is still done branch-free on whole words.
  */
-#include "block.h"
+#include "block.h"   /* aeskit_blockwise_update */
 #include "common.h"
 #include "ocb.h"
 
@@ -170,7 +170,7 @@ static void data_blocks(void *ctx, uint8_t *dst, const uint8_t *src, size_t n)
     const aeskit_key *k = o->key;
     size_t done = 0;
     if (k->impl->ocb != NULL && n > 0) {
-        done = k->impl->ocb(k, o->ok, o->enc, &o->st, dst, src, n);
+        done = k->impl->ocb->crypt(k, o->ok, o->enc, &o->st, dst, src, n);
         assert(done <= n);
     }
     generic_blocks(o, dst + 16 * done, src + 16 * done, n - done);
@@ -305,18 +305,7 @@ static void ocb3_oneshot(const void *ks, int enc, const aeskit_aead_msg *m, uint
     aeskit_ocb_finish(&o, dst + done, tag);
 }
 
-static void ocb3_seal(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
-                      const uint8_t *src, size_t len, uint8_t tag[16])
-{
-    ocb3_oneshot(ks, 1, m, dst, src, len, tag);
-}
-
-static void ocb3_open(const void *ks, const aeskit_aead_msg *m, uint8_t *dst,
-                      const uint8_t *src, size_t len, const uint8_t *tag, uint8_t expect[16])
-{
-    (void)tag;
-    ocb3_oneshot(ks, 0, m, dst, src, len, expect);
-}
+AESKIT_AEAD_SEAL_OPEN(ocb3, ocb3_oneshot)
 
 const struct aeskit_aead aeskit_ocb3_aead = {
     .name = "OCB3",

@@ -10,6 +10,38 @@
 
 extern const struct aeskit_aead aeskit_ocb3_aead;
 
+/*
+ * OCB3 (RFC 7253) per-key values, computed once at key setup by the mode
+ * layer (modes/ocb.c): L_* = E(0), L_$ = double(L_*), L[i] = double^i(L_$).
+ * L[i] serves every block index whose ntz is i; 64 cover any 64-bit index.
+ */
+typedef struct aeskit_ocb_key {
+    uint8_t l_star[16];
+    uint8_t l_dollar[16];
+    uint8_t l[64][16];
+} aeskit_ocb_key;
+
+/* Where an OCB3 pass stands: the offset of the last block done, the
+ * checksum of the plaintext so far, and how many blocks were done. */
+typedef struct aeskit_ocb_state {
+    uint8_t offset[16];
+    uint8_t checksum[16];
+    uint64_t blocks;
+} aeskit_ocb_state;
+
+/*
+ * A backend's fused OCB3 kernel (aeskit.h: optional fused paths).
+ *   crypt: enc=1 encrypts (checksum over the plaintext), enc=0 decrypts
+ *          (checksum over the plaintext it produces), blocks numbered from
+ *          st->blocks + 1.
+ */
+typedef size_t aeskit_ocb_fn(const aeskit_key *k, const aeskit_ocb_key *ok, int enc,
+                             aeskit_ocb_state *st, uint8_t *dst, const uint8_t *src,
+                             size_t n);
+struct aeskit_ocb_impl {
+    aeskit_ocb_fn *crypt;       /* never NULL */
+};
+
 /* What an AESOCB3 object keeps: the expanded key, the L table and the
  * tag length (part of the nonce's formatting). */
 typedef struct aeskit_ocb3_key {

@@ -36,6 +36,7 @@
  * may branch on (aeskit.h). Lengths are public; keys, data, D and the
  * chains' values are not, and nothing branches on or indexes by them.
  */
+#include "ccm.h"
 #include "common.h"
 #include "generic.h"
 #include "siv.h"
@@ -179,16 +180,16 @@ static void s2v_last(const aeskit_siv_key *sk, const uint8_t d[16], const uint8_
 static void siv_ctr(const aeskit_key *k, const uint8_t v[16], uint8_t *dst, const uint8_t *src,
                     size_t len)
 {
-    uint8_t q[16], ks[16];
+    uint8_t q[16], stream[16];
     memcpy(q, v, 16);
     q[8] &= 0x7f;
     q[12] &= 0x7f;
     const size_t n = len / 16;
     k->impl->ctr(k, AESKIT_CTR_BE128, q, dst, src, n);
     if (len % 16) {
-        k->impl->ecb_enc(k, ks, q, 1);
-        aeskit_xor_bytes(dst + 16 * n, src + 16 * n, ks, len % 16);
-        aeskit_secure_zero(ks, sizeof ks);
+        k->impl->ecb_enc(k, stream, q, 1);
+        aeskit_xor_bytes(dst + 16 * n, src + 16 * n, stream, len % 16);
+        aeskit_secure_zero(stream, sizeof stream);
     }
 }
 
@@ -236,8 +237,8 @@ void aeskit_siv_open(const aeskit_siv_key *sk, const aeskit_span *ad, size_t n_a
     memcpy(q, v, 16);
     q[8] &= 0x7f;
     q[12] &= 0x7f;
-    if (shared > 0 && k->impl->ctr_cbcmac != NULL) {
-        done = k->impl->ctr_cbcmac(&sk->mac.key, k, 1, q, chain, dst, src, shared / 16);
+    if (shared > 0 && k->impl->ccm != NULL) {
+        done = k->impl->ccm->ctr_cbcmac(&sk->mac.key, k, 1, q, chain, dst, src, shared / 16);
         macd = 16 * done;
     }
     while (done < n) {
@@ -249,10 +250,10 @@ void aeskit_siv_open(const aeskit_siv_key *sk, const aeskit_span *ad, size_t n_a
         macd = upto;
     }
     if (len % 16) {
-        uint8_t ks[16];
-        k->impl->ecb_enc(k, ks, q, 1);
-        aeskit_xor_bytes(dst + 16 * n, src + 16 * n, ks, len % 16);
-        aeskit_secure_zero(ks, sizeof ks);
+        uint8_t stream[16];
+        k->impl->ecb_enc(k, stream, q, 1);
+        aeskit_xor_bytes(dst + 16 * n, src + 16 * n, stream, len % 16);
+        aeskit_secure_zero(stream, sizeof stream);
     }
     s2v_last(sk, d, chain, dst, len, expect);
     aeskit_secure_zero(chain, sizeof chain);

@@ -80,7 +80,7 @@ static inline int aeskit_output(aeskit_at at, PyObject *bufobj, const Py_buffer 
 }
 
 /* The key lengths a shape allows: n_keys AES keys, each of a size in
- * sizes (AESKIT_KEY* from modes/block.h), ascending; returns the count. */
+ * sizes (AESKIT_KEY* from modes/keysize.h), ascending; returns the count. */
 static inline size_t aeskit_key_lengths(unsigned sizes, unsigned n_keys, size_t out[3])
 {
     static const size_t aes[3] = {16, 24, 32};

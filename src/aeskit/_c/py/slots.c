@@ -5,7 +5,7 @@
  * public mode uses yet (the ctr slot's LE32 counters, cbc_mac, xts, a GHASH
  * key built for a few blocks), so that no kernel ships unchecked. An
  * optional slot gets its entry here with its first kernel (ctr_cbcmac's:
- * _ctr_cbcmac_slot; polyval rides on _ghash_slot; gcmsiv_short takes a
+ * _ctr_cbcmac_slot; polyval rides on _ghash_slot; gcmsiv short_msg takes a
  * whole message, so AESGCMSIV is its entry: test_gcmsiv sweeps every
  * length it takes and past it on each backend). Two more entry points
  * serve the tests of lengths no buffer can have: an AEAD's data limit for a
@@ -37,6 +37,7 @@
 #include "modes/aead.h"
 #include "modes/block.h"
 #include "modes/ccm.h"
+#include "modes/gcmsiv.h"
 
 static int ctr_kind(const char *name, enum aeskit_ctr *kind)
 {
@@ -214,7 +215,7 @@ static PyObject *slots_gcmsiv_open(PyObject *m, PyObject *args)
             PyErr_SetString(PyExc_ValueError, "need a 16-byte h");
         else if (max_blocks == 0 || max_blocks < -1)
             PyErr_SetString(PyExc_ValueError, "need max_blocks >= 1");
-        else if (c.impl->gcmsiv_open == NULL)
+        else if (c.impl->gcmsiv == NULL || c.impl->gcmsiv->open == NULL)
             PyErr_Format(PyExc_ValueError, "%s has no gcmsiv_open slot", c.impl->name);
         else if ((hk = PyMem_Malloc(sizeof *hk)) == NULL)
             PyErr_NoMemory();
@@ -229,8 +230,8 @@ static PyObject *slots_gcmsiv_open(PyObject *m, PyObject *args)
     uint8_t acc[16] = {0};
     c.impl->ghash_key(hk, hb.buf, max_blocks < 0 ? AESKIT_GHASH_ANY : (size_t)max_blocks);
     aeskit_release(&hb);
-    const size_t done = c.impl->gcmsiv_open(&c.key, hk, c.block, acc, slot_dst(&c),
-                                            c.data.buf, slot_blocks(&c));
+    const size_t done = c.impl->gcmsiv->open(&c.key, hk, c.block, acc, slot_dst(&c),
+                                             c.data.buf, slot_blocks(&c));
     aeskit_secure_zero(hk, sizeof *hk);
     PyMem_Free(hk);
     PyObject *r = Py_BuildValue("(y#y#y#n)", PyBytes_AS_STRING(c.out), (Py_ssize_t)(16 * done),
@@ -264,13 +265,13 @@ static PyObject *slots_ctr_cbcmac(PyObject *m, PyObject *args)
     }
     if (!PyErr_Occurred() && aeskit_get_buffer(mac, &mb, 0, "mac") == 0 && mb.len != 16)
         PyErr_SetString(PyExc_ValueError, "need a 16-byte mac");
-    if (!PyErr_Occurred() && c.impl->ctr_cbcmac == NULL) {
+    if (!PyErr_Occurred() && c.impl->ccm == NULL) {
         r = Py_NewRef(Py_None);
     } else if (!PyErr_Occurred()) {
         uint8_t tag[16];
         memcpy(tag, mb.buf, 16);
-        const size_t done = c.impl->ctr_cbcmac(&c.key, &kc, mac_dst == Py_True, c.block, tag,
-                                               slot_dst(&c), c.data.buf, slot_blocks(&c));
+        const size_t done = c.impl->ccm->ctr_cbcmac(&c.key, &kc, mac_dst == Py_True, c.block, tag,
+                                                    slot_dst(&c), c.data.buf, slot_blocks(&c));
         r = Py_BuildValue("(Oy#y#n)", c.out, (const char *)c.block, (Py_ssize_t)16,
                           (const char *)tag, (Py_ssize_t)16, (Py_ssize_t)done);
     }
