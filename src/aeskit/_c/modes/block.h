@@ -20,6 +20,7 @@
 #define AESKIT_BLOCK_H
 
 #include "aeskit.h"
+#include "facts.h"
 
 /* AES key sizes, as a mask: which sizes a type takes for each of its keys. */
 enum {
@@ -60,6 +61,7 @@ struct aeskit_cipher {
     const char *iv_name;        /* the 16-byte argument before the data ("iv");
                                    NULL: there is none (ECB) */
     uint8_t whole_blocks;       /* one-shot data is whole blocks */
+    aeskit_facts facts;         /* for Python and the benchmark (facts.h) */
 
     /* The stream, in state bytes (8-byte aligned, which the modes assert;
      * at most AESKIT_CIPHER_STATE_MAX). A one-shot call is a fresh state,
