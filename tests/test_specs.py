@@ -4,13 +4,15 @@ every parametrized test runs the new mode. The registry and aeskit's classes agr
 check conftest.py runs before any test), and the known-answer selection (the marker the
 wheel's tests select by) covers every mode."""
 
+import dataclasses
 import os
 import subprocess
 import sys
 
 import aeskit
 import pytest
-from aeskit._modes import MODES
+from aeskit import _aeskit
+from aeskit._modes import MODES, ModeFacts
 
 from aead_helpers import AEAD, AEADS, OWN_SUITE_AEADS, aead_vectors
 from conftest import registry_mismatches
@@ -107,9 +109,15 @@ def test_every_mode_has_its_class_and_every_key_class_its_mode():
 
 
 def _fake_mode(like, **changes):
-    """A ModeFacts record like another one, with some fields changed."""
-    fields = type(like).__match_args__
-    return type(like)(tuple(changes.get(f, getattr(like, f)) for f in fields))
+    """A mode's facts like another one's, with some fields changed."""
+    return dataclasses.replace(like, **changes)
+
+
+def test_the_facts_are_the_c_records():
+    """aeskit._modes.ModeFacts holds every field of _aeskit.ModeFacts, in its order."""
+    record = _aeskit.MODES[0]
+    assert [f.name for f in dataclasses.fields(ModeFacts)] == list(type(record).__match_args__)
+    assert [ModeFacts.of(m) for m in _aeskit.MODES] == list(MODES)
 
 
 def test_a_descriptor_without_a_class_is_caught():

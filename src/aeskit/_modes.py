@@ -11,67 +11,52 @@ mode added in C needs no list kept by hand in Python.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol, cast
+from dataclasses import dataclass, fields
+from typing import Any
 
 from . import _aeskit  # type: ignore[attr-defined]  # the C module: no stub
 
 
-class ModeFacts(Protocol):
-    """One mode's facts (``_aeskit.ModeFacts``; each field's doc is there)."""
+@dataclass(frozen=True)
+class ModeFacts:
+    """One mode's facts, field for field as ``_aeskit.ModeFacts`` holds them (each
+    field's doc is there)."""
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def family(self) -> str: ...
-    @property
-    def class_name(self) -> str: ...
-    @property
-    def aliases(self) -> tuple[str, ...]: ...
-    @property
-    def key_sizes(self) -> tuple[int, ...]: ...
-    @property
-    def n_keys(self) -> int: ...
-    @property
-    def nonce_name(self) -> str | None: ...
-    @property
-    def nonce_min(self) -> int: ...
-    @property
-    def nonce_max(self) -> int | None: ...
-    @property
-    def tag_lengths(self) -> tuple[int, ...]: ...
-    @property
-    def aead(self) -> bool: ...
-    @property
-    def streams(self) -> bool: ...
-    @property
-    def whole_blocks(self) -> bool: ...
-    @property
-    def padding(self) -> bool: ...
-    @property
-    def sectors(self) -> bool: ...
-    @property
-    def tag_first(self) -> bool: ...
-    @property
-    def tag_positional(self) -> bool: ...
-    @property
-    def min_len(self) -> int: ...
-    @property
-    def max_data(self) -> int | None: ...
-    @property
-    def max_aad(self) -> int | None: ...
-    @property
-    def floor_enc(self) -> str: ...
-    @property
-    def floor_dec(self) -> str | None: ...
-    @property
-    def chained_aes(self) -> int: ...
+    name: str
+    family: str
+    class_name: str
+    aliases: tuple[str, ...]
+    key_sizes: tuple[int, ...]
+    n_keys: int
+    nonce_name: str | None
+    nonce_min: int
+    nonce_max: int | None
+    tag_lengths: tuple[int, ...]
+    aead: bool
+    streams: bool
+    whole_blocks: bool
+    padding: bool
+    sectors: bool
+    tag_first: bool
+    tag_positional: bool
+    min_len: int
+    max_data: int | None
+    max_aad: int | None
+    floor_enc: str
+    floor_dec: str | None
+    chained_aes: int
+
+    @classmethod
+    def of(cls, record: Any) -> ModeFacts:
+        """The facts of one record of ``_aeskit.MODES``."""
+        return cls(**{f.name: getattr(record, f.name) for f in fields(cls)})
 
 
 #: The families of modes, one per kind of Python type the C glue makes.
 FAMILIES = ("cipher", "aead", "mac", "keywrap")
 
 #: Every mode, in the registry's order: block ciphers, AEADs, MACs, key wraps.
-MODES: tuple[ModeFacts, ...] = cast("tuple[ModeFacts, ...]", tuple(_aeskit.MODES))
+MODES: tuple[ModeFacts, ...] = tuple(ModeFacts.of(m) for m in _aeskit.MODES)
 
 #: Canonical name -> facts.
 BY_NAME: Mapping[str, ModeFacts] = {m.name: m for m in MODES}
