@@ -12,6 +12,7 @@ message is tag || ciphertext.
 """
 
 import argparse
+import dataclasses
 
 import pytest
 
@@ -74,6 +75,24 @@ def test_aead_nonces():
         native().kernel_time(ccm, True, 64, 1, 0, 14)
     with pytest.raises(ValueError, match="at most 65535 bytes with a 13-byte nonce"):
         native().kernel_time(ccm, True, 2**16, 1, 0, 13)
+
+
+def test_aead_nonce_lengths_follow_the_facts():
+    """Each AEAD row's nonce length comes from its facts: 12 bytes where the mode takes them
+    (SIV's, as its associated data), CCM's 11 by the bench's choice, else the mode's
+    shortest, which the kernel takes up to 32 bytes (EAX takes any: 24 and 32 here)."""
+    assert set(targets.AEAD_NONCE_LEN) == targets.AEAD_MODES
+    for name, n in {"GCM": 12, "OCB3": 12, "GCM-SIV": 12, "CCM": 11, "EAX": 12, "SIV": 12}.items():
+        assert targets.AEAD_NONCE_LEN[name] == n, name
+    gcm = next(m for m in MODES if m.name == "GCM")
+    long_nonces = dataclasses.replace(gcm, name="XGCM", nonce_min=24, nonce_max=24)
+    assert targets._nonce_len(long_nonces) == 24
+    assert targets.NONCES[:16] == targets.IV and len(targets.NONCES) == 32
+    eax = aeskit.AESEAX(bytes(16))
+    for n in (24, 32):
+        assert native().kernel_time(eax, True, 64, 1, 0, n) >= 0
+    with pytest.raises(ValueError, match="33-byte nonce"):
+        native().kernel_time(eax, True, 64, 1, 0, 33)
 
 
 def test_kernel_time_refuses_other_objects():

@@ -16,8 +16,8 @@ interleaved under identical conditions.
   ``output=``: their fastest idiomatic calls, also looped in Python.
 
 The AEADs (GCM, OCB3, GCM-SIV, CCM, EAX) time whole messages instead: one call
-is a nonce (12 bytes; CCM's 11, ``AEAD_NONCE_BYTES``) plus ``size`` bytes of data,
-no associated data, a 16-byte tag. An
+is a nonce (``AEAD_NONCE_LEN``: 12 bytes where the mode takes them, CCM's 11)
+plus ``size`` bytes of data, no associated data, a 16-byte tag. An
 encryption writes ciphertext || tag over the data (the buffer has 16 spare
 bytes); a decryption reads a valid ciphertext made once per size (in place
 would destroy it) into a separate reused buffer, so its working set is
@@ -112,10 +112,23 @@ MODE_KEY_BITS = {m.name: tuple(8 * k // m.n_keys for k in m.key_sizes) for m in 
                  if len(m.key_sizes) != 3}
 #: The AEADs, timed per whole message (module docstring).
 AEAD_MODES = frozenset(m.name for m in _TIMED if m.aead)
-#: An AEAD's nonce length where not 12 bytes: the bench's choice, not the mode's. CCM's data
+#: An AEAD's nonce length where the bench picks one other than its rule below. CCM's data
 #: limit with a 12-byte nonce, 2^24 - 1 bytes, is below the by-length table's 16 MiB; with
 #: 11 bytes (pycryptodome's default) it is 2^32 - 1.
 AEAD_NONCE_BYTES = {"CCM": 11}
+
+
+def _nonce_len(mode: _modes.ModeFacts) -> int:
+    """An AEAD row's nonce length: AEAD_NONCE_BYTES, else 12 bytes where the mode takes them
+    (and as SIV's associated data), else its shortest."""
+    if mode.name in AEAD_NONCE_BYTES:
+        return AEAD_NONCE_BYTES[mode.name]
+    longest = mode.nonce_max if mode.nonce_max is not None else 12
+    return 12 if mode.nonce_name is None or mode.nonce_min <= 12 <= longest else mode.nonce_min
+
+
+#: Each AEAD row's nonce length.
+AEAD_NONCE_LEN = {m.name: _nonce_len(m) for m in _TIMED if m.aead}
 #: AEADs with no nonce argument: the nonce is their one associated-data component, and the
 #: tag comes before the ciphertext (module docstring).
 NONCE_AS_AD_MODES = frozenset(m.name for m in _TIMED if m.aead and m.nonce_name is None)
@@ -200,8 +213,8 @@ class Operation:
 
     @property
     def nonce(self) -> bytes:
-        """An AEAD row's nonce: NONCE, or its first AEAD_NONCE_BYTES[mode] bytes."""
-        return IV[:AEAD_NONCE_BYTES.get(self.mode, len(NONCE))]
+        """An AEAD row's nonce: the first AEAD_NONCE_LEN[mode] bytes of NONCES."""
+        return NONCES[:AEAD_NONCE_LEN.get(self.mode, len(NONCE))]
 
     @property
     def mac(self) -> bool:
@@ -214,8 +227,11 @@ class Operation:
 
 
 IV = bytes(range(0xF0, 0x100))
-#: The AEADs' nonce: the same 12 bytes aeskit's C kernel uses.
-NONCE = IV[:12]
+#: The bytes the AEADs' nonces are the first of: the same ones aeskit's C kernel uses
+#: (py/bench.c: bench_nonce), IV and then on.
+NONCES = bytes((0xF0 + i) % 256 for i in range(32))
+#: The usual 12-byte nonce (GMAC's in the GHASH rows).
+NONCE = NONCES[:12]
 
 
 PAGE = 4096
@@ -734,10 +750,10 @@ def _cryptography_aead(op: Operation, offset: int) -> _AeadPeerTarget | None:
     aead: Any = importlib.import_module("cryptography.hazmat.primitives.ciphers.aead")
     from cryptography.exceptions import UnsupportedAlgorithm
 
-    if op.mode == "EAX":  # cryptography has no EAX: no row
-        return None
     cls = {"GCM": aead.AESGCM, "OCB3": aead.AESOCB3, "GCM-SIV": aead.AESGCMSIV,
-           "CCM": aead.AESCCM, "SIV": aead.AESSIV}[op.mode]
+           "CCM": aead.AESCCM, "SIV": aead.AESSIV}.get(op.mode)
+    if cls is None:  # an AEAD cryptography lacks (EAX): no row
+        return None
     try:
         obj = cls(op.key())
     except UnsupportedAlgorithm:  # OCB3 or GCM-SIV on an OpenSSL without it: no row
@@ -752,10 +768,10 @@ def _cryptography_aead(op: Operation, offset: int) -> _AeadPeerTarget | None:
 
 def _pycryptodome_aead(op: Operation, offset: int) -> _AeadPeerTarget | None:
     aes: Any = importlib.import_module("Crypto.Cipher.AES")
-    if op.mode == "GCM-SIV":  # pycryptodome has no GCM-SIV: no row
-        return None
     mode = {"GCM": aes.MODE_GCM, "OCB3": aes.MODE_OCB, "CCM": aes.MODE_CCM,
-            "EAX": aes.MODE_EAX, "SIV": aes.MODE_SIV}[op.mode]
+            "EAX": aes.MODE_EAX, "SIV": aes.MODE_SIV}.get(op.mode)
+    if mode is None:  # an AEAD pycryptodome lacks (GCM-SIV): no row
+        return None
     # encrypt_and_digest / decrypt_and_verify take output= but for OCB's
     return _AeadPeerTarget("pycryptodome", "pycryptodome", op, "pycryptodome",
                            (aes.new, op.key(), mode), offset,
