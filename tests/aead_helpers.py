@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import aeskit
+from aeskit._modes import BY_NAME, MODES
 from Crypto.Cipher import AES as _PyCryptodomeAES
 from cryptography.exceptions import InvalidTag as _PycaInvalidTag
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
@@ -141,7 +142,7 @@ class AeadSpec:
 
     @property
     def cls(self):
-        return getattr(aeskit, "AES" + self.name)
+        return getattr(aeskit, BY_NAME[self.name].class_name)
 
 
 _pycryptodome_gcm = _pycryptodome(_PyCryptodomeAES.MODE_GCM)
@@ -149,70 +150,63 @@ _pycryptodome_ocb = _pycryptodome(_PyCryptodomeAES.MODE_OCB)
 _pycryptodome_ccm = _pycryptodome(_PyCryptodomeAES.MODE_CCM)
 _pycryptodome_eax = _pycryptodome(_PyCryptodomeAES.MODE_EAX)
 
-AEADS = (
-    AeadSpec(
-        "GCM",
-        tag_lengths=(16, 15, 14, 13, 12, 8, 4),
-        bad_tag_lengths=(-1, 0, 1, 2, 3, 5, 6, 7, 9, 10, 11, 17, 32),
-        # any length >= 1; these are the ones worth testing
-        nonce_lengths=(1, 2, 7, 8, 11, 12, 13, 15, 16, 17, 31, 32, 33, 60, 64, 100, 128),
-        bad_nonce_lengths=(0,),
-        nonce_max=None,
-        refs=(Reference("cryptography", range(8, 129), range(4, 17),
-                        _pyca_gcm_seal, _pyca_gcm_open),
-              Reference("pycryptodome", range(1, sys.maxsize), range(4, 17), *_pycryptodome_gcm)),
-        whole_blocks=False,
-        max_data=2**36 - 32,    # SP 800-38D: 2^39 - 256 bits
-        max_aad=2**61 - 1,      # 2^64 - 1 bits
-    ),
-    AeadSpec(
-        "OCB3",
-        tag_lengths=tuple(range(8, 17)),
-        bad_tag_lengths=(-1, 0, 1, 4, 7, 17, 32),
-        nonce_lengths=tuple(range(1, 16)),
-        bad_nonce_lengths=(0, 16, 17, 32),
-        nonce_max=15,
-        refs=(Reference("cryptography", range(12, 16), range(16, 17),
-                        _pyca_ocb3_seal, _pyca_ocb3_open),
-              Reference("pycryptodome", range(1, 16), range(8, 17), *_pycryptodome_ocb)),
-        whole_blocks=True,
-    ),
-    AeadSpec(
-        "CCM",
-        tag_lengths=(16, 14, 12, 10, 8, 6, 4),
-        bad_tag_lengths=(-1, 0, 1, 2, 3, 5, 7, 9, 11, 13, 15, 17, 32),
-        nonce_lengths=tuple(range(7, 14)),
-        bad_nonce_lengths=(0, 1, 6, 14, 15, 16),
-        nonce_max=13,
-        refs=(Reference("cryptography", range(7, 14), range(4, 17, 2),
-                        _pyca_ccm_seal, _pyca_ccm_open),
-              Reference("pycryptodome", range(7, 14), range(4, 17, 2), *_pycryptodome_ccm)),
-        whole_blocks=False,
-        # The data limit is 2^(8 * (15 - nonce length)) - 1 bytes, by nonce: test_ccm.py.
-        streams=False,
-        tag_positional=True,
-    ),
-    AeadSpec(
-        "EAX",
-        tag_lengths=tuple(range(4, 17)),
-        bad_tag_lengths=(-1, 0, 1, 2, 3, 17, 32),
-        # any length, the empty nonce included (the EAX paper allows it; pycryptodome
-        # refuses it, so it has no reference here)
-        nonce_lengths=(0, 1, 7, 12, 15, 16, 17, 31, 32, 33, 100),
-        bad_nonce_lengths=(),
-        nonce_max=None,
-        refs=(Reference("pycryptodome", range(1, sys.maxsize), range(4, 17),
-                        *_pycryptodome_eax),),
-        whole_blocks=False,
-        unreferenced_nonces=(0,),  # tests/test_eax.py: against a model of EAX
-    ),
-)
-AEAD = {spec.name: spec for spec in AEADS}
+#: The references of each AEAD the shared suites take, preferred first.
+AEAD_REFS = {
+    "GCM": (Reference("cryptography", range(8, 129), range(4, 17), _pyca_gcm_seal, _pyca_gcm_open),
+            Reference("pycryptodome", range(1, sys.maxsize), range(4, 17), *_pycryptodome_gcm)),
+    "OCB3": (Reference("cryptography", range(12, 16), range(16, 17),
+                       _pyca_ocb3_seal, _pyca_ocb3_open),
+             Reference("pycryptodome", range(1, 16), range(8, 17), *_pycryptodome_ocb)),
+    "CCM": (Reference("cryptography", range(7, 14), range(4, 17, 2),
+                      _pyca_ccm_seal, _pyca_ccm_open),
+            Reference("pycryptodome", range(7, 14), range(4, 17, 2), *_pycryptodome_ccm)),
+    # pycryptodome refuses EAX's empty nonce (the EAX paper allows it)
+    "EAX": (Reference("pycryptodome", range(1, sys.maxsize), range(4, 17), *_pycryptodome_eax),),
+}
+#: Nonce lengths no reference takes, which the mode's own test file checks against a model
+#: instead (tests/test_eax.py: EAX's empty nonce).
+UNREFERENCED_NONCES = {"EAX": (0,)}
+#: Nonce lengths worth testing where a mode takes any length from its shortest on.
+UNBOUNDED_NONCES = (0, 1, 2, 7, 8, 11, 12, 13, 15, 16, 17, 31, 32, 33, 60, 64, 100, 128)
 # AEADs in the registry whose call shape the shared suites do not take, tested in their own
 # file (test_<name lowercased, without "-">.py, known answers in the .txt of that name): the
 # suites stream every AEAD, and GCM-SIV has no streaming (two passes); SIV has none either,
 # and no nonce argument, a list of associated data and its tag first.
 OWN_SUITE_AEADS = ("GCM-SIV", "SIV")
+
+
+def aead_spec(mode):
+    """The spec of one AEAD: what its descriptor states (aeskit._modes), the lengths worth
+    trying that follow from it, and its references (AEAD_REFS)."""
+    if mode.name not in AEAD_REFS:
+        raise LookupError(f"{mode.name}: an AEAD of the registry without its references in "
+                          "AEAD_REFS (tests/aead_helpers.py), nor in OWN_SUITE_AEADS")
+    tags = mode.tag_lengths
+    if mode.nonce_max is None:
+        nonces = tuple(n for n in UNBOUNDED_NONCES if n >= mode.nonce_min)
+        too_long = ()
+    else:
+        nonces = tuple(range(mode.nonce_min, mode.nonce_max + 1))
+        too_long = tuple(sorted({mode.nonce_max + 1, mode.nonce_max + 2, mode.nonce_max + 3, 32}))
+    return AeadSpec(
+        mode.name,
+        tag_lengths=tuple(sorted(tags, reverse=True)),
+        bad_tag_lengths=tuple(t for t in (-1, *range(18), 32) if t not in tags),
+        nonce_lengths=nonces,
+        bad_nonce_lengths=tuple(range(mode.nonce_min)) + too_long,
+        nonce_max=mode.nonce_max,
+        refs=AEAD_REFS[mode.name],
+        whole_blocks=mode.whole_blocks,
+        max_data=mode.max_data,
+        max_aad=mode.max_aad,
+        streams=mode.streams,
+        tag_positional=mode.tag_positional,
+        unreferenced_nonces=UNREFERENCED_NONCES.get(mode.name, ()),
+    )
+
+
+AEADS = tuple(aead_spec(m) for m in MODES if m.aead and m.name not in OWN_SUITE_AEADS)
+AEAD = {spec.name: spec for spec in AEADS}
 
 
 def aead_cls(spec):

@@ -10,6 +10,7 @@ import platform
 
 import aeskit
 import pytest
+from aeskit._modes import MODES
 from hypothesis import HealthCheck, settings
 
 
@@ -126,7 +127,28 @@ class _XdistBackends:
         _backends_run.update(getattr(node, "workeroutput", {}).get("aeskit_backends", ()))
 
 
+def registry_mismatches(modes, namespace):
+    """What is wrong between the C registry's modes and the classes in namespace (aeskit's
+    names): a mode whose class is missing or named otherwise, or a key class (a type with a
+    key_size) that no mode describes. Empty when each is the other's."""
+    problems = []
+    for m in modes:
+        cls = namespace.get(m.class_name)
+        if not isinstance(cls, type) or cls.__name__ != m.class_name:
+            problems.append(f"the mode {m.name} has no class aeskit.{m.class_name}")
+    described = {m.class_name for m in modes}
+    for name, obj in namespace.items():
+        if isinstance(obj, type) and hasattr(obj, "key_size") and name not in described:
+            problems.append(f"aeskit.{name} is a key class without a mode descriptor")
+    return problems
+
+
 def pytest_configure(config):
+    """The suite refuses to run when the registry and aeskit's classes disagree: every test
+    that is parametrized by the modes would otherwise leave some out."""
+    problems = registry_mismatches(MODES, vars(aeskit))
+    if problems:
+        raise pytest.UsageError("aeskit's modes and classes disagree: " + "; ".join(problems))
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_XdistBackends(), "aeskit-xdist-backends")
 

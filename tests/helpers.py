@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import aeskit
 import pytest
 from aeskit import _aeskit
+from aeskit._modes import BY_NAME, MODES
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
 from cryptography.hazmat.primitives.ciphers import modes as _modes
 
@@ -60,25 +61,38 @@ class CipherSpec:
 
     @property
     def cls(self):
-        return getattr(aeskit, "AES" + self.name)
+        return getattr(aeskit, BY_NAME[self.name].class_name)
 
     def takes(self, n):
         """Whether a one-shot call takes n bytes."""
         return n >= self.min_len and not (self.whole_blocks and n % 16)
 
 
-CIPHERS = (
-    CipherSpec("ECB", has_iv=False, whole_blocks=True, keystream=False,
-               ref_mode=lambda iv: _modes.ECB()),
-    CipherSpec("CBC", has_iv=True, whole_blocks=True, keystream=False, ref_mode=_modes.CBC),
-    CipherSpec("CFB", has_iv=True, whole_blocks=False, keystream=False, ref_mode=_legacy.CFB),
-    CipherSpec("CFB8", has_iv=True, whole_blocks=False, keystream=False, ref_mode=_legacy.CFB8,
-               segment=1),
-    CipherSpec("OFB", has_iv=True, whole_blocks=False, keystream=True, ref_mode=_legacy.OFB),
-    CipherSpec("CTR", has_iv=True, whole_blocks=False, keystream=True, ref_mode=_modes.CTR),
-    CipherSpec("XTS", has_iv=True, whole_blocks=False, keystream=False, ref_mode=_modes.XTS,
-               key_sizes=(32, 64), min_len=16, steals=True),
-)
+#: What the tests know of each block-cipher mode beyond its descriptor: pyca's mode object
+#: (the reference), whether the output is a keystream, whether it steals.
+CIPHER_REFS = {
+    "ECB": {"ref_mode": lambda iv: _modes.ECB(), "keystream": False},
+    "CBC": {"ref_mode": _modes.CBC, "keystream": False},
+    "CFB": {"ref_mode": _legacy.CFB, "keystream": False},
+    "CFB8": {"ref_mode": _legacy.CFB8, "keystream": False},
+    "OFB": {"ref_mode": _legacy.OFB, "keystream": True},
+    "CTR": {"ref_mode": _modes.CTR, "keystream": True},
+    "XTS": {"ref_mode": _modes.XTS, "keystream": False, "steals": True},
+}
+
+
+def cipher_spec(mode):
+    """The spec of one block-cipher mode: what its descriptor states (aeskit._modes) and
+    what the tests know of it (CIPHER_REFS)."""
+    if mode.name not in CIPHER_REFS:
+        raise LookupError(f"{mode.name}: a block-cipher mode of the registry without its "
+                          "entry in CIPHER_REFS (tests/helpers.py)")
+    return CipherSpec(mode.name, has_iv=mode.nonce_name is not None,
+                      whole_blocks=mode.whole_blocks, segment=16 // mode.chained_aes,
+                      key_sizes=mode.key_sizes, min_len=mode.min_len, **CIPHER_REFS[mode.name])
+
+
+CIPHERS = tuple(cipher_spec(m) for m in MODES if m.family == "cipher")
 CIPHER = {spec.name: spec for spec in CIPHERS}
 
 

@@ -13,7 +13,7 @@ KEYWRAP_DIR = os.path.join(os.path.dirname(__file__), "vectors", "keywrap")
 
 @dataclass(frozen=True)
 class KeywrapSpec:
-    name: str            # as in _aeskit.MODES["keywraps"]
+    name: str            # the mode's canonical name (aeskit._modes)
     cls: type
     wrap_min: int
     wrap_multiple: int

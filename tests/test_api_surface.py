@@ -14,6 +14,7 @@ import re
 
 import aeskit
 import pytest
+from aeskit._modes import MODES
 
 STUB = pathlib.Path(aeskit.__file__).with_name("__init__.pyi")
 PUBLIC = {name: getattr(aeskit, name) for name in aeskit.__all__ if name != "__version__"}
@@ -24,18 +25,23 @@ KEY_CLASSES = sorted(
 )
 # Names an error must never show: C-internal call names, not the public method's.
 INTERNAL = re.compile(r"\b(AES|AEAD|MAC)\(\)|^(encrypt|decrypt|update|wrap|mac|new)")
-# What each class's own documentation must mention (its mode), beyond its name.
-MODE_WORDS = {
-    "AESECB": "ECB", "AESCBC": "CBC", "AESCFB": "128-bit segments", "AESCFB8": "8-bit segments",
-    "AESOFB": "OFB", "AESCTR": "CTR", "AESXTS": "XTS", "AESGCM": "GCM", "AESOCB3": "OCB3",
-    "AESGCMSIV": "GCM-SIV", "AESKW": "key wrap", "AESKWP": "key wrap with padding",
-    "AESCCM": "CCM", "AESCMAC": "CMAC", "AESEAX": "EAX", "AESSIV": "SIV",
-}
+FACTS = {m.class_name: m for m in MODES}
+# What each class's own documentation must mention, beyond its name: its mode's canonical
+# name, and for the CFB variants the segment size that tells them apart.
+MODE_WORDS = {m.class_name: m.name for m in MODES} | {
+    "AESCFB": "128-bit segments", "AESCFB8": "8-bit segments"}
 
 
 def key_for(name):
-    """A key of a length the class takes (XTS and SIV take two AES keys)."""
-    return bytes(range(32)) if name in ("AESXTS", "AESSIV") else bytes(range(16))
+    """A key of the shortest length the class takes (XTS and SIV take two AES keys)."""
+    return bytes(range(FACTS[name].key_sizes[0])) if name in FACTS else bytes(range(16))
+
+
+def nonce_for(name):
+    """A nonce of a length the class takes: 12 bytes where it takes them, else its shortest."""
+    facts = FACTS[name]
+    top = facts.nonce_max if facts.nonce_max is not None else 12
+    return bytes(12 if facts.nonce_min <= 12 <= top else facts.nonce_min)
 
 
 def make(name):
@@ -100,6 +106,27 @@ def _norm(params):
 
 
 # ---- documentation and signatures ----------------------------------------------------
+
+def _stub_all():
+    """The stub's __all__, a list of strings."""
+    for node in ast.parse(STUB.read_text()).body:
+        if isinstance(node, ast.Assign) and [t.id for t in node.targets
+                                             if isinstance(t, ast.Name)] == ["__all__"]:
+            return ast.literal_eval(node.value)
+    raise AssertionError("the stub has no __all__")
+
+
+def test_the_stubs_declare_the_derived_names():
+    """__init__.py derives its mode classes and __all__ from the descriptors
+    (_modes.CLASS_NAMES); the stub lists them by hand, for type checkers: the two agree,
+    a class for each mode and no mode class without a mode."""
+    classes = {m.class_name for m in MODES}
+    assert sorted(_stub_all()) == sorted(aeskit.__all__)
+    assert classes <= set(STUB_CLASSES)
+    stub_keyed = {name for name, (methods, props) in STUB_CLASSES.items()
+                  if "key_size" in props}
+    assert stub_keyed == classes == set(KEY_CLASSES)
+
 
 def test_every_public_name_is_in_the_stubs():
     stub_names = set(STUB_CLASSES)
@@ -295,7 +322,7 @@ def test_keyword_with_a_nul_is_unknown(where, word, call):
 
 # ---- block modes take keywords as the AEAD classes do --------------------------------
 
-BLOCK_MODES = ["AESECB", "AESCBC", "AESCFB", "AESCFB8", "AESOFB", "AESCTR", "AESXTS"]
+BLOCK_MODES = [m.class_name for m in MODES if m.family == "cipher"]
 
 
 @pytest.mark.parametrize("name", BLOCK_MODES)
@@ -315,7 +342,7 @@ def test_block_mode_keywords(name):
         assert n == 48 and buf == want, pos
     buf = bytearray(48)
     assert obj.decrypt_into(**lead, buf=buf, data=want) == 48 and buf == data
-    if name == "AESXTS":
+    if FACTS[name].sectors:
         s = obj.encrypt_sectors(7, bytes(1024), sector_size=512)
         assert obj.encrypt_sectors(first_sector=7, data=bytes(1024), sector_size=512) == s
         out = bytearray(1024)
@@ -338,7 +365,7 @@ def _into_calls():
         if params[0] in ("iv", "tweak"):
             lead = (bytes(16),)
         elif params[0] == "nonce":
-            lead = (bytes(12),)
+            lead = (nonce_for(name),)
         else:
             lead = ()
         ad = () if params[len(lead) + 1] == "buf" else (None,)
@@ -364,10 +391,10 @@ def test_into_size_errors_name_the_call_and_sizes():
         assert call(bytearray(need)) == need, label
 
 
-@pytest.mark.parametrize("name", ["AESGCM", "AESOCB3", "AESEAX"])
+@pytest.mark.parametrize("name", [m.class_name for m in MODES if m.aead and m.streams])
 def test_finalize_with_tag_wrong_lengths_are_valueerror(name):
     obj = make(name)
-    nonce = bytes(12)
+    nonce = nonce_for(name)
     sealed = obj.encrypt(nonce, b"some data", b"ad")
     ct, tag = sealed[:-16], sealed[-16:]
     ctx = obj.decryptor(nonce)

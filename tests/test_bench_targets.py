@@ -12,10 +12,12 @@ message is tag || ciphertext.
 """
 
 import argparse
+import dataclasses
 
 import pytest
 
 import aeskit
+from aeskit._modes import MODES
 from aeskit.bench import command, targets
 from aeskit.bench.system import native
 from aeskit.bench.targets import (
@@ -27,10 +29,10 @@ from aeskit.bench.targets import (
     make_targets,
 )
 
-AEAD_CLASSES = {"GCM": aeskit.AESGCM, "OCB": aeskit.AESOCB3, "GCMSIV": aeskit.AESGCMSIV,
-                "CCM": aeskit.AESCCM, "EAX": aeskit.AESEAX, "SIV": aeskit.AESSIV}
-#: The AES key of each AEAD's test objects (SIV takes two).
-AEAD_KEY = {"SIV": bytes(32)}
+AEADS = [m.name for m in MODES if m.aead]
+AEAD_CLASSES = {m.name: getattr(aeskit, m.class_name) for m in MODES if m.aead}
+#: The key of each AEAD's test objects: its shortest (SIV's holds two AES keys).
+AEAD_KEY = {m.name: bytes(m.key_sizes[0]) for m in MODES if m.aead}
 
 
 def _seal(mode, key, nonce, data):
@@ -43,18 +45,19 @@ PEERS = [p for p in targets.PEERS if targets.peer_available(p)]
 
 def test_mode_list_has_the_aeads():
     assert set(targets.MODES) >= {"ECB", "CBC", "CFB", "CFB8", "OFB", "CTR", "GHASH", "GCM",
-                                  "OCB", "GCMSIV", "CCM", "CMAC", "EAX", "SIV"}
-    assert targets.AEAD_MODES == {"GCM", "OCB", "GCMSIV", "CCM", "EAX", "SIV"}
+                                  "OCB3", "GCM-SIV", "CCM", "CMAC", "EAX", "SIV"}
+    assert targets.AEAD_MODES >= {"GCM", "OCB3", "GCM-SIV", "CCM", "EAX", "SIV"}
+    assert targets.AEAD_MODES == set(AEADS)
     assert targets.NONCE_AS_AD_MODES == {"SIV"} and "SIV" in targets.TWO_KEY_MODES
     assert len(Operation("SIV", True, 192).key()) == 48
     assert not any(Operation(m, True, 128).whole_blocks for m in targets.AEAD_MODES)
 
 
-@pytest.mark.parametrize("mode", ["GCM", "OCB", "GCMSIV", "CCM", "EAX", "SIV"])
+@pytest.mark.parametrize("mode", AEADS)
 @pytest.mark.parametrize("backend", aeskit.backends().available)
 @pytest.mark.parametrize("encrypt", [True, False])
 def test_kernel_time_takes_aead_objects(mode, backend, encrypt):
-    obj = AEAD_CLASSES[mode](AEAD_KEY.get(mode, bytes(16)), backend=backend)
+    obj = AEAD_CLASSES[mode](AEAD_KEY[mode], backend=backend)
     for size in (0, 1, 16, 17, 100, 4096):
         nonce_len = len(Operation(mode, True, 128).nonce)
         ns = native().kernel_time(obj, encrypt, size, 3, 5, nonce_len)
@@ -74,6 +77,24 @@ def test_aead_nonces():
         native().kernel_time(ccm, True, 2**16, 1, 0, 13)
 
 
+def test_aead_nonce_lengths_follow_the_facts():
+    """Each AEAD row's nonce length comes from its facts: 12 bytes where the mode takes them
+    (SIV's, as its associated data), CCM's 11 by the bench's choice, else the mode's
+    shortest, which the kernel takes up to 32 bytes (EAX takes any: 24 and 32 here)."""
+    assert set(targets.AEAD_NONCE_LEN) == targets.AEAD_MODES
+    for name, n in {"GCM": 12, "OCB3": 12, "GCM-SIV": 12, "CCM": 11, "EAX": 12, "SIV": 12}.items():
+        assert targets.AEAD_NONCE_LEN[name] == n, name
+    gcm = next(m for m in MODES if m.name == "GCM")
+    long_nonces = dataclasses.replace(gcm, name="XGCM", nonce_min=24, nonce_max=24)
+    assert targets._nonce_len(long_nonces) == 24
+    assert targets.NONCES[:16] == targets.IV and len(targets.NONCES) == 32
+    eax = aeskit.AESEAX(bytes(16))
+    for n in (24, 32):
+        assert native().kernel_time(eax, True, 64, 1, 0, n) >= 0
+    with pytest.raises(ValueError, match="33-byte nonce"):
+        native().kernel_time(eax, True, 64, 1, 0, 33)
+
+
 def test_kernel_time_refuses_other_objects():
     with pytest.raises(TypeError):
         native().kernel_time(object(), True, 16, 1, 0)
@@ -81,8 +102,8 @@ def test_kernel_time_refuses_other_objects():
         native().kernel_time(b"key", True, 16, 1, 0)
 
 
-@pytest.mark.parametrize("mode", ["GCM", "OCB", "CCM", "EAX", "SIV"])
-@pytest.mark.parametrize("bits", [128, 256])
+@pytest.mark.parametrize("mode, bits", [(m, b) for m in AEADS for b in (128, 256)
+                                         if b in targets.MODE_KEY_BITS.get(m, (b,))])
 def test_api_encrypt_writes_ciphertext_and_tag(mode, bits):
     op = Operation(mode, True, bits)
     t = ApiTarget(op, "auto", 3)
@@ -97,10 +118,11 @@ def test_api_encrypt_writes_ciphertext_and_tag(mode, bits):
     t.release()
 
 
-@pytest.mark.parametrize("mode", ["GCM", "OCB", "CCM", "EAX", "SIV"])
+@pytest.mark.parametrize("mode", AEADS)
 @pytest.mark.parametrize("encrypt", [True, False])
 def test_every_aead_target_runs(mode, encrypt):
-    op = Operation(mode, encrypt, 192)
+    bits = 192 if 192 in targets.MODE_KEY_BITS.get(mode, (192,)) else 256
+    op = Operation(mode, encrypt, bits)
     got = make_targets(op, list(aeskit.backends().available), ["kernel", "api"], PEERS, 7)
     assert {t.impl for t in got} <= {"aeskit", *PEERS}  # OCB3 may be missing in an OpenSSL
     for t in got:
@@ -118,7 +140,7 @@ def test_ghash_is_one_way_on_whole_blocks():
     op = Operation("GHASH", True, 128)
     assert op.one_way and op.whole_blocks and not op.aead
     assert op.direction is None and op.label == "GHASH"
-    assert targets.ONE_WAY_MODES == {"GHASH", "CMAC"}
+    assert targets.ONE_WAY_MODES == {"GHASH", "CMAC"} == {"GHASH", *targets.MAC_MODES}
     assert targets.ONE_KEY_SIZE_MODES == {"GHASH"}
     assert Operation("CTR", False, 128).label == "CTR dec"
     assert not Operation("GCM", True, 128).one_way

@@ -30,6 +30,8 @@ from aead_helpers import (
 
 GCM = AEAD["GCM"]
 VECTORS = aead_vectors("gcm.txt")
+# every test here is a known-answer test (or checks the vectors and models they use)
+pytestmark = pytest.mark.known_answer("GCM")
 MCGREW_VIEGA = [v for v in VECTORS if v["section"].startswith("McGrew-Viega")]
 
 

@@ -17,6 +17,8 @@ from helpers import (
 )
 
 VECTORS = all_vectors()
+# every test here is a known-answer test, of the modes the vector files hold
+pytestmark = pytest.mark.known_answer(*sorted({v["mode"] for v in VECTORS}))
 
 
 def _id(v):

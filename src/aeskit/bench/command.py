@@ -84,7 +84,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                      help=QUICK_NOTE + "; explicit flags still win (under 30 s on 2 cores)")
     sel.add_argument("--modes", metavar="LIST",
                      help=f"comma-separated modes, any case (default all: {','.join(MODES)}); "
-                          "aeskit's class names work too (AESCTR, AESOCB3, OCB3)")
+                          "aeskit's class names and the modes' other names work too "
+                          "(AESCTR, OCB, GCMSIV)")
     sel.add_argument("--key-bits", metavar="LIST",
                      help="comma-separated key sizes in bits (default 128,192,256)")
     sel.add_argument("--backend", metavar="all|auto|NAME[,NAME]",

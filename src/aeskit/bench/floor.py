@@ -39,9 +39,11 @@ which says what bounds it, per 16 bytes, at that width:
 - serial+parallel (SIV encryption): S2V's CMAC chain over the plaintext
   gives CTR's IV: the serial floor plus the parallel one.
 
-Names are the bench's: "OCB" is OCB3, "GCMSIV" is GCM-SIV (RFC 8452, one
-token like the other mode names), "KW" is RFC 3394's key wrap; GHASH and
-CMAC have one direction (key ``None`` in ``MODE_KINDS``). ``key_bits`` is
+Each mode's kinds and chain length come from its C descriptor
+(``_modes.MODES``: ``floor_enc``, ``floor_dec``, ``chained_aes``), under its
+canonical name ("OCB3", "GCM-SIV", "KW" for RFC 3394's key wrap); GHASH, a
+slot and no mode, is the one entry written here. GHASH and CMAC have one
+direction (key ``None`` in ``MODE_KINDS``). ``key_bits`` is
 the AES key size: XTS and SIV take two keys of that size. A mode without an
 entry raises ``ValueError`` rather than getting a guessed floor.
 
@@ -73,6 +75,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import _modes
 from .targets import Operation
 
 ROUNDS = {128: 10, 192: 12, 256: 14}
@@ -81,26 +84,22 @@ ROUNDS = {128: 10, 192: 12, 256: 14}
 #: that is its own stub with the runtime object, and CI runs stubtest.
 Kind = str
 KINDS = ("serial", "parallel", "clmul", "aes+clmul", "clmul then aes", "serial+parallel")
-#: (mode, direction: "enc", "dec", or None for a mode with one) -> its kind, for the modes
-#: aeskit has and the coming ones, under their bench names.
-MODE_KINDS: Mapping[tuple[str, str | None], Kind] = {
-    ("ECB", "enc"): "parallel", ("ECB", "dec"): "parallel",
-    ("CBC", "enc"): "serial", ("CBC", "dec"): "parallel",
-    ("CFB", "enc"): "serial", ("CFB", "dec"): "parallel",
-    ("CFB8", "enc"): "serial", ("CFB8", "dec"): "serial",
-    ("OFB", "enc"): "serial", ("OFB", "dec"): "serial",
-    ("CTR", "enc"): "parallel", ("CTR", "dec"): "parallel",
-    ("GHASH", None): "clmul",
-    ("GCM", "enc"): "aes+clmul", ("GCM", "dec"): "aes+clmul",
-    ("OCB", "enc"): "parallel", ("OCB", "dec"): "parallel",
-    ("XTS", "enc"): "parallel", ("XTS", "dec"): "parallel",
-    ("CMAC", None): "serial",
-    ("CCM", "enc"): "serial", ("CCM", "dec"): "serial",
-    ("EAX", "enc"): "serial", ("EAX", "dec"): "serial",
-    ("SIV", "enc"): "serial+parallel", ("SIV", "dec"): "serial",
-    ("GCMSIV", "enc"): "clmul then aes", ("GCMSIV", "dec"): "aes+clmul",
-    ("KW", "enc"): "serial", ("KW", "dec"): "serial",
-}
+
+
+def _mode_kinds() -> dict[tuple[str, str | None], Kind]:
+    kinds: dict[tuple[str, str | None], Kind] = {("GHASH", None): "clmul"}
+    for m in _modes.MODES:
+        if m.floor_dec is None:
+            kinds[m.name, None] = m.floor_enc
+        else:
+            kinds[m.name, "enc"], kinds[m.name, "dec"] = m.floor_enc, m.floor_dec
+    assert set(kinds.values()) <= set(KINDS), kinds
+    return kinds
+
+
+#: (mode, direction: "enc", "dec", or None for a mode with one) -> its kind, for every mode
+#: of the registry and GHASH.
+MODE_KINDS: Mapping[tuple[str, str | None], Kind] = _mode_kinds()
 #: Each kind's floor in c/B, one line each, for a report's footer.
 KIND_TEXT: Mapping[Kind, str] = {
     "serial": "rounds x AESENC latency x chained AES per 16 B (1; KW 12, CFB8 16) / 16",
@@ -112,7 +111,8 @@ KIND_TEXT: Mapping[Kind, str] = {
     "serial+parallel": "serial + parallel: S2V's CMAC chain, then CTR with its IV",
 }
 #: AES calls per 16 bytes in a serial mode's chain, where not 1.
-CHAINED_AES: Mapping[str, int] = {"CFB8": 16, "KW": 12}
+CHAINED_AES: Mapping[str, int] = {m.name: m.chained_aes for m in _modes.MODES
+                                   if m.chained_aes != 1}
 #: Carry-less multiplies per GHASH (or POLYVAL) block (Karatsuba).
 CLMUL_PER_BLOCK = 3
 #: What the gcm_mix probe runs: AES-128's rounds and Karatsuba's multiplies, on 8 registers.
@@ -125,7 +125,8 @@ def kind_of(mode: str, encrypt: bool) -> Kind:
     direction = "enc" if encrypt else "dec"
     kind = MODE_KINDS.get((mode, direction)) or MODE_KINDS.get((mode, None))
     if kind is None:
-        raise ValueError(f"no floor kind for {mode} {direction}: add it to floor.MODE_KINDS")
+        raise ValueError(f"no floor kind for {mode} {direction}: MODE_KINDS has the registry's "
+                         "modes (their descriptors' facts, modes/facts.h) and GHASH")
     return kind
 
 

@@ -223,7 +223,7 @@ def table_lines(rows: Sequence[SlopeRow]) -> list[Line]:
     """
     out: list[Line] = []
     peers = sorted({p for row in rows for p in row.vs})
-    lw = max([8] + [len(row.op.label) for row in rows])   # "GCMSIV enc" takes 10
+    lw = max([8] + [len(row.op.label) for row in rows])   # "GCM-SIV enc" takes 11
     for bits in sorted({row.op.key_bits for row in rows}):
         for who in _whos_in_order(row.who for row in rows if row.op.key_bits == bits):
             block = [r for r in rows if r.op.key_bits == bits and r.who == who]

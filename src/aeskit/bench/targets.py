@@ -16,8 +16,8 @@ interleaved under identical conditions.
   ``output=``: their fastest idiomatic calls, also looped in Python.
 
 The AEADs (GCM, OCB3, GCM-SIV, CCM, EAX) time whole messages instead: one call
-is a nonce (12 bytes; CCM's 11, ``AEAD_NONCE_BYTES``) plus ``size`` bytes of data,
-no associated data, a 16-byte tag. An
+is a nonce (``AEAD_NONCE_LEN``: 12 bytes where the mode takes them, CCM's 11)
+plus ``size`` bytes of data, no associated data, a 16-byte tag. An
 encryption writes ciphertext || tag over the data (the buffer has 16 spare
 bytes); a decryption reads a valid ciphertext made once per size (in place
 would destroy it) into a separate reused buffer, so its working set is
@@ -89,35 +89,57 @@ from typing import Any, Callable, Protocol
 
 import aeskit
 
+from .. import _modes
 from .system import native
 
-MODES = ("ECB", "CBC", "CFB", "CFB8", "OFB", "CTR", "XTS", "GHASH", "GCM", "OCB", "GCMSIV",
-         "CCM", "CMAC", "EAX", "SIV")
-#: Timed on whole blocks. XTS takes any length from 16 bytes, but one data unit of whole
-#: blocks is what a disk sector is; stealing adds a block at most.
-WHOLE_BLOCK_MODES = frozenset({"ECB", "CBC", "XTS", "GHASH"})
+#: The registry's modes the bench times (every block cipher, AEAD and MAC: key wrap has no
+#: kernel loop), under their canonical names, and GHASH, the one slot timed on its own: it is
+#: no mode of the registry, so the sets below name it by hand.
+_TIMED = tuple(m for m in _modes.MODES if m.family != "keywrap")
+_FACTS = {m.name: m for m in _TIMED}
+GHASH = "GHASH"
+MODES = (*(m.name for m in _TIMED if m.family == "cipher"), GHASH,
+         *(m.name for m in _TIMED if m.family != "cipher"))
+#: Timed on whole blocks: the modes that take only those, and XTS, which takes any length
+#: from 16 bytes, but whose data unit of whole blocks is what a disk sector is (stealing
+#: adds a block at most).
+WHOLE_BLOCK_MODES = frozenset(
+    {GHASH, *(m.name for m in _TIMED if m.family == "cipher" and (m.whole_blocks or m.sectors))})
 #: Modes keyed with two AES keys of the row's size (the key is twice as long), and the
-#: sizes they have.
-TWO_KEY_MODES = frozenset({"XTS", "SIV"})
-MODE_KEY_BITS = {"XTS": (128, 256), "GCMSIV": (128, 256)}
-#: The AEADs, timed per whole message (module docstring); "OCB" is OCB3, "GCMSIV"
-#: GCM-SIV.
-AEAD_MODES = frozenset({"GCM", "OCB", "GCMSIV", "CCM", "EAX", "SIV"})
-#: An AEAD's nonce length where not 12 bytes. CCM's data limit with a 12-byte nonce,
-#: 2^24 - 1 bytes, is below the by-length table's 16 MiB; with 11 bytes (pycryptodome's
-#: default) it is 2^32 - 1.
+#: sizes they have where not all three.
+TWO_KEY_MODES = frozenset(m.name for m in _TIMED if m.n_keys == 2)
+MODE_KEY_BITS = {m.name: tuple(8 * k // m.n_keys for k in m.key_sizes) for m in _TIMED
+                 if len(m.key_sizes) != 3}
+#: The AEADs, timed per whole message (module docstring).
+AEAD_MODES = frozenset(m.name for m in _TIMED if m.aead)
+#: An AEAD's nonce length where the bench picks one other than its rule below. CCM's data
+#: limit with a 12-byte nonce, 2^24 - 1 bytes, is below the by-length table's 16 MiB; with
+#: 11 bytes (pycryptodome's default) it is 2^32 - 1.
 AEAD_NONCE_BYTES = {"CCM": 11}
+
+
+def _nonce_len(mode: _modes.ModeFacts) -> int:
+    """An AEAD row's nonce length: AEAD_NONCE_BYTES, else 12 bytes where the mode takes them
+    (and as SIV's associated data), else its shortest."""
+    if mode.name in AEAD_NONCE_BYTES:
+        return AEAD_NONCE_BYTES[mode.name]
+    longest = mode.nonce_max if mode.nonce_max is not None else 12
+    return 12 if mode.nonce_name is None or mode.nonce_min <= 12 <= longest else mode.nonce_min
+
+
+#: Each AEAD row's nonce length.
+AEAD_NONCE_LEN = {m.name: _nonce_len(m) for m in _TIMED if m.aead}
 #: AEADs with no nonce argument: the nonce is their one associated-data component, and the
 #: tag comes before the ciphertext (module docstring).
-NONCE_AS_AD_MODES = frozenset({"SIV"})
-#: Timed in one direction only (module docstring).
-ONE_WAY_MODES = frozenset({"GHASH", "CMAC"})
-#: Timed once per run, under the first key size: their speed does not depend on it.
-ONE_KEY_SIZE_MODES = frozenset({"GHASH"})
+NONCE_AS_AD_MODES = frozenset(m.name for m in _TIMED if m.aead and m.nonce_name is None)
 #: MACs: one direction, a tag per whole message (module docstring).
-MAC_MODES = frozenset({"CMAC"})
+MAC_MODES = frozenset(m.name for m in _TIMED if m.family == "mac")
+#: Timed in one direction only (module docstring).
+ONE_WAY_MODES = frozenset({GHASH, *MAC_MODES})
+#: Timed once per run, under the first key size: their speed does not depend on it.
+ONE_KEY_SIZE_MODES = frozenset({GHASH})
 #: Modes with no aeskit class of their own (GHASH is timed through AESGCM).
-CLASSLESS_MODES = frozenset({"GHASH"})
+CLASSLESS_MODES = frozenset({GHASH})
 TAG_BYTES = 16
 KEY_BITS = (128, 192, 256)
 LAYERS = ("kernel", "api")
@@ -129,22 +151,17 @@ ALIGN = 64
 #: page size of common file systems; its series runs from 1 to 256 of them (1 MiB).
 SECTOR_SIZE = 4096
 SECTOR_COUNTS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-#: Names for a mode that "AES" + the mode does not give (aeskit's class for OCB is AESOCB3).
-EXTRA_MODE_ALIASES = {"OCB3": "OCB", "AESOCB3": "OCB", "GCM-SIV": "GCMSIV"}
 
 
 def _mode_aliases() -> dict[str, str]:
-    """Every accepted ``--modes`` name, upper case, to its mode in MODES.
-
-    A mode is reachable by its own name and by its aeskit class name, "AES"
-    + the mode, so a mode added to MODES gets its alias with it. GHASH is
-    no mode a user encrypts with (no AESGHASH class): its name alone.
-    """
-    aliases = {m: m for m in MODES}
-    aliases.update({"AES" + m: m for m in MODES if m not in CLASSLESS_MODES})
-    for alias, mode in EXTRA_MODE_ALIASES.items():
-        assert mode in MODES and aliases.get(alias, mode) == mode, alias
-        aliases[alias] = mode
+    """Every accepted ``--modes`` name, upper case, to its mode in MODES: each mode's own
+    name, without hyphens, its aeskit class name and its aliases (``_modes.names_of``).
+    GHASH is no mode a user encrypts with (no AESGHASH class): its name alone."""
+    aliases = {GHASH: GHASH}
+    for m in _TIMED:
+        for alias in _modes.names_of(m):
+            assert aliases.get(alias, m.name) == m.name, alias
+            aliases[alias] = m.name
     return aliases
 
 
@@ -196,8 +213,8 @@ class Operation:
 
     @property
     def nonce(self) -> bytes:
-        """An AEAD row's nonce: NONCE, or its first AEAD_NONCE_BYTES[mode] bytes."""
-        return IV[:AEAD_NONCE_BYTES.get(self.mode, len(NONCE))]
+        """An AEAD row's nonce: the first AEAD_NONCE_LEN[mode] bytes of NONCES."""
+        return NONCES[:AEAD_NONCE_LEN.get(self.mode, len(NONCE))]
 
     @property
     def mac(self) -> bool:
@@ -210,8 +227,11 @@ class Operation:
 
 
 IV = bytes(range(0xF0, 0x100))
-#: The AEADs' nonce: the same 12 bytes aeskit's C kernel uses.
-NONCE = IV[:12]
+#: The bytes the AEADs' nonces are the first of: the same ones aeskit's C kernel uses
+#: (py/bench.c: bench_nonce), IV and then on.
+NONCES = bytes((0xF0 + i) % 256 for i in range(32))
+#: The usual 12-byte nonce (GMAC's in the GHASH rows).
+NONCE = NONCES[:12]
 
 
 PAGE = 4096
@@ -266,11 +286,9 @@ class Target(Protocol):
     def release(self) -> None: ...
 
 
-_AESKIT_CLASS = {"OCB": "AESOCB3", "GHASH": "AESGCM", "GCMSIV": "AESGCMSIV"}
-
-
 def _aeskit_class(mode: str) -> Any:
-    return getattr(aeskit, _AESKIT_CLASS.get(mode, "AES" + mode))
+    """The aeskit class that times mode: its own, or AESGCM's for GHASH."""
+    return getattr(aeskit, _FACTS["GCM" if mode == GHASH else mode].class_name)
 
 
 def _aead_ciphertexts(op: Operation, offset: int) -> Callable[[int], memoryview]:
@@ -318,7 +336,7 @@ class KernelTarget:
     def time(self, size: int, loops: int) -> int:
         offset = self.offset + self._place.next()
         cipher = self.ciphers[self._place.index]
-        if self.op.mode == "GHASH":
+        if self.op.mode == GHASH:
             return int(self._ghash_time(cipher, size, loops, offset))
         if self.op.sector_size:
             return int(self._kernel_time(cipher, self.op.encrypt, size, loops, offset,
@@ -448,7 +466,7 @@ class ApiTarget:
             for _ in repeat(None, loops):
                 fn(buf)
             return time.perf_counter_ns() - t0
-        if self.op.mode == "GHASH":  # GMAC: encrypt_into(nonce, b"", aad, tag)
+        if self.op.mode == GHASH:  # GMAC: encrypt_into(nonce, b"", aad, tag)
             nonce, tag = NONCE, self._tag
             t0 = time.perf_counter_ns()
             for _ in repeat(None, loops):
@@ -732,10 +750,10 @@ def _cryptography_aead(op: Operation, offset: int) -> _AeadPeerTarget | None:
     aead: Any = importlib.import_module("cryptography.hazmat.primitives.ciphers.aead")
     from cryptography.exceptions import UnsupportedAlgorithm
 
-    if op.mode == "EAX":  # cryptography has no EAX: no row
+    cls = {"GCM": aead.AESGCM, "OCB3": aead.AESOCB3, "GCM-SIV": aead.AESGCMSIV,
+           "CCM": aead.AESCCM, "SIV": aead.AESSIV}.get(op.mode)
+    if cls is None:  # an AEAD cryptography lacks (EAX): no row
         return None
-    cls = {"GCM": aead.AESGCM, "OCB": aead.AESOCB3, "GCMSIV": aead.AESGCMSIV,
-           "CCM": aead.AESCCM, "SIV": aead.AESSIV}[op.mode]
     try:
         obj = cls(op.key())
     except UnsupportedAlgorithm:  # OCB3 or GCM-SIV on an OpenSSL without it: no row
@@ -750,10 +768,10 @@ def _cryptography_aead(op: Operation, offset: int) -> _AeadPeerTarget | None:
 
 def _pycryptodome_aead(op: Operation, offset: int) -> _AeadPeerTarget | None:
     aes: Any = importlib.import_module("Crypto.Cipher.AES")
-    if op.mode == "GCMSIV":  # pycryptodome has no GCM-SIV: no row
+    mode = {"GCM": aes.MODE_GCM, "OCB3": aes.MODE_OCB, "CCM": aes.MODE_CCM,
+            "EAX": aes.MODE_EAX, "SIV": aes.MODE_SIV}.get(op.mode)
+    if mode is None:  # an AEAD pycryptodome lacks (GCM-SIV): no row
         return None
-    mode = {"GCM": aes.MODE_GCM, "OCB": aes.MODE_OCB, "CCM": aes.MODE_CCM,
-            "EAX": aes.MODE_EAX, "SIV": aes.MODE_SIV}[op.mode]
     # encrypt_and_digest / decrypt_and_verify take output= but for OCB's
     return _AeadPeerTarget("pycryptodome", "pycryptodome", op, "pycryptodome",
                            (aes.new, op.key(), mode), offset,
@@ -892,7 +910,7 @@ def make_targets(op: Operation, backends: list[str], layers: list[str], peers: l
         return targets
     for peer in peers:
         target: Target | None
-        if op.mode == "GHASH":
+        if op.mode == GHASH:
             target = _GMAC_PEER_FACTORIES[peer](op, offset)
         elif op.mac:
             target = _MAC_PEER_FACTORIES[peer](op, offset)

@@ -18,6 +18,7 @@
 
 #include "aeskit.h"
 #include "keysize.h"
+#include "facts.h"
 
 /* A run of bytes: one item of associated data. p may be NULL if len is 0. */
 typedef struct aeskit_span {
@@ -37,6 +38,7 @@ struct aeskit_aead {
     const char *name;           /* "GCM", for messages */
     const char *type_name;      /* "aeskit.AESGCM" */
     const char *doc;            /* the type's docstring */
+    aeskit_facts facts;         /* for Python and the benchmark (facts.h) */
 
     /* the key argument: n_keys AES keys of one size, concatenated */
     uint8_t key_sizes;          /* AESKIT_KEY* mask, for each key */

@@ -21,6 +21,7 @@
 
 #include "aeskit.h"
 #include "keysize.h"
+#include "facts.h"
 
 /* How a stream ends (a descriptor's finish). */
 enum aeskit_finish {
@@ -53,6 +54,7 @@ struct aeskit_cipher {
     const char *iv_name;        /* the 16-byte argument before the data ("iv");
                                    NULL: there is none (ECB) */
     uint8_t whole_blocks;       /* one-shot data is whole blocks */
+    aeskit_facts facts;         /* for Python and the benchmark (facts.h) */
 
     /* The stream, in state bytes (8-byte aligned, which the modes assert;
      * at most AESKIT_CIPHER_STATE_MAX). A one-shot call is a fresh state,

@@ -32,6 +32,7 @@ static void cbc_init(void *st, const aeskit_key *keys, int enc, const uint8_t *i
 const struct aeskit_cipher aeskit_cbc_cipher = {
     AESKIT_PADDED_CIPHER(CBC, "iv",
                          "AES in CBC mode (SP 800-38A): whole blocks, or PKCS#7 padding."),
+    .facts = {.floor_enc = "serial", .floor_dec = "parallel"},
     .state = sizeof(struct cbc_state),
     .init = cbc_init,
 };

@@ -169,6 +169,7 @@ const struct aeskit_aead aeskit_ccm_aead = {
            "Nonces of 7 to 13 bytes; tags of 4, 6, 8, 10, 12, 14 or 16 bytes; at most "
            "2**(8*(15 - len(nonce))) - 1 bytes of data. No streaming contexts: CCM needs the "
            "data's length before it starts.",
+    .facts = {.floor_enc = "serial", .floor_dec = "serial"},
     .key_sizes = AESKIT_KEY_ANY,
     .n_keys = 1,
     .tag_lengths = AESKIT_TAG(4) | AESKIT_TAG(6) | AESKIT_TAG(8) | AESKIT_TAG(10) |

@@ -41,6 +41,7 @@ static void cfb_init(void *st, const aeskit_key *keys, int enc, const uint8_t *i
 
 const struct aeskit_cipher aeskit_cfb_cipher = {
     AESKIT_KEYSTREAM_CIPHER(CFB, "AES in CFB mode with 128-bit segments (SP 800-38A)."),
+    .facts = {.floor_enc = "serial", .floor_dec = "parallel"},
     .state = sizeof(struct cfb_state),
     .init = cfb_init,
 };

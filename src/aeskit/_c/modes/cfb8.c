@@ -44,6 +44,7 @@ static size_t cfb8_update(void *st, uint8_t *dst, const uint8_t *src, size_t len
 const struct aeskit_cipher aeskit_cfb8_cipher = {
     AESKIT_ONE_KEY_CIPHER(CFB8, "iv", "", "AES in CFB mode with 8-bit segments (SP 800-38A).",
                           ""),
+    .facts = {.floor_enc = "serial", .floor_dec = "serial", .chained_aes = 16},
     .state = sizeof(struct cfb8_state),
     .init = cfb8_init,
     .out_len = aeskit_same_out_len,

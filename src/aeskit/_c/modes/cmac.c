@@ -132,6 +132,7 @@ const struct aeskit_mac aeskit_cmac_mac = {
     .key_state = sizeof(aeskit_cmac_key),
     .key_init = cmac_key_init,
     .mac = cmac_mac,
+    .facts = {.floor_enc = "serial"},
     .state = sizeof(aeskit_cmac),
     .init = cmac_init,
     .update = cmac_update,

@@ -39,6 +39,7 @@ static void ctr_init(void *st, const aeskit_key *keys, int enc, const uint8_t *i
 const struct aeskit_cipher aeskit_ctr_cipher = {
     AESKIT_KEYSTREAM_CIPHER(CTR, "AES in CTR mode (SP 800-38A): the iv is the first counter "
                                  "block, counted as one 128-bit big-endian integer."),
+    .facts = {.floor_enc = "parallel", .floor_dec = "parallel"},
     .state = sizeof(struct ctr_state),
     .init = ctr_init,
 };

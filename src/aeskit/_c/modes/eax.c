@@ -175,6 +175,7 @@ const struct aeskit_aead aeskit_eax_aead = {
     .type_name = "aeskit.AESEAX",
     .doc = "AESEAX(key, *, tag_length=16, backend='auto')\n--\n\nAES-EAX (Bellare, Rogaway and "
            "Wagner). Nonces of any length, empty included; tags of 4 to 16 bytes.",
+    .facts = {.floor_enc = "serial", .floor_dec = "serial"},
     .key_sizes = AESKIT_KEY_ANY,
     .n_keys = 1,
     .tag_lengths = AESKIT_TAGS(4, 16),

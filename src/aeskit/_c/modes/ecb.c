@@ -29,6 +29,7 @@ static void ecb_init(void *st, const aeskit_key *keys, int enc, const uint8_t *i
 const struct aeskit_cipher aeskit_ecb_cipher = {
     AESKIT_PADDED_CIPHER(ECB, NULL,
                          "AES in ECB mode: whole blocks, each on its own, or PKCS#7 padding."),
+    .facts = {.floor_enc = "parallel", .floor_dec = "parallel"},
     .state = sizeof(struct ecb_state),
     .init = ecb_init,
 };

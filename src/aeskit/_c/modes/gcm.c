@@ -266,6 +266,7 @@ const struct aeskit_aead aeskit_gcm_aead = {
     .type_name = "aeskit.AESGCM",
     .doc = "AESGCM(key, *, tag_length=16, backend='auto')\n--\n\nAES-GCM (SP 800-38D). Nonces of "
            "any length >= 1 byte; 12 is best.",
+    .facts = {.floor_enc = "aes+clmul", .floor_dec = "aes+clmul"},
     .key_sizes = AESKIT_KEY_ANY,
     .n_keys = 1,
     .tag_lengths = AESKIT_TAG(4) | AESKIT_TAG(8) | AESKIT_TAGS(12, 16),

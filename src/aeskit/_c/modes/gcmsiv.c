@@ -274,6 +274,7 @@ const struct aeskit_aead aeskit_gcmsiv_aead = {
            "resistant: a repeated nonce shows only that two messages were equal. 16- or "
            "32-byte keys, 12-byte nonces, 16-byte tags; data and associated data of at most "
            "2**36 bytes each. Two passes over the data, so no streaming contexts.",
+    .facts = {.floor_enc = "clmul then aes", .floor_dec = "aes+clmul"},
     .key_sizes = AESKIT_KEY128 | AESKIT_KEY256,
     .n_keys = 1,
     .tag_lengths = AESKIT_TAG(16),

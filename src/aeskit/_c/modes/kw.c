@@ -166,6 +166,7 @@ const struct aeskit_keywrap aeskit_kw_keywrap = {
     .doc = "AESKW(key, *, backend='auto')\n--\n\nAES key wrap (SP 800-38F KW, RFC 3394): wrap() "
            "takes a multiple of 8 bytes, at least 16; unwrap() a multiple of 8, at least 24, "
            "and raises InvalidUnwrap on any failure.",
+    .facts = {.floor_enc = "serial", .floor_dec = "serial", .chained_aes = 12},
     .wrap_min = 16,
     .wrap_multiple = 8,
     .wrap_max = UINT64_MAX,
@@ -182,6 +183,7 @@ const struct aeskit_keywrap aeskit_kwp_keywrap = {
     .doc = "AESKWP(key, *, backend='auto')\n--\n\nAES key wrap with padding (SP 800-38F KWP, "
            "RFC 5649): wrap() takes 1 to 2**32 - 1 bytes; unwrap() a multiple of 8, at "
            "least 16, and raises InvalidUnwrap on any failure.",
+    .facts = {.floor_enc = "serial", .floor_dec = "serial", .chained_aes = 12},
     .wrap_min = 1,
     .wrap_multiple = 1,
     .wrap_max = AESKIT_KWP_MAX,

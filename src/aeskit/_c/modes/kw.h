@@ -16,6 +16,7 @@
 #define AESKIT_KW_H
 
 #include "aeskit.h"
+#include "facts.h"
 
 /* A semiblock: the unit key wrap works in. */
 #define AESKIT_SEMIBLOCK 8
@@ -29,6 +30,7 @@ struct aeskit_keywrap {
     const char *name;           /* "KW", for messages */
     const char *type_name;      /* "aeskit.AESKW" */
     const char *doc;            /* the type's docstring */
+    aeskit_facts facts;         /* for Python and the benchmark (facts.h) */
     size_t wrap_min;            /* bytes wrap takes, at least */
     size_t wrap_multiple;       /* ... a multiple of this (8 for KW, 1 for KWP) */
     uint64_t wrap_max;          /* ... at most this (LimitExceeded above it) */

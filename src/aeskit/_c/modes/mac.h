@@ -14,11 +14,13 @@
 
 #include "aeskit.h"
 #include "keysize.h"
+#include "facts.h"
 
 struct aeskit_mac {
     const char *name;           /* "CMAC", for messages */
     const char *type_name;      /* "aeskit.AESCMAC" */
     const char *doc;            /* the type's docstring */
+    aeskit_facts facts;         /* for Python and the benchmark (facts.h) */
     uint8_t key_sizes;          /* AESKIT_KEY* mask (keysize.h) */
     uint32_t tag_lengths;       /* bit t set: a t-byte tag is allowed (1..16) */
     size_t block_size;          /* the context's block_size, in bytes */

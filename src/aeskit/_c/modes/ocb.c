@@ -312,6 +312,7 @@ const struct aeskit_aead aeskit_ocb3_aead = {
     .type_name = "aeskit.AESOCB3",
     .doc = "AESOCB3(key, *, tag_length=16, backend='auto')\n--\n\nAES-OCB3 (RFC 7253). Nonces of "
            "1 to 15 bytes; tags of 8 to 16.",
+    .facts = {.aliases = "OCB", .floor_enc = "parallel", .floor_dec = "parallel"},
     .key_sizes = AESKIT_KEY_ANY,
     .n_keys = 1,
     .tag_lengths = AESKIT_TAGS(8, 16),

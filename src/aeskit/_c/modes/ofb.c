@@ -37,6 +37,7 @@ static void ofb_init(void *st, const aeskit_key *keys, int enc, const uint8_t *i
 
 const struct aeskit_cipher aeskit_ofb_cipher = {
     AESKIT_KEYSTREAM_CIPHER(OFB, "AES in OFB mode (SP 800-38A)."),
+    .facts = {.floor_enc = "serial", .floor_dec = "serial"},
     .state = sizeof(struct ofb_state),
     .init = ofb_init,
 };

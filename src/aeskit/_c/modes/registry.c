@@ -2,16 +2,18 @@
  * registry.c: the modes the Python types are made from, one entry each,
  * in the order the module adds them; py/ reads only these lists.
  *
- * A new AEAD is: its file in modes/ with its descriptor (modes/aead.h) and
- * its header, its entry here, its line in meson.build, its export in
- * __init__.py and its stubs in __init__.pyi, its rows in the benchmark
- * (bench/targets.py) and its tests (a spec in tests/aead_helpers.py, its
- * known answers). A new block-cipher mode is its file in modes/ alone,
- * which holds its stream state and its struct aeskit_cipher (modes/block.h:
- * a mode that works as ECB/CBC or CFB/OFB/CTR do fills their shared head
- * and takes their entry points), then its entry here, its line in
- * meson.build, its export and stubs, its benchmark rows and its tests (a
- * spec in tests/helpers.py, its known answers). Neither touches py/ or a
+ * A new AEAD is: its file in modes/ with its descriptor (modes/aead.h; its
+ * header if other files call it), its entry here, its line in meson.build,
+ * and its class in the stubs (__init__.pyi, which test_api_surface.py
+ * checks against the registry), plus its tests (its references in
+ * tests/aead_helpers.py, its known answers marked known_answer) and docs.
+ * A new block-cipher mode is its file in modes/ alone, which holds its
+ * stream state and its struct aeskit_cipher (modes/block.h: a mode that
+ * works as ECB/CBC or CFB/OFB/CTR do fills their shared head and takes
+ * their entry points), then the same entries. Python reads every mode's
+ * facts from _aeskit.MODES (py/facts.c, aeskit/_modes.py): the package's
+ * exports, the benchmark's rows and floors (the descriptor's facts,
+ * modes/facts.h) and the tests' specs follow. Neither touches py/ or a
  * shared file in modes/, unless it brings a call shape no mode had before
  * (XTS's encrypt_sectors, ECB/CBC padding): the glue then learns it from a
  * new descriptor field, for every mode, and never asks which mode it

@@ -292,6 +292,7 @@ const struct aeskit_aead aeskit_siv_aead = {
            "the 16-byte SIV followed by the ciphertext. Used with a nonce, the nonce is the "
            "last item of associated_data (RFC 5297 3). Two passes over the data: no "
            "streaming.",
+    .facts = {.floor_enc = "serial+parallel", .floor_dec = "serial"},
     .key_sizes = AESKIT_KEY_ANY,
     .n_keys = 2,
     .tag_lengths = AESKIT_TAG(16),

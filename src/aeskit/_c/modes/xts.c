@@ -226,6 +226,7 @@ const struct aeskit_cipher aeskit_xts_cipher = {
     .whole_blocks = 0,
     .min_len = 16,
     .max_len = (uint64_t)16 << 20,
+    .facts = {.floor_enc = "parallel", .floor_dec = "parallel"},
     .state = sizeof(struct xts_state),
     .init = xts_init,
     .out_len = xts_out_len,

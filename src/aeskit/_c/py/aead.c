@@ -17,16 +17,15 @@
 #include "buffers.h"
 #include "common.h"
 #include "guard.h"
+#include "keyobj.h"
 #include "modes/aead.h"
+#include "update.h"
 
 typedef struct {
-    PyObject_HEAD
-    const struct aeskit_aead *d;
-    const struct aeskit_impl *impl;
-    unsigned key_bits;              /* of the whole key argument */
-    unsigned tag_len;
+    aeskit_keyobj head;             /* head.aead: the descriptor */
     uint64_t ks[];                  /* d->key_state bytes (modes/aead.h: 8-byte aligned) */
 } AeadObject;
+AESKIT_KEYOBJ_LAYOUT(AeadObject, ks);
 
 typedef struct {
     PyObject_VAR_HEAD               /* ob_size: bytes of st */
@@ -37,7 +36,7 @@ typedef struct {
     int have_tag;
     uint8_t tag[16];
     uint64_t aad_total, data_total, max_data;
-    uint64_t st[];                  /* owner->d->stream_state bytes */
+    uint64_t st[];                  /* owner->head.aead->stream_state bytes */
 } AeadCtx;
 
 static inline int check_nonce(aeskit_at at, const struct aeskit_aead *d,
@@ -80,72 +79,18 @@ static inline int check_limits(aeskit_at at, const struct aeskit_aead *d, uint64
 
 static PyObject *aead_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"key", "tag_length", "backend", NULL};
-    aeskit_state *st = aeskit_state_of(type);
-    const struct aeskit_aead *d = aeskit_desc_of(st, type);
-    PyObject *keyobj, *tagobj = NULL, *backendobj = NULL;
-    int tag_len;
-    const char *backend;
-    char fmt[48];
-    if (!PyArg_ParseTupleAndKeywords(args, kwds,
-                                     aeskit_format(fmt, sizeof fmt,
-                                                   d->tag_positional ? "O|O$O" : "O|$OO", type,
-                                                   NULL),
-                                     kwlist, &keyobj, &tagobj, &backendobj) ||
-        aeskit_tag_length_arg(type, tagobj, 16, d->tag_lengths, &tag_len) < 0 ||
-        (backend = aeskit_backend_arg(type, backendobj)) == NULL)
-        return NULL;
+    const struct aeskit_aead *d = aeskit_desc_of(aeskit_state_of(type), type);
+    const aeskit_keyobj_shape shape = {
+        .key_sizes = d->key_sizes, .n_keys = d->n_keys, .tag_lengths = d->tag_lengths,
+        .tag_positional = d->tag_positional,
+    };
     Py_buffer kb;
-    const struct aeskit_impl *impl = aeskit_key_argument(
-        st, AESKIT_AT((PyObject *)type, NULL), "key", keyobj, backend, d->key_sizes,
-        d->n_keys, &kb);
-    if (impl == NULL)
+    AeadObject *self = (AeadObject *)aeskit_keyobj_new(type, args, kwds, &shape, &kb);
+    if (self == NULL)
         return NULL;
-    AeadObject *self = (AeadObject *)type->tp_alloc(type, 0);
-    if (self != NULL) {
-        self->d = d;
-        self->impl = impl;
-        self->key_bits = 8 * (unsigned)kb.len;
-        self->tag_len = (unsigned)tag_len;
-        d->key_init(self->ks, impl, kb.buf, (size_t)kb.len, (unsigned)tag_len);
-    }
+    d->key_init(self->ks, self->head.impl, kb.buf, (size_t)kb.len, self->head.tag_len);
     aeskit_release(&kb);
     return (PyObject *)self;
-}
-
-static void aead_dealloc(PyObject *op)
-{
-    AeadObject *self = (AeadObject *)op;
-    PyTypeObject *tp = Py_TYPE(op);
-    aeskit_secure_zero(self->ks, self->d->key_state);
-    tp->tp_free(op);
-    Py_DECREF(tp);
-}
-
-static PyObject *aead_get_backend(PyObject *op, void *c)
-{
-    (void)c;
-    return PyUnicode_FromString(((AeadObject *)op)->impl->name);
-}
-
-static PyObject *aead_get_key_size(PyObject *op, void *c)
-{
-    (void)c;
-    return PyLong_FromUnsignedLong(((AeadObject *)op)->key_bits);
-}
-
-static PyObject *aead_get_tag_length(PyObject *op, void *c)
-{
-    (void)c;
-    return PyLong_FromUnsignedLong(((AeadObject *)op)->tag_len);
-}
-
-static PyObject *aead_repr(PyObject *op)
-{
-    AeadObject *self = (AeadObject *)op;
-    return PyUnicode_FromFormat("<%s key_size=%u tag_length=%u backend=%s>",
-                                Py_TYPE(op)->tp_name, self->key_bits, self->tag_len,
-                                self->impl->name);
 }
 
 static PyObject *aead_generate_key(PyObject *cls, PyObject *args, PyObject *kwds)
@@ -287,7 +232,7 @@ AESKIT_INLINE PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssi
     static const char *const with_nonce[] = {"nonce", "data", "associated_data", "buf"};
     static const char *const no_nonce[] = {"data", "associated_data", "buf"};
     AeadObject *self = (AeadObject *)op;
-    const struct aeskit_aead *d = self->d;
+    const struct aeskit_aead *d = self->head.aead;
     const int has_nonce = d->nonce_max > 0;
     const int nnames = has_nonce + 2 + into;
     PyObject *const *a = args, *slots[4];
@@ -313,7 +258,7 @@ AESKIT_INLINE PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssi
         ad_take(at, d, arg[1], &ad) < 0)
         goto done;
     const uint64_t aad_len = ad.total;
-    const size_t len = (size_t)data.len, t = self->tag_len;
+    const size_t len = (size_t)data.len, t = self->head.tag_len;
     if (!enc && len < t) {
         aeskit_error(aeskit_state_of(Py_TYPE(op))->InvalidTag, at, "data (%zu byte%s) is "
                      "shorter than the tag (%zu bytes)", len, len == 1 ? "" : "s", t);
@@ -383,31 +328,14 @@ done:
     return result;
 }
 
-static PyObject *aead_encrypt(PyObject *op, PyObject *const *a, Py_ssize_t n, PyObject *kw)
-{
-    return aead_oneshot(op, a, n, kw, 1, 0, "encrypt");
-}
-static PyObject *aead_decrypt(PyObject *op, PyObject *const *a, Py_ssize_t n, PyObject *kw)
-{
-    return aead_oneshot(op, a, n, kw, 0, 0, "decrypt");
-}
-static PyObject *aead_encrypt_into(PyObject *op, PyObject *const *a, Py_ssize_t n,
-                                   PyObject *kw)
-{
-    return aead_oneshot(op, a, n, kw, 1, 1, "encrypt_into");
-}
-static PyObject *aead_decrypt_into(PyObject *op, PyObject *const *a, Py_ssize_t n,
-                                   PyObject *kw)
-{
-    return aead_oneshot(op, a, n, kw, 0, 1, "decrypt_into");
-}
+AESKIT_CALL_METHODS(aead, , aead_oneshot)
 
 /* ---- streaming ---------------------------------------------------------- */
 
 static PyObject *aead_context(PyObject *op, PyObject *nonceobj, int enc)
 {
     AeadObject *self = (AeadObject *)op;
-    const struct aeskit_aead *d = self->d;
+    const struct aeskit_aead *d = self->head.aead;
     const char *maker = enc ? "encryptor" : "decryptor";
     const aeskit_at at = AESKIT_AT(op, maker);
     Py_buffer nonce;
@@ -488,17 +416,10 @@ static PyMethodDef no_nonce_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyGetSetDef aead_getset[] = {
-    {"backend", aead_get_backend, NULL, PyDoc_STR("name of the backend this key uses"), NULL},
-    {"key_size", aead_get_key_size, NULL, PyDoc_STR("key size in bits"), NULL},
-    {"tag_length", aead_get_tag_length, NULL, PyDoc_STR("tag length in bytes"), NULL},
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
 static PyObject *actx_aad(PyObject *op, PyObject *arg)
 {
     AeadCtx *ctx = (AeadCtx *)op;
-    const struct aeskit_aead *d = ctx->owner->d;
+    const struct aeskit_aead *d = ctx->owner->head.aead;
     const aeskit_at at = AESKIT_AT(op, "authenticate_additional_data");
     if (aeskit_guard_enter(&ctx->guard, op, at.fn) < 0)
         return NULL;
@@ -527,54 +448,38 @@ done:
     return result;
 }
 
-static PyObject *actx_update_impl(AeadCtx *ctx, PyObject *const *args, Py_ssize_t nargs,
-                                  int into)
+static int actx_prepare(PyObject *op, aeskit_at at, size_t len, size_t *out)
 {
-    if (nargs != 1 + into) {
-        aeskit_count_error(Py_TYPE(ctx), into ? "update_into" : "update", 1 + into, 1 + into,
-                           nargs);
-        return NULL;
-    }
-    const struct aeskit_aead *d = ctx->owner->d;
-    const aeskit_at at = AESKIT_AT((PyObject *)ctx, into ? "update_into" : "update");
-    if (aeskit_guard_enter(&ctx->guard, (PyObject *)ctx, at.fn) < 0)
-        return NULL;
-    Py_buffer data = {0}, out = {0};
-    PyObject *result = NULL;
-    if (aeskit_take(at, "data", args[0], &data, AESKIT_BUF_TEXT) < 0)
-        goto done;
-    const size_t len = (size_t)data.len;
-    const size_t out_len = d->update_len != NULL ? d->update_len(ctx->st, len) : len;
-    if (check_limits(at, d, 0, ctx->max_data, ctx->data_total + (uint64_t)len, 1) < 0)
-        goto done;
-    uint8_t *dst;
-    if (aeskit_output(at, into ? args[1] : NULL, &data, out_len, &out, &result, &dst) < 0)
-        goto done;
+    const AeadCtx *ctx = (const AeadCtx *)op;
+    const struct aeskit_aead *d = ctx->owner->head.aead;
+    *out = d->update_len != NULL ? d->update_len(ctx->st, len) : len;
+    return check_limits(at, d, 0, ctx->max_data, ctx->data_total + (uint64_t)len, 1);
+}
+
+static void actx_run(PyObject *op, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    AeadCtx *ctx = (AeadCtx *)op;
+    const struct aeskit_aead *d = ctx->owner->head.aead;
     ctx->updated = 1;
     ctx->data_total += (uint64_t)len;
     if (len >= AESKIT_GIL_THRESHOLD) {
         Py_BEGIN_ALLOW_THREADS
-        d->update(ctx->st, dst, data.buf, len);
+        d->update(ctx->st, dst, src, len);
         Py_END_ALLOW_THREADS
     } else {
-        d->update(ctx->st, dst, data.buf, len);
+        d->update(ctx->st, dst, src, len);
     }
-    if (into)
-        result = PyLong_FromSize_t(out_len);
-done:
-    aeskit_release(&data);
-    aeskit_release(&out);
-    aeskit_guard_leave(&ctx->guard);
-    return result;
 }
+
+static const aeskit_update_ops actx_ops = {actx_prepare, actx_run};
 
 static PyObject *actx_update(PyObject *op, PyObject *const *a, Py_ssize_t n)
 {
-    return actx_update_impl((AeadCtx *)op, a, n, 0);
+    return aeskit_ctx_update(op, &((AeadCtx *)op)->guard, a, n, 0, &actx_ops);
 }
 static PyObject *actx_update_into(PyObject *op, PyObject *const *a, Py_ssize_t n)
 {
-    return actx_update_impl((AeadCtx *)op, a, n, 1);
+    return aeskit_ctx_update(op, &((AeadCtx *)op)->guard, a, n, 1, &actx_ops);
 }
 
 /* Ends the stream: the held-back bytes into a new bytes object. An
@@ -584,14 +489,14 @@ static PyObject *actx_update_into(PyObject *op, PyObject *const *a, Py_ssize_t n
  * finalized and wipes its state. */
 static PyObject *actx_finish(AeadCtx *ctx, const uint8_t *want, int *ok)
 {
-    const struct aeskit_aead *d = ctx->owner->d;
+    const struct aeskit_aead *d = ctx->owner->head.aead;
     uint8_t tail[16];
     size_t n;
     if (want == NULL) {
         n = d->finish(ctx->st, tail, ctx->tag);
         *ok = 1;
     } else {
-        *ok = aeskit_aead_finish_verified(d, ctx->st, tail, want, ctx->owner->tag_len, &n);
+        *ok = aeskit_aead_finish_verified(d, ctx->st, tail, want, ctx->owner->head.tag_len, &n);
     }
     assert(n < 16);
     ctx->guard.finalized = 1;
@@ -628,7 +533,7 @@ static PyObject *actx_finalize_with_tag(PyObject *op, PyObject *arg)
         return NULL;
     PyObject *r = NULL;
     Py_buffer want = {0};
-    const unsigned t = ctx->owner->tag_len;
+    const unsigned t = ctx->owner->head.tag_len;
     int ok;
     if (ctx->enc) {
         aeskit_error(PyExc_ValueError, at, "an encryptor ends with finalize(), and then its "
@@ -666,7 +571,7 @@ static PyObject *actx_get_tag(PyObject *op, void *c)
                                 "finalize_with_tag(tag)");
         return NULL;
     }
-    return PyBytes_FromStringAndSize((const char *)ctx->tag, ctx->owner->tag_len);
+    return PyBytes_FromStringAndSize((const char *)ctx->tag, ctx->owner->head.tag_len);
 }
 
 static void actx_dealloc(PyObject *op)
@@ -733,12 +638,12 @@ static PyType_Spec actx_spec = {
 const struct aeskit_aead *aeskit_aead_of(PyObject *obj, const void **key_state,
                                          unsigned *tag_len)
 {
-    if (PyType_GetSlot(Py_TYPE(obj), Py_tp_dealloc) != (void *)aead_dealloc)
+    if (!aeskit_is_keyobj(obj, aead_new))
         return NULL;
     const AeadObject *self = (const AeadObject *)obj;
     *key_state = self->ks;
-    *tag_len = self->tag_len;
-    return self->d;
+    *tag_len = self->head.tag_len;
+    return self->head.aead;
 }
 
 /* ---- the types ---------------------------------------------------------- */
@@ -790,24 +695,12 @@ int aeskit_add_aead_types(PyObject *module, aeskit_state *st)
                          bad);
             return -1;
         }
-        PyType_Slot slots[] = {
-            {Py_tp_new, aead_new},
-            {Py_tp_dealloc, aead_dealloc},
-            {Py_tp_repr, aead_repr},
-            {Py_tp_methods, d->nonce_max == 0 ? no_nonce_methods
-                            : streams         ? stream_methods
-                                              : oneshot_methods},
-            {Py_tp_getset, aead_getset},
-            {Py_tp_doc, (void *)d->doc},
-            {0, NULL},
-        };
-        PyType_Spec spec = {
-            .name = d->type_name,
-            .basicsize = (int)(offsetof(AeadObject, ks) + d->key_state),
-            .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
-            .slots = slots,
-        };
-        if (aeskit_add_type(module, st, &spec, d) == NULL)
+        const aeskit_keyobj_shape shape = {.tag_lengths = d->tag_lengths};
+        PyMethodDef *methods = d->nonce_max == 0 ? no_nonce_methods
+                               : streams         ? stream_methods
+                                                 : oneshot_methods;
+        if (aeskit_add_key_type(module, st, d, d->type_name, d->doc, aead_new, methods, &shape,
+                                offsetof(AeadObject, ks) + d->key_state) == NULL)
             return -1;
     }
     st->aead_ctx_type = aeskit_add_type(module, st, &actx_spec, NULL);

@@ -152,6 +152,21 @@ static inline const char *aeskit_format(char *buf, size_t cap, const char *fmt,
     return buf;
 }
 
+/* The four methods of a key type that run one call in each direction, to
+ * bytes and into a buffer: PREFIX_encrypt SUFFIX, PREFIX_decrypt SUFFIX and
+ * their _into forms (encrypt, encrypt_sectors, ...), each
+ * impl(op, args, nargs, kwnames, enc, into, its Python name). */
+#define AESKIT_CALL_METHOD_(fn, impl, enc, into, name)                                     \
+    static PyObject *fn(PyObject *op, PyObject *const *a, Py_ssize_t n, PyObject *kw)      \
+    {                                                                                      \
+        return impl(op, a, n, kw, enc, into, name);                                        \
+    }
+#define AESKIT_CALL_METHODS(prefix, suffix, impl)                                          \
+    AESKIT_CALL_METHOD_(prefix##_encrypt##suffix, impl, 1, 0, "encrypt" #suffix)           \
+    AESKIT_CALL_METHOD_(prefix##_decrypt##suffix, impl, 0, 0, "decrypt" #suffix)           \
+    AESKIT_CALL_METHOD_(prefix##_encrypt##suffix##_into, impl, 1, 1, "encrypt" #suffix "_into") \
+    AESKIT_CALL_METHOD_(prefix##_decrypt##suffix##_into, impl, 0, 1, "decrypt" #suffix "_into")
+
 /* ---- pickle and copy ------------------------------------------------------ */
 
 static inline PyObject *aeskit_refuse_pickle_(PyObject *self, const char *what)

@@ -17,61 +17,31 @@
 #include "buffers.h"
 #include "common.h"
 #include "guard.h"
+#include "keyobj.h"
 #include "modes/block.h"
+#include "update.h"
 
 #define MAX_KEYS 2
 
 typedef struct {
-    PyObject_HEAD
-    const struct aeskit_cipher *d;
-    unsigned key_bits;              /* of the whole key argument */
-    uint8_t pkcs7;                  /* padding='pkcs7' (a mode with d->pkcs7) */
+    aeskit_keyobj head;             /* head.cipher: the descriptor; head.pkcs7:
+                                       padding='pkcs7' (a mode with pkcs7) */
     aeskit_key keys[MAX_KEYS];      /* d->n_keys of them (the type's size) */
 } KeyObject;
+AESKIT_KEYOBJ_LAYOUT(KeyObject, keys);
 
 typedef struct {
     PyObject_VAR_HEAD               /* ob_size: bytes of st */
     KeyObject *owner;
     aeskit_guard guard;
     uint64_t total;                 /* bytes in so far, for min_len/max_len */
-    uint64_t st[];                  /* owner->d->state bytes */
+    uint64_t st[];                  /* owner->head.cipher->state bytes */
 } CtxObject;
 
 /* ---- PKCS#7 padding (a mode whose descriptor has pkcs7) ---------------- */
 
 /* Every failure to remove padding, whatever went wrong, says only this. */
 #define BAD_PADDING "invalid padding"
-
-/* padding=: 1 for 'pkcs7' in any case ('PKCS7', as the standard writes
- * it, too), 0 for None, -1 with ValueError for the rest. */
-static int padding_argument(aeskit_at at, PyObject *obj)
-{
-    static const char pkcs7[] = "pkcs7";
-    if (obj == Py_None)
-        return 0;
-    Py_ssize_t n = 0;
-    const char *s = NULL;
-    if (PyUnicode_Check(obj) && (s = PyUnicode_AsUTF8AndSize(obj, &n)) == NULL)
-        PyErr_Clear();   /* a str without UTF-8 (a lone surrogate) is no match */
-    if (s != NULL && n == (Py_ssize_t)sizeof pkcs7 - 1) {
-        int same = 1;
-        for (size_t i = 0; i < sizeof pkcs7 - 1; i++) {
-            const char c = s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
-            same &= c == pkcs7[i];
-        }
-        if (same)
-            return 1;
-    }
-    return aeskit_err_choice(at, "padding", "None or 'pkcs7' (in any case)", obj);
-}
-
-static PyObject *key_get_padding(PyObject *op, void *closure)
-{
-    (void)closure;
-    if (((KeyObject *)op)->pkcs7)
-        return PyUnicode_FromString("pkcs7");
-    Py_RETURN_NONE;
-}
 
 /* One-shot output size with padding: encryption adds 1 to 16 bytes;
  * decryption takes a positive number of blocks and writes at most len - 1
@@ -89,21 +59,6 @@ static size_t padded_out_len(aeskit_at at, int enc, size_t len)
 }
 
 /* ---- key objects ------------------------------------------------------ */
-
-/* 1 if the n_keys keys in kb differ, else 0 with ValueError. Only the
- * verdict is public, so the comparison runs in constant time. */
-static int keys_distinct(aeskit_at at, const struct aeskit_cipher *d, const Py_buffer *kb)
-{
-    assert(d->n_keys == 2);
-    (void)d;
-    const size_t each = (size_t)kb->len / 2;
-    const uint8_t *k = kb->buf;
-    if (!aeskit_ct_memeq(k, k + each, each))
-        return 1;
-    aeskit_error(PyExc_ValueError, at, "key halves must differ (IEEE 1619, FIPS 140-3 IG "
-                 "C.I): they are two independent keys, e.g. os.urandom(%zd)", kb->len);
-    return 0;
-}
 
 AESKIT_COLD static int len_error(aeskit_at at, const struct aeskit_cipher *d, uint64_t len,
                                  int final)
@@ -129,78 +84,20 @@ static inline int check_len(aeskit_at at, const struct aeskit_cipher *d, uint64_
 
 static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"key", "backend", NULL};
-    static char *pad_kwlist[] = {"key", "padding", "backend", NULL};
-    aeskit_state *st = aeskit_state_of(type);
-    const struct aeskit_cipher *d = aeskit_desc_of(st, type);
-    PyObject *keyobj, *padding = Py_None, *backendobj = NULL;
-    const char *backend;
-    char fmt[48];
-    int pkcs7 = 0;
-    const aeskit_at at = AESKIT_AT((PyObject *)type, NULL);
-    if (d->pkcs7 != NULL) {
-        if (!PyArg_ParseTupleAndKeywords(args, kwds, aeskit_format(fmt, sizeof fmt, "O|$OO",
-                                                                   type, NULL),
-                                         pad_kwlist, &keyobj, &padding, &backendobj) ||
-            (pkcs7 = padding_argument(at, padding)) < 0)
-            return NULL;
-    } else if (!PyArg_ParseTupleAndKeywords(args, kwds,
-                                            aeskit_format(fmt, sizeof fmt, "O|$O", type, NULL),
-                                            kwlist, &keyobj, &backendobj)) {
-        return NULL;
-    }
-    if ((backend = aeskit_backend_arg(type, backendobj)) == NULL)
-        return NULL;
+    const struct aeskit_cipher *d = aeskit_desc_of(aeskit_state_of(type), type);
+    const aeskit_keyobj_shape shape = {
+        .key_sizes = d->key_sizes, .n_keys = d->n_keys, .padding = d->pkcs7 != NULL,
+        .distinct_keys = d->distinct_keys,
+    };
     Py_buffer kb;
-    const struct aeskit_impl *impl = aeskit_key_argument(st, at, "key", keyobj, backend,
-                                                         d->key_sizes, d->n_keys, &kb);
-    if (impl == NULL)
+    KeyObject *self = (KeyObject *)aeskit_keyobj_new(type, args, kwds, &shape, &kb);
+    if (self == NULL)
         return NULL;
-    if (d->distinct_keys && !keys_distinct(at, d, &kb)) {
-        aeskit_release(&kb);
-        return NULL;
-    }
-    KeyObject *self = (KeyObject *)type->tp_alloc(type, 0);
-    if (self != NULL) {
-        const size_t each = (size_t)kb.len / d->n_keys;
-        self->d = d;
-        self->key_bits = 8 * (unsigned)kb.len;
-        self->pkcs7 = (uint8_t)pkcs7;
-        for (unsigned i = 0; i < d->n_keys; i++)
-            impl->set_key(&self->keys[i], (const uint8_t *)kb.buf + each * i, each);
-        assert(self->keys[0].impl == impl);
-    }
+    const size_t each = (size_t)kb.len / d->n_keys;
+    for (unsigned i = 0; i < d->n_keys; i++)
+        self->head.impl->set_key(&self->keys[i], (const uint8_t *)kb.buf + each * i, each);
     aeskit_release(&kb);
     return (PyObject *)self;
-}
-
-static void key_dealloc(PyObject *op)
-{
-    KeyObject *self = (KeyObject *)op;
-    PyTypeObject *tp = Py_TYPE(op);
-    aeskit_secure_zero(self->keys, sizeof self->keys[0] * self->d->n_keys);
-    tp->tp_free(op);
-    Py_DECREF(tp);
-}
-
-static PyObject *key_get_backend(PyObject *op, void *closure)
-{
-    (void)closure;
-    return PyUnicode_FromString(((KeyObject *)op)->keys[0].impl->name);
-}
-
-static PyObject *key_get_key_size(PyObject *op, void *closure)
-{
-    (void)closure;
-    return PyLong_FromUnsignedLong(((KeyObject *)op)->key_bits);
-}
-
-static PyObject *key_repr(PyObject *op)
-{
-    KeyObject *self = (KeyObject *)op;
-    return PyUnicode_FromFormat("<%s key_size=%u backend=%s%s>", Py_TYPE(op)->tp_name,
-                                self->key_bits, self->keys[0].impl->name,
-                                self->pkcs7 ? " padding=pkcs7" : "");
 }
 
 static int check_iv(aeskit_at at, const struct aeskit_cipher *d, PyObject *obj, Py_buffer *iv)
@@ -250,7 +147,7 @@ AESKIT_INLINE PyObject *oneshot(PyObject *op, PyObject *const *argv, Py_ssize_t 
                                 PyObject *kwnames, int enc, int into, const char *fname)
 {
     KeyObject *self = (KeyObject *)op;
-    const struct aeskit_cipher *d = self->d;
+    const struct aeskit_cipher *d = self->head.cipher;
     const int has_iv = d->iv_name != NULL;
     const int want = has_iv + 1 + into;
     PyObject *const *args = argv, *slots[3];
@@ -270,7 +167,7 @@ AESKIT_INLINE PyObject *oneshot(PyObject *op, PyObject *const *argv, Py_ssize_t 
         goto done;
     const size_t len = (size_t)data.len;
     size_t out_len = len;
-    if (self->pkcs7) {
+    if (self->head.pkcs7) {
         if ((out_len = padded_out_len(at, enc, len)) == 0)
             goto done;
     } else if (d->whole_blocks && len % 16 != 0) {
@@ -285,7 +182,7 @@ AESKIT_INLINE PyObject *oneshot(PyObject *op, PyObject *const *argv, Py_ssize_t 
     if (aeskit_output(at, into ? args[has_iv + 1] : NULL, &data, out_len, &out, &result,
                       &dst) < 0)
         goto done;
-    if (d->oneshot != NULL && !self->pkcs7) {
+    if (d->oneshot != NULL && !self->head.pkcs7) {
         if (len >= AESKIT_GIL_THRESHOLD) {
             Py_BEGIN_ALLOW_THREADS
             d->oneshot(self->keys, enc, iv.buf, dst, data.buf, len);
@@ -300,7 +197,7 @@ AESKIT_INLINE PyObject *oneshot(PyObject *op, PyObject *const *argv, Py_ssize_t 
     uint64_t st[AESKIT_CIPHER_STATE_MAX / 8];
     size_t tail;
     d->init(st, self->keys, enc, has_iv ? iv.buf : NULL);
-    if (self->pkcs7)
+    if (self->head.pkcs7)
         d->pkcs7(st);
     const size_t done = run(d, st, dst, data.buf, len);
     const enum aeskit_finish end = d->finish(st, dst + done, &tail);
@@ -313,7 +210,7 @@ AESKIT_INLINE PyObject *oneshot(PyObject *op, PyObject *const *argv, Py_ssize_t 
         goto done;
     }
     const size_t n = done + tail;
-    assert(n == out_len || (self->pkcs7 && !enc && n < out_len));
+    assert(n == out_len || (self->head.pkcs7 && !enc && n < out_len));
     if (into)
         result = PyLong_FromSize_t(n);
     else if (n < out_len)
@@ -325,26 +222,7 @@ done:
     return result;
 }
 
-static PyObject *key_encrypt(PyObject *op, PyObject *const *a, Py_ssize_t n,
-                             PyObject *kw)
-{
-    return oneshot(op, a, n, kw, 1, 0, "encrypt");
-}
-static PyObject *key_decrypt(PyObject *op, PyObject *const *a, Py_ssize_t n,
-                             PyObject *kw)
-{
-    return oneshot(op, a, n, kw, 0, 0, "decrypt");
-}
-static PyObject *key_encrypt_into(PyObject *op, PyObject *const *a, Py_ssize_t n,
-                                  PyObject *kw)
-{
-    return oneshot(op, a, n, kw, 1, 1, "encrypt_into");
-}
-static PyObject *key_decrypt_into(PyObject *op, PyObject *const *a, Py_ssize_t n,
-                                  PyObject *kw)
-{
-    return oneshot(op, a, n, kw, 0, 1, "decrypt_into");
-}
+AESKIT_CALL_METHODS(key, , oneshot)
 
 /* ---- data units laid end to end (a descriptor with sectors) ------------ */
 
@@ -399,27 +277,23 @@ static int sector_number(aeskit_at at, PyTypeObject *tp, PyObject *first, size_t
  * about what the generic keyword parser alone would. The calls by position,
  * with or without sector_size=, take no call to parse. */
 static PyObject *sectors_call(PyObject *op, PyObject *const *argv, Py_ssize_t nargs,
-                              PyObject *kwnames, int enc, int into)
+                              PyObject *kwnames, int enc, int into, const char *fname)
 {
-    static const char *const fnames[2][2] = {
-        {"decrypt_sectors", "decrypt_sectors_into"},
-        {"encrypt_sectors", "encrypt_sectors_into"},
-    };
     static const char *const names[2][4] = {
         {"first_sector", "data", "sector_size"},
         {"first_sector", "data", "buf", "sector_size"},
     };
     KeyObject *self = (KeyObject *)op;
-    const struct aeskit_cipher *d = self->d;
+    const struct aeskit_cipher *d = self->head.cipher;
     const int want = 2 + into;
-    const aeskit_at at = AESKIT_AT(op, fnames[enc][into]);
+    const aeskit_at at = AESKIT_AT(op, fname);
     PyObject *const *args = argv, *slots[4], *size = NULL;
     Py_ssize_t unit = 4096;
     if (nargs == want && kwnames != NULL && PyTuple_GET_SIZE(kwnames) == 1 &&
         aeskit_name_is(PyTuple_GET_ITEM(kwnames, 0), "sector_size")) {
         size = argv[want];   /* the usual keyword call, taken here too */
     } else if (kwnames != NULL || nargs != want) {
-        const aeskit_params params = {fnames[enc][into], names[into], want + 1, want, want};
+        const aeskit_params params = {fname, names[into], want + 1, want, want};
         if (aeskit_parse(Py_TYPE(op), &params, argv, nargs, kwnames, slots) < 0)
             return NULL;
         args = slots;
@@ -475,32 +349,13 @@ done:
     return result;
 }
 
-static PyObject *key_encrypt_sectors(PyObject *op, PyObject *const *a, Py_ssize_t n,
-                                     PyObject *kw)
-{
-    return sectors_call(op, a, n, kw, 1, 0);
-}
-static PyObject *key_decrypt_sectors(PyObject *op, PyObject *const *a, Py_ssize_t n,
-                                     PyObject *kw)
-{
-    return sectors_call(op, a, n, kw, 0, 0);
-}
-static PyObject *key_encrypt_sectors_into(PyObject *op, PyObject *const *a, Py_ssize_t n,
-                                          PyObject *kw)
-{
-    return sectors_call(op, a, n, kw, 1, 1);
-}
-static PyObject *key_decrypt_sectors_into(PyObject *op, PyObject *const *a, Py_ssize_t n,
-                                          PyObject *kw)
-{
-    return sectors_call(op, a, n, kw, 0, 1);
-}
+AESKIT_CALL_METHODS(key, _sectors, sectors_call)
 
 static PyObject *make_context(PyObject *op, PyObject *const *args, Py_ssize_t nargs, int enc,
                               const char *fname)
 {
     KeyObject *self = (KeyObject *)op;
-    const struct aeskit_cipher *d = self->d;
+    const struct aeskit_cipher *d = self->head.cipher;
     const int has_iv = d->iv_name != NULL;
     if (nargs != has_iv) {
         aeskit_count_error(Py_TYPE(op), fname, has_iv, has_iv, nargs);
@@ -515,7 +370,7 @@ static PyObject *make_context(PyObject *op, PyObject *const *args, Py_ssize_t na
         Py_INCREF(op);
         ctx->owner = self;
         d->init(ctx->st, self->keys, enc, has_iv ? iv.buf : NULL);
-        if (self->pkcs7)
+        if (self->head.pkcs7)
             d->pkcs7(ctx->st);
         aeskit_guard_init(&ctx->guard, Py_TYPE(op), fname, has_iv ? d->iv_name : "");
         ctx->total = 0;
@@ -542,9 +397,10 @@ static PyObject *key_decryptor(PyObject *op, PyObject *const *a, Py_ssize_t n)
     {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, PyDoc_STR(doc)}
 #define SIG "\n--\n\n"
 
-/* The one-shot methods of a mode; ARGS: "", "iv, " or "tweak, " (its 16-byte
- * argument), UNIT: what they take, for the docstrings. */
-#define ONESHOT_METHODS(ARGS, UNIT)                                                        \
+/* The one-shot and context methods of a mode; ARGS: "", "iv, " or "tweak, "
+ * (its 16-byte argument), UNIT: what the one-shots take, STREAM: what a
+ * context streams, for the docstrings. */
+#define CALL_METHODS(ARGS, UNIT, STREAM)                                                   \
     KEY_METHOD("encrypt", key_encrypt,                                                     \
                "encrypt($self, " ARGS "data)" SIG "Encrypt " UNIT "; returns the "         \
                "ciphertext (bytes)."),                                                     \
@@ -556,40 +412,30 @@ static PyObject *key_decryptor(PyObject *op, PyObject *const *a, Py_ssize_t n)
                "itself allowed); returns the count of bytes written (int)."),              \
     KEY_METHOD("decrypt_into", key_decrypt_into,                                           \
                "decrypt_into($self, " ARGS "data, buf)" SIG "Decrypt into buf (data "      \
-               "itself allowed); returns the count of bytes written (int).")
+               "itself allowed); returns the count of bytes written (int)."),              \
+    CTX_METHOD("encryptor", key_encryptor,                                                 \
+               "encryptor($self, " ARGS "/)" SIG "A streaming encryption" STREAM ": a "    \
+               "CipherContext."),                                                          \
+    CTX_METHOD("decryptor", key_decryptor,                                                 \
+               "decryptor($self, " ARGS "/)" SIG "A streaming decryption" STREAM ": a "    \
+               "CipherContext.")
 
 static PyMethodDef plain_methods[] = {
-    ONESHOT_METHODS("", "data (a multiple of 16 bytes; any length with padding='pkcs7', "
-                    "which decryption checks and removes)"),
-    CTX_METHOD("encryptor", key_encryptor,
-               "encryptor($self, /)" SIG "A streaming encryption: a CipherContext."),
-    CTX_METHOD("decryptor", key_decryptor,
-               "decryptor($self, /)" SIG "A streaming decryption: a CipherContext."),
+    CALL_METHODS("", "data (a multiple of 16 bytes; any length with padding='pkcs7', "
+                 "which decryption checks and removes)", ""),
     AESKIT_KEY_OBJECT_METHODS,
     {NULL, NULL, 0, NULL},
 };
 
 static PyMethodDef iv_methods[] = {
-    ONESHOT_METHODS("iv, ", "data under the 16-byte iv"),
-    CTX_METHOD("encryptor", key_encryptor,
-               "encryptor($self, iv, /)" SIG "A streaming encryption from the 16-byte iv: a "
-               "CipherContext."),
-    CTX_METHOD("decryptor", key_decryptor,
-               "decryptor($self, iv, /)" SIG "A streaming decryption from the 16-byte iv: a "
-               "CipherContext."),
+    CALL_METHODS("iv, ", "data under the 16-byte iv", " from the 16-byte iv"),
     AESKIT_KEY_OBJECT_METHODS,
     {NULL, NULL, 0, NULL},
 };
 
 /* A mode with sectors: its 16-byte argument is a tweak, one data unit per call. */
 static PyMethodDef sector_methods[] = {
-    ONESHOT_METHODS("tweak, ", "one data unit under the 16-byte tweak"),
-    CTX_METHOD("encryptor", key_encryptor,
-               "encryptor($self, tweak, /)" SIG "A streaming encryption of one data unit: a "
-               "CipherContext."),
-    CTX_METHOD("decryptor", key_decryptor,
-               "decryptor($self, tweak, /)" SIG "A streaming decryption of one data unit: a "
-               "CipherContext."),
+    CALL_METHODS("tweak, ", "one data unit under the 16-byte tweak", " of one data unit"),
     KEY_METHOD("encrypt_sectors", key_encrypt_sectors,
                "encrypt_sectors($self, first_sector, data, *, sector_size=4096)" SIG
                "Encrypt whole sectors; sector i is a data unit whose tweak is "
@@ -607,79 +453,50 @@ static PyMethodDef sector_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyGetSetDef key_getset[] = {
-    {"backend", key_get_backend, NULL, PyDoc_STR("name of the backend this key uses"), NULL},
-    {"key_size", key_get_key_size, NULL, PyDoc_STR("key size in bits"), NULL},
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
-/* The same for a mode that can pad, with its padding. */
-static PyGetSetDef pad_getset[] = {
-    {"backend", key_get_backend, NULL, PyDoc_STR("name of the backend this key uses"), NULL},
-    {"key_size", key_get_key_size, NULL, PyDoc_STR("key size in bits"), NULL},
-    {"padding", key_get_padding, NULL, PyDoc_STR("'pkcs7' or None (whole blocks only)"), NULL},
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
 const struct aeskit_cipher *aeskit_cipher_of(PyObject *obj, const aeskit_key **keys)
 {
-    if (PyType_GetSlot(Py_TYPE(obj), Py_tp_dealloc) != (void *)key_dealloc)
+    if (!aeskit_is_keyobj(obj, key_new))
         return NULL;
     *keys = ((KeyObject *)obj)->keys;
-    return ((KeyObject *)obj)->d;
+    return ((KeyObject *)obj)->head.cipher;
 }
 
 /* ---- streaming contexts ------------------------------------------------ */
 
-static PyObject *ctx_update_impl(CtxObject *ctx, PyObject *const *args, Py_ssize_t nargs,
-                                 int into)
+static int ctx_prepare(PyObject *op, aeskit_at at, size_t len, size_t *out)
 {
-    if (nargs != 1 + into) {
-        aeskit_count_error(Py_TYPE(ctx), into ? "update_into" : "update", 1 + into, 1 + into,
-                           nargs);
-        return NULL;
-    }
-    const struct aeskit_cipher *d = ctx->owner->d;
-    const aeskit_at at = AESKIT_AT((PyObject *)ctx, into ? "update_into" : "update");
-    if (aeskit_guard_enter(&ctx->guard, (PyObject *)ctx, at.fn) < 0)
-        return NULL;
-    Py_buffer data = {0}, out = {0};
-    PyObject *result = NULL;
-    if (aeskit_take(at, "data", args[0], &data, AESKIT_BUF_TEXT) < 0)
-        goto done;
-    const size_t len = (size_t)data.len;
+    const CtxObject *ctx = (const CtxObject *)op;
+    const struct aeskit_cipher *d = ctx->owner->head.cipher;
     if (check_len(at, d, ctx->total + len, 0) < 0)
-        goto done;
-    const size_t out_len = d->out_len(ctx->st, len);
-    uint8_t *dst;
-    if (aeskit_output(at, into ? args[1] : NULL, &data, out_len, &out, &result, &dst) < 0)
-        goto done;
-    run(d, ctx->st, dst, data.buf, len);
-    ctx->total += len;
-    if (into)
-        result = PyLong_FromSize_t(out_len);
-done:
-    aeskit_release(&data);
-    aeskit_release(&out);
-    aeskit_guard_leave(&ctx->guard);
-    return result;
+        return -1;
+    *out = d->out_len(ctx->st, len);
+    return 0;
 }
+
+static void ctx_run(PyObject *op, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    CtxObject *ctx = (CtxObject *)op;
+    run(ctx->owner->head.cipher, ctx->st, dst, src, len);
+    ctx->total += len;
+}
+
+static const aeskit_update_ops ctx_ops = {ctx_prepare, ctx_run};
 
 static PyObject *ctx_update(PyObject *op, PyObject *const *a, Py_ssize_t n)
 {
-    return ctx_update_impl((CtxObject *)op, a, n, 0);
+    return aeskit_ctx_update(op, &((CtxObject *)op)->guard, a, n, 0, &ctx_ops);
 }
 
 static PyObject *ctx_update_into(PyObject *op, PyObject *const *a, Py_ssize_t n)
 {
-    return ctx_update_impl((CtxObject *)op, a, n, 1);
+    return aeskit_ctx_update(op, &((CtxObject *)op)->guard, a, n, 1, &ctx_ops);
 }
 
 static PyObject *ctx_finalize(PyObject *op, PyObject *unused)
 {
     (void)unused;
     CtxObject *ctx = (CtxObject *)op;
-    const struct aeskit_cipher *d = ctx->owner->d;
+    const struct aeskit_cipher *d = ctx->owner->head.cipher;
     const aeskit_at at = AESKIT_AT(op, "finalize");
     if (aeskit_guard_enter(&ctx->guard, op, at.fn) < 0)
         return NULL;
@@ -768,24 +585,13 @@ int aeskit_add_cipher_types(PyObject *module, aeskit_state *st)
                          d->name);
             return -1;
         }
-        PyType_Slot slots[] = {
-            {Py_tp_new, key_new},
-            {Py_tp_dealloc, key_dealloc},
-            {Py_tp_repr, key_repr},
-            {Py_tp_methods, d->sectors != NULL    ? sector_methods
-                            : d->iv_name != NULL ? iv_methods
-                                                 : plain_methods},
-            {Py_tp_getset, d->pkcs7 != NULL ? pad_getset : key_getset},
-            {Py_tp_doc, (void *)d->doc},
-            {0, NULL},
-        };
-        PyType_Spec spec = {
-            .name = d->type_name,
-            .basicsize = (int)(offsetof(KeyObject, keys) + sizeof(aeskit_key) * d->n_keys),
-            .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
-            .slots = slots,
-        };
-        if (aeskit_add_type(module, st, &spec, d) == NULL)
+        const aeskit_keyobj_shape shape = {.padding = d->pkcs7 != NULL};
+        PyMethodDef *methods = d->sectors != NULL    ? sector_methods
+                               : d->iv_name != NULL ? iv_methods
+                                                    : plain_methods;
+        if (aeskit_add_key_type(module, st, d, d->type_name, d->doc, key_new, methods, &shape,
+                                offsetof(KeyObject, keys) + sizeof(aeskit_key) * d->n_keys) ==
+            NULL)
             return -1;
     }
     st->cipher_ctx_type = aeskit_add_type(module, st, &ctx_spec, NULL);

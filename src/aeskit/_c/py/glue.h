@@ -61,6 +61,7 @@ int aeskit_add_mac_types(PyObject *module, aeskit_state *st);      /* py/mac.c *
 int aeskit_add_bench(PyObject *module);                            /* py/bench.c */
 int aeskit_add_slots(PyObject *module);                            /* py/slots.c */
 int aeskit_add_segments(PyObject *module);                         /* py/segments.c */
+int aeskit_add_mode_facts(PyObject *module);                       /* py/facts.c */
 
 /* For py/bench.c, which times the mode entry points directly (NULL and no
  * exception when obj is not of that kind):

@@ -17,6 +17,7 @@
 #include "api.h"
 #include "buffers.h"
 #include "common.h"
+#include "keyobj.h"
 #include "modes/block.h"   /* AESKIT_KEY_ANY */
 #include "modes/kw.h"
 
@@ -29,170 +30,120 @@
 #define KW_GIL_THRESHOLD (AESKIT_GIL_THRESHOLD / 64)
 
 typedef struct {
-    PyObject_HEAD
-    const struct aeskit_keywrap *d;
+    aeskit_keyobj head;             /* head.keywrap: the descriptor */
     aeskit_key key;
 } KeyObject;
+AESKIT_KEYOBJ_LAYOUT(KeyObject, key);
+
+/* A key wrap's key: one AES key of any size. */
+static const aeskit_keyobj_shape shape = {.key_sizes = AESKIT_KEY_ANY, .n_keys = 1};
 
 static PyObject *key_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"key", "backend", NULL};
-    aeskit_state *st = aeskit_state_of(type);
-    PyObject *keyobj, *backendobj = NULL;
-    const char *backend;
-    char fmt[48];
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, aeskit_format(fmt, sizeof fmt, "O|$O", type,
-                                                               NULL),
-                                     kwlist, &keyobj, &backendobj) ||
-        (backend = aeskit_backend_arg(type, backendobj)) == NULL)
-        return NULL;
     Py_buffer kb;
-    const struct aeskit_impl *impl = aeskit_key_argument(
-        st, AESKIT_AT((PyObject *)type, NULL), "key", keyobj, backend, AESKIT_KEY_ANY, 1, &kb);
-    if (impl == NULL)
+    KeyObject *self = (KeyObject *)aeskit_keyobj_new(type, args, kwds, &shape, &kb);
+    if (self == NULL)
         return NULL;
-    KeyObject *self = (KeyObject *)type->tp_alloc(type, 0);
-    if (self != NULL) {
-        self->d = aeskit_desc_of(st, type);
-        impl->set_key(&self->key, kb.buf, (size_t)kb.len);
-    }
+    self->head.impl->set_key(&self->key, kb.buf, (size_t)kb.len);
     aeskit_release(&kb);
     return (PyObject *)self;
 }
 
-static void key_dealloc(PyObject *op)
+/* 1 if len bytes are what d wraps (wrap) or unwraps, else 0 with the
+ * exception naming at and arg: ValueError or LimitExceeded for a wrap,
+ * InvalidUnwrap for any wrong unwrap length. */
+static int length_ok(aeskit_at at, aeskit_state *st, const struct aeskit_keywrap *d, int wrap,
+                     const char *arg, size_t len)
 {
-    KeyObject *self = (KeyObject *)op;
-    PyTypeObject *tp = Py_TYPE(op);
-    aeskit_secure_zero(&self->key, sizeof self->key);
-    tp->tp_free(op);
-    Py_DECREF(tp);
-}
-
-static PyObject *key_get_backend(PyObject *op, void *closure)
-{
-    (void)closure;
-    return PyUnicode_FromString(((KeyObject *)op)->key.impl->name);
-}
-
-static PyObject *key_get_key_size(PyObject *op, void *closure)
-{
-    (void)closure;
-    return PyLong_FromLong(aeskit_key_bits(&((KeyObject *)op)->key));
-}
-
-static PyObject *key_repr(PyObject *op)
-{
-    KeyObject *self = (KeyObject *)op;
-    return PyUnicode_FromFormat("<%s key_size=%ld backend=%s>", Py_TYPE(op)->tp_name,
-                                aeskit_key_bits(&self->key), self->key.impl->name);
-}
-
-/* wrap: data (named arg) wrapped under k, or NULL with an exception naming
- * at and arg. */
-static PyObject *wrap_with(aeskit_at at, aeskit_state *st, const struct aeskit_keywrap *d,
-                          const aeskit_key *k, const char *arg, PyObject *dataobj)
-{
-    Py_buffer data;
-    if (aeskit_take(at, arg, dataobj, &data, 0) < 0)
-        return NULL;
-    PyObject *result = NULL;
-    const size_t len = (size_t)data.len;
-    if ((uint64_t)len > d->wrap_max) {
+    if (wrap && (uint64_t)len > d->wrap_max)
         aeskit_err_limit(st->LimitExceeded, at, arg, d->wrap_max, "", len);
-    } else if (len < d->wrap_min || len % d->wrap_multiple != 0) {
-        if (d->wrap_multiple > 1)
-            aeskit_error(PyExc_ValueError, at, "%s must be a multiple of %zu bytes, at least "
-                         "%zu, got %zu", arg, d->wrap_multiple, d->wrap_min, len);
-        else
-            aeskit_err_length(at, arg, d->wrap_min, SIZE_MAX, "", len);
-    } else {
-        result = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)d->wrapped_len(len));
-        if (result != NULL) {
-            uint8_t *dst = (uint8_t *)PyBytes_AS_STRING(result);
-            if (len >= KW_GIL_THRESHOLD) {
-                Py_BEGIN_ALLOW_THREADS
-                d->wrap(k, dst, data.buf, len);
-                Py_END_ALLOW_THREADS
-            } else {
-                d->wrap(k, dst, data.buf, len);
-            }
-        }
-    }
-    aeskit_release(&data);
-    return result;
-}
-
-/* unwrap: the key wrapped in data (named arg) under k, or NULL with an
- * exception naming at and arg (InvalidUnwrap for any wrong length or
- * failed check). */
-static PyObject *unwrap_with(aeskit_at at, aeskit_state *st, const struct aeskit_keywrap *d,
-                            const aeskit_key *k, const char *arg, PyObject *dataobj)
-{
-    Py_buffer data;
-    if (aeskit_take(at, arg, dataobj, &data, 0) < 0)
-        return NULL;
-    PyObject *result = NULL;
-    const size_t len = (size_t)data.len;
-    if (len < d->unwrap_min || len % AESKIT_SEMIBLOCK != 0) {
+    else if (wrap && (len < d->wrap_min || len % d->wrap_multiple != 0) &&
+             d->wrap_multiple > 1)
+        aeskit_error(PyExc_ValueError, at, "%s must be a multiple of %zu bytes, at least "
+                     "%zu, got %zu", arg, d->wrap_multiple, d->wrap_min, len);
+    else if (wrap && len < d->wrap_min)
+        aeskit_err_length(at, arg, d->wrap_min, SIZE_MAX, "", len);
+    else if (!wrap && (len < d->unwrap_min || len % AESKIT_SEMIBLOCK != 0))
         aeskit_error(st->InvalidUnwrap, at, "%s must be a multiple of 8 bytes, at least %zu, "
                      "got %zu", arg, d->unwrap_min, len);
-        goto done;
-    }
-    if ((uint64_t)len > d->unwrap_max) {
+    else if (!wrap && (uint64_t)len > d->unwrap_max)
         aeskit_error(st->InvalidUnwrap, at, "%s must be at most %llu bytes (what the longest "
                      "key wraps to), got %zu", arg, (unsigned long long)d->unwrap_max, len);
-        goto done;
-    }
-    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(len - 8));
+    else
+        return 1;
+    return 0;
+}
+
+/* d->wrap or d->unwrap of len bytes of src into a new bytes object, the
+ * GIL released for long data: the wrapped key, or the unwrapped one
+ * (without KWP's padding), or NULL with an exception naming at and arg
+ * (InvalidUnwrap when the data fails its check: nothing is returned). */
+static PyObject *run(aeskit_at at, aeskit_state *st, const struct aeskit_keywrap *d, int wrap,
+                     const aeskit_key *k, const char *arg, const uint8_t *src, size_t len)
+{
+    const size_t out_len = wrap ? d->wrapped_len(len) : len - AESKIT_SEMIBLOCK;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)out_len);
     if (out == NULL)
-        goto done;
+        return NULL;
     uint8_t *dst = (uint8_t *)PyBytes_AS_STRING(out);
-    size_t n;
-    if (len >= KW_GIL_THRESHOLD) {
-        Py_BEGIN_ALLOW_THREADS
-        n = d->unwrap(k, dst, data.buf, len);
-        Py_END_ALLOW_THREADS
-    } else {
-        n = d->unwrap(k, dst, data.buf, len);
-    }
-    if (n == 0) {
+    size_t n = out_len;
+    PyThreadState *released = len >= KW_GIL_THRESHOLD ? PyEval_SaveThread() : NULL;
+    if (wrap)
+        d->wrap(k, dst, src, len);
+    else
+        n = d->unwrap(k, dst, src, len);
+    if (released != NULL)
+        PyEval_RestoreThread(released);
+    if (n == out_len)
+        return out;
+    PyObject *result = NULL;
+    if (n == 0)   /* the unwrap zeroed dst */
         aeskit_error(st->InvalidUnwrap, at, "%s is not authentic under this key: a wrong key, "
                      "or wrapped data that was changed", arg);
-        Py_DECREF(out);   /* already zeroed by the unwrap */
-    } else if (n < len - 8) {
-        /* KWP: the key without its padding */
+    else          /* KWP: the key without its padding */
         result = PyBytes_FromStringAndSize((const char *)dst, (Py_ssize_t)n);
-        aeskit_secure_zero(dst, len - 8);
-        Py_DECREF(out);
-    } else {
-        result = out;
-    }
-done:
+    aeskit_secure_zero(dst, out_len);
+    Py_DECREF(out);
+    return result;
+}
+
+/* wrap (1) or unwrap (0) the data (named arg) under k: the result, or NULL
+ * with an exception naming at and arg. */
+static PyObject *wrap_or_unwrap(aeskit_at at, aeskit_state *st, const struct aeskit_keywrap *d,
+                                int wrap, const aeskit_key *k, const char *arg,
+                                PyObject *dataobj)
+{
+    Py_buffer data;
+    if (aeskit_take(at, arg, dataobj, &data, 0) < 0)
+        return NULL;
+    const size_t len = (size_t)data.len;
+    PyObject *result = length_ok(at, st, d, wrap, arg, len)
+                           ? run(at, st, d, wrap, k, arg, data.buf, len) : NULL;
     aeskit_release(&data);
     return result;
+}
+
+/* wrap (1) or unwrap (0) of the one argument, under the object's key. */
+static PyObject *key_call(PyObject *op, PyObject *const *args, Py_ssize_t nargs, int wrap)
+{
+    const KeyObject *self = (const KeyObject *)op;
+    const char *name = wrap ? "wrap" : "unwrap";
+    if (nargs != 1) {
+        aeskit_count_error(Py_TYPE(op), name, 1, 1, nargs);
+        return NULL;
+    }
+    return wrap_or_unwrap(AESKIT_AT(op, name), aeskit_state_of(Py_TYPE(op)), self->head.keywrap,
+                          wrap, &self->key, "data", args[0]);
 }
 
 static PyObject *key_wrap(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
-    KeyObject *self = (KeyObject *)op;
-    if (nargs != 1) {
-        aeskit_count_error(Py_TYPE(op), "wrap", 1, 1, nargs);
-        return NULL;
-    }
-    return wrap_with(AESKIT_AT(op, "wrap"), aeskit_state_of(Py_TYPE(op)), self->d,
-                     &self->key, "data", args[0]);
+    return key_call(op, args, nargs, 1);
 }
 
 static PyObject *key_unwrap(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
-    KeyObject *self = (KeyObject *)op;
-    if (nargs != 1) {
-        aeskit_count_error(Py_TYPE(op), "unwrap", 1, 1, nargs);
-        return NULL;
-    }
-    return unwrap_with(AESKIT_AT(op, "unwrap"), aeskit_state_of(Py_TYPE(op)), self->d,
-                       &self->key, "data", args[0]);
+    return key_call(op, args, nargs, 0);
 }
 
 /* ---- pyca/cryptography's functions ----------------------------------------- */
@@ -219,14 +170,13 @@ static PyObject *pyca_call(PyObject *module, PyObject *const *argv, Py_ssize_t n
     }
     Py_buffer kb;
     const struct aeskit_impl *impl = aeskit_key_argument(st, at, "wrapping_key", args[0], "auto",
-                                                         AESKIT_KEY_ANY, 1, &kb);
+                                                         shape.key_sizes, shape.n_keys, &kb);
     if (impl == NULL)
         return NULL;
     aeskit_key key;
     impl->set_key(&key, kb.buf, (size_t)kb.len);
     aeskit_release(&kb);
-    PyObject *r = wrap ? wrap_with(at, st, d, &key, names[wrap][1], args[1])
-                       : unwrap_with(at, st, d, &key, names[wrap][1], args[1]);
+    PyObject *r = wrap_or_unwrap(at, st, d, wrap, &key, names[wrap][1], args[1]);
     aeskit_secure_zero(&key, sizeof key);
     return r;
 }
@@ -277,34 +227,14 @@ static PyMethodDef key_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyGetSetDef key_getset[] = {
-    {"backend", key_get_backend, NULL, PyDoc_STR("name of the backend this key uses"), NULL},
-    {"key_size", key_get_key_size, NULL, PyDoc_STR("key size in bits"), NULL},
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
 int aeskit_add_keywrap_types(PyObject *module, aeskit_state *st)
 {
     if (PyModule_AddFunctions(module, pyca_functions) < 0)
         return -1;
     for (size_t i = 0; aeskit_keywraps[i] != NULL; i++) {
         const struct aeskit_keywrap *d = aeskit_keywraps[i];
-        PyType_Slot slots[] = {
-            {Py_tp_new, key_new},
-            {Py_tp_dealloc, key_dealloc},
-            {Py_tp_repr, key_repr},
-            {Py_tp_methods, key_methods},
-            {Py_tp_getset, key_getset},
-            {Py_tp_doc, (void *)d->doc},
-            {0, NULL},
-        };
-        PyType_Spec spec = {
-            .name = d->type_name,
-            .basicsize = (int)sizeof(KeyObject),
-            .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
-            .slots = slots,
-        };
-        if (aeskit_add_type(module, st, &spec, d) == NULL)
+        if (aeskit_add_key_type(module, st, d, d->type_name, d->doc, key_new, key_methods,
+                                &shape, sizeof(KeyObject)) == NULL)
             return -1;
     }
     return 0;

@@ -18,7 +18,7 @@
 #include "buffers.h"
 #include "common.h"
 #include "guard.h"
-#include "modes/block.h"   /* AESKIT_KEY_ANY */
+#include "keyobj.h"
 #include "modes/mac.h"
 
 /* CMAC is one serial chain of single-block AES: aeskit bench measured 2.50
@@ -28,88 +28,33 @@
 #define MAC_GIL_THRESHOLD (AESKIT_GIL_THRESHOLD / 8)
 
 typedef struct {
-    PyObject_HEAD
-    const struct aeskit_mac *d;
-    const struct aeskit_impl *impl;
-    unsigned key_bits;
-    unsigned tag_len;
+    aeskit_keyobj head;             /* head.mac: the descriptor */
     uint64_t ks[];                  /* d->key_state bytes (8-byte aligned) */
 } MacObject;
+AESKIT_KEYOBJ_LAYOUT(MacObject, ks);
 
 typedef struct {
     PyObject_VAR_HEAD               /* ob_size: bytes of st */
     MacObject *owner;
     aeskit_guard guard;
-    uint64_t st[];                  /* owner->d->state bytes */
+    uint64_t st[];                  /* owner->head.mac->state bytes */
 } MacCtx;
 
 /* ---- key objects ------------------------------------------------------ */
 
 static PyObject *mac_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"key", "tag_length", "backend", NULL};
-    aeskit_state *st = aeskit_state_of(type);
-    const struct aeskit_mac *d = aeskit_desc_of(st, type);
-    PyObject *keyobj, *tagobj = NULL, *backendobj = NULL;
-    int tag_len;
-    const char *backend;
-    char fmt[48];
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, aeskit_format(fmt, sizeof fmt, "O|$OO", type,
-                                                               NULL),
-                                     kwlist, &keyobj, &tagobj, &backendobj) ||
-        aeskit_tag_length_arg(type, tagobj, 16, d->tag_lengths, &tag_len) < 0 ||
-        (backend = aeskit_backend_arg(type, backendobj)) == NULL)
-        return NULL;
+    const struct aeskit_mac *d = aeskit_desc_of(aeskit_state_of(type), type);
+    const aeskit_keyobj_shape shape = {
+        .key_sizes = d->key_sizes, .n_keys = 1, .tag_lengths = d->tag_lengths,
+    };
     Py_buffer kb;
-    const struct aeskit_impl *impl = aeskit_key_argument(
-        st, AESKIT_AT((PyObject *)type, NULL), "key", keyobj, backend, d->key_sizes, 1, &kb);
-    if (impl == NULL)
+    MacObject *self = (MacObject *)aeskit_keyobj_new(type, args, kwds, &shape, &kb);
+    if (self == NULL)
         return NULL;
-    MacObject *self = (MacObject *)type->tp_alloc(type, 0);
-    if (self != NULL) {
-        self->d = d;
-        self->impl = impl;
-        self->key_bits = 8 * (unsigned)kb.len;
-        self->tag_len = (unsigned)tag_len;
-        d->key_init(self->ks, impl, kb.buf, (size_t)kb.len);
-    }
+    d->key_init(self->ks, self->head.impl, kb.buf, (size_t)kb.len);
     aeskit_release(&kb);
     return (PyObject *)self;
-}
-
-static void mac_dealloc(PyObject *op)
-{
-    MacObject *self = (MacObject *)op;
-    PyTypeObject *tp = Py_TYPE(op);
-    aeskit_secure_zero(self->ks, self->d->key_state);
-    tp->tp_free(op);
-    Py_DECREF(tp);
-}
-
-static PyObject *mac_get_backend(PyObject *op, void *c)
-{
-    (void)c;
-    return PyUnicode_FromString(((MacObject *)op)->impl->name);
-}
-
-static PyObject *mac_get_key_size(PyObject *op, void *c)
-{
-    (void)c;
-    return PyLong_FromUnsignedLong(((MacObject *)op)->key_bits);
-}
-
-static PyObject *mac_get_tag_length(PyObject *op, void *c)
-{
-    (void)c;
-    return PyLong_FromUnsignedLong(((MacObject *)op)->tag_len);
-}
-
-static PyObject *mac_repr(PyObject *op)
-{
-    MacObject *self = (MacObject *)op;
-    return PyUnicode_FromFormat("<%s key_size=%u tag_length=%u backend=%s>",
-                                Py_TYPE(op)->tp_name, self->key_bits, self->tag_len,
-                                self->impl->name);
 }
 
 /* The full tag of data under self, the GIL released for long data. */
@@ -118,10 +63,10 @@ static void mac_of(const MacObject *self, const Py_buffer *data, uint8_t tag[16]
     const size_t len = (size_t)data->len;
     if (len >= MAC_GIL_THRESHOLD) {
         Py_BEGIN_ALLOW_THREADS
-        self->d->mac(self->ks, data->buf, len, tag);
+        self->head.mac->mac(self->ks, data->buf, len, tag);
         Py_END_ALLOW_THREADS
     } else {
-        self->d->mac(self->ks, data->buf, len, tag);
+        self->head.mac->mac(self->ks, data->buf, len, tag);
     }
 }
 
@@ -148,7 +93,7 @@ static PyObject *mac_mac(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
     uint8_t tag[16];
     mac_of(self, &data, tag);
     aeskit_release(&data);
-    PyObject *r = PyBytes_FromStringAndSize((const char *)tag, self->tag_len);
+    PyObject *r = PyBytes_FromStringAndSize((const char *)tag, self->head.tag_len);
     aeskit_secure_zero(tag, sizeof tag);
     return r;
 }
@@ -168,7 +113,7 @@ static PyObject *mac_verify(PyObject *op, PyObject *const *args, Py_ssize_t narg
         aeskit_take(at, "tag", args[1], &tag, 0) < 0)
         goto done;
     mac_of(self, &data, full);
-    if (check_tag(at, &tag, full, self->tag_len) == 0)
+    if (check_tag(at, &tag, full, self->head.tag_len) == 0)
         r = Py_NewRef(Py_None);
     aeskit_secure_zero(full, sizeof full);
 done:
@@ -187,12 +132,12 @@ static PyObject *mac_context(PyObject *op, PyObject *const *args, Py_ssize_t nar
         return NULL;
     }
     MacCtx *ctx = PyObject_NewVar(MacCtx, aeskit_state_of(Py_TYPE(op))->mac_ctx_type,
-                                  (Py_ssize_t)self->d->state);
+                                  (Py_ssize_t)self->head.mac->state);
     if (ctx == NULL)
         return NULL;
     ctx->owner = (MacObject *)Py_NewRef(op);
     aeskit_guard_init(&ctx->guard, Py_TYPE(op), "new", "");
-    self->d->init(ctx->st, self->ks);
+    self->head.mac->init(ctx->st, self->ks);
     if (nargs == 1 && args[0] != Py_None) {
         PyObject *r = ctx_update_buffer(AESKIT_AT(op, "new"), ctx, args[0],
                                         AESKIT_BUF_OR_NONE | AESKIT_BUF_TEXT);
@@ -218,13 +163,6 @@ static PyMethodDef mac_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static PyGetSetDef mac_getset[] = {
-    {"backend", mac_get_backend, NULL, PyDoc_STR("name of the backend this key uses"), NULL},
-    {"key_size", mac_get_key_size, NULL, PyDoc_STR("key size in bits"), NULL},
-    {"tag_length", mac_get_tag_length, NULL, PyDoc_STR("tag length in bytes"), NULL},
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
 /* ---- contexts ------------------------------------------------------------ */
 
 /* update's work, the guard already held; at and flags: for the errors. */
@@ -233,7 +171,7 @@ static PyObject *ctx_update_buffer(aeskit_at at, MacCtx *ctx, PyObject *arg, uns
     Py_buffer data;
     if (aeskit_take(at, "data", arg, &data, flags) < 0)
         return NULL;
-    const struct aeskit_mac *d = ctx->owner->d;
+    const struct aeskit_mac *d = ctx->owner->head.mac;
     const size_t len = (size_t)data.len;
     if (len >= MAC_GIL_THRESHOLD) {
         Py_BEGIN_ALLOW_THREADS
@@ -277,7 +215,7 @@ static int ctx_tag(MacCtx *ctx, uint8_t tag[16], const char *method)
 {
     if (aeskit_guard_enter(&ctx->guard, (PyObject *)ctx, method) < 0)
         return -1;
-    ctx->owner->d->final(ctx->st, tag);
+    ctx->owner->head.mac->final(ctx->st, tag);
     aeskit_guard_leave(&ctx->guard);
     return 0;
 }
@@ -289,7 +227,7 @@ static PyObject *ctx_digest(PyObject *op, PyObject *unused)
     uint8_t tag[16];
     if (ctx_tag(ctx, tag, "digest") < 0)
         return NULL;
-    PyObject *r = PyBytes_FromStringAndSize((const char *)tag, ctx->owner->tag_len);
+    PyObject *r = PyBytes_FromStringAndSize((const char *)tag, ctx->owner->head.tag_len);
     aeskit_secure_zero(tag, sizeof tag);
     return r;
 }
@@ -303,7 +241,7 @@ static PyObject *ctx_hexdigest(PyObject *op, PyObject *unused)
     char text[32];
     if (ctx_tag(ctx, tag, "hexdigest") < 0)
         return NULL;
-    const unsigned t = ctx->owner->tag_len;
+    const unsigned t = ctx->owner->head.tag_len;
     for (unsigned i = 0; i < t; i++) {
         text[2 * i] = hex[tag[i] >> 4];
         text[2 * i + 1] = hex[tag[i] & 15];
@@ -323,7 +261,8 @@ static PyObject *ctx_verify(PyObject *op, PyObject *arg)
     if (aeskit_take(at, "tag", arg, &tag, 0) < 0)
         return NULL;
     PyObject *r = NULL;
-    if (ctx_tag(ctx, full, "verify") == 0 && check_tag(at, &tag, full, ctx->owner->tag_len) == 0)
+    if (ctx_tag(ctx, full, "verify") == 0 &&
+        check_tag(at, &tag, full, ctx->owner->head.tag_len) == 0)
         r = Py_NewRef(Py_None);
     aeskit_secure_zero(full, sizeof full);
     aeskit_release(&tag);
@@ -333,13 +272,13 @@ static PyObject *ctx_verify(PyObject *op, PyObject *arg)
 static PyObject *ctx_get_digest_size(PyObject *op, void *c)
 {
     (void)c;
-    return PyLong_FromUnsignedLong(((MacCtx *)op)->owner->tag_len);
+    return PyLong_FromUnsignedLong(((MacCtx *)op)->owner->head.tag_len);
 }
 
 static PyObject *ctx_get_block_size(PyObject *op, void *c)
 {
     (void)c;
-    return PyLong_FromSize_t(((MacCtx *)op)->owner->d->block_size);
+    return PyLong_FromSize_t(((MacCtx *)op)->owner->head.mac->block_size);
 }
 
 static void ctx_dealloc(PyObject *op)
@@ -413,11 +352,11 @@ static PyType_Spec ctx_spec = {
 
 const struct aeskit_mac *aeskit_mac_of(PyObject *obj, const void **key_state)
 {
-    if (PyType_GetSlot(Py_TYPE(obj), Py_tp_dealloc) != (void *)mac_dealloc)
+    if (!aeskit_is_keyobj(obj, mac_new))
         return NULL;
     const MacObject *self = (const MacObject *)obj;
     *key_state = self->ks;
-    return self->d;
+    return self->head.mac;
 }
 
 /* ---- the types ---------------------------------------------------------- */
@@ -432,22 +371,9 @@ int aeskit_add_mac_types(PyObject *module, aeskit_state *st)
             PyErr_Format(PyExc_SystemError, "aeskit: the %s descriptor is wrong", d->name);
             return -1;
         }
-        PyType_Slot slots[] = {
-            {Py_tp_new, mac_new},
-            {Py_tp_dealloc, mac_dealloc},
-            {Py_tp_repr, mac_repr},
-            {Py_tp_methods, mac_methods},
-            {Py_tp_getset, mac_getset},
-            {Py_tp_doc, (void *)d->doc},
-            {0, NULL},
-        };
-        PyType_Spec spec = {
-            .name = d->type_name,
-            .basicsize = (int)(offsetof(MacObject, ks) + d->key_state),
-            .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
-            .slots = slots,
-        };
-        if (aeskit_add_type(module, st, &spec, d) == NULL)
+        const aeskit_keyobj_shape shape = {.tag_lengths = d->tag_lengths};
+        if (aeskit_add_key_type(module, st, d, d->type_name, d->doc, mac_new, mac_methods,
+                                &shape, offsetof(MacObject, ks) + d->key_state) == NULL)
             return -1;
     }
     st->mac_ctx_type = aeskit_add_type(module, st, &ctx_spec, NULL);

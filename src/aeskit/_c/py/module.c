@@ -10,10 +10,6 @@
 
 #include "dispatch.h"
 #include "glue.h"
-#include "modes/aead.h"
-#include "modes/block.h"
-#include "modes/kw.h"
-#include "modes/mac.h"
 
 static PyObject *known_names(void)
 {
@@ -164,43 +160,6 @@ static int choose_default(aeskit_state *st)
     return 0;
 }
 
-/* A tuple of the names of a NULL-ended list of descriptors. */
-#define NAMES_OF(list, out)                                                             \
-    do {                                                                                \
-        size_t n_ = 0;                                                                  \
-        while ((list)[n_] != NULL)                                                      \
-            n_++;                                                                       \
-        (out) = PyTuple_New((Py_ssize_t)n_);                                            \
-        for (size_t i_ = 0; (out) != NULL && i_ < n_; i_++) {                           \
-            PyObject *s_ = PyUnicode_FromString((list)[i_]->name);                      \
-            if (s_ == NULL)                                                             \
-                Py_CLEAR(out);                                                          \
-            else                                                                        \
-                PyTuple_SET_ITEM((out), (Py_ssize_t)i_, s_);                            \
-        }                                                                               \
-    } while (0)
-
-/* MODES: {"ciphers": (...), "aeads": (...), "keywraps": (...), "macs": (...)}, the names of
- * the modes the types were made from, for the tests to check that they cover them all. */
-static int add_mode_names(PyObject *m)
-{
-    PyObject *ciphers, *aeads, *keywraps, *macs, *d = NULL;
-    NAMES_OF(aeskit_ciphers, ciphers);
-    NAMES_OF(aeskit_aeads, aeads);
-    NAMES_OF(aeskit_keywraps, keywraps);
-    NAMES_OF(aeskit_macs, macs);
-    if (ciphers != NULL && aeads != NULL && keywraps != NULL && macs != NULL)
-        d = Py_BuildValue("{sOsOsOsO}", "ciphers", ciphers, "aeads", aeads, "keywraps",
-                          keywraps, "macs", macs);
-    const int rc = d != NULL ? PyModule_AddObjectRef(m, "MODES", d) : -1;
-    Py_XDECREF(ciphers);
-    Py_XDECREF(aeads);
-    Py_XDECREF(keywraps);
-    Py_XDECREF(macs);
-    Py_XDECREF(d);
-    return rc;
-}
-
 static int module_exec(PyObject *m)
 {
     aeskit_state *st = PyModule_GetState(m);
@@ -226,7 +185,7 @@ static int module_exec(PyObject *m)
         aeskit_add_cipher_types(m, st) < 0 || aeskit_add_aead_types(m, st) < 0 ||
         aeskit_add_keywrap_types(m, st) < 0 || aeskit_add_mac_types(m, st) < 0 ||
         aeskit_add_bench(m) < 0 || aeskit_add_slots(m) < 0 || aeskit_add_segments(m) < 0 ||
-        add_mode_names(m) < 0)
+        aeskit_add_mode_facts(m) < 0)
         return -1;
     return 0;
 }
