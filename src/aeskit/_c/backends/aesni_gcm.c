@@ -3,14 +3,14 @@
  * BE32 counters stitched with PCLMULQDQ GHASH. Contract: aeskit.h (struct
  * aeskit_impl, gcm).
  *
- * Needs what aesni.c and ghash_clmul.c need; built in the same library with
+ * Needs what aesni.c needs; built in the same library with
  * -maes -mpclmul -mssse3 -msse4.1 and called only after the CPU check. Keys
  * are theirs: rk[0..rounds] for encryption (aesni.c), and hk as
- * aeskit_clmul_ghash_key lays it out (ghash_clmul.c: H^i * x^-1 at
+ * aeskit_aesni_ghash_key lays it out (aesni.c: H^i * x^-1 at
  * 16 * (i - 1), its Karatsuba half at 128 + 16 * (i - 1), i = 1..8).
  *
  * Lanes: AES blocks in memory byte order, 8 in flight as in aesni.c; GHASH
- * blocks byte-reversed, with ghash_clmul.c's 8-block aggregation and the
+ * blocks byte-reversed, with the ghash slot's 8-block aggregation and the
  * arithmetic both take from clmul128.h.
  *
  * Each batch runs the AES rounds of 8 counter blocks with the GHASH of 8
@@ -44,7 +44,7 @@
  * counters in bytes 0..3 (the whitened block's first word changes, with no
  * byte swap), and POLYVAL of the plaintext it writes, which is GCM
  * encryption's order (hash the previous batch's output) with the blocks
- * loaded as they are (the polyval slot's identity, ghash_clmul.c).
+ * loaded as they are (the polyval slot's identity, aesni.c).
  */
 #include <string.h>
 
@@ -72,7 +72,7 @@ AESKIT_INLINE uint32_t gcm_bswap32(uint32_t v)
     return v >> 24 | (v >> 8 & 0xff00) | (v & 0xff00) << 8 | v << 24;
 }
 
-/* ---- GHASH: clmul128.h on ghash_clmul.c's key layout ------------------- */
+/* ---- GHASH: clmul128.h on the ghash slot's key layout (aesni.c) -------- */
 
 /* s += x * H^(i+1), unreduced; pinned, see the top. */
 AESKIT_INLINE void gcm_mul_add(aeskit_clmul_sum *s, const aeskit_ghash_key *hk, __m128i x,
@@ -260,7 +260,7 @@ size_t aeskit_aesni_gcmsiv_open(const aeskit_key *k, const aeskit_ghash_key *hk,
  * (the bench's kernel layer) 2.5-2.8x against 1.7x the time of GCM's.
  *
  * POLYVAL on clmul128.h's arithmetic: a POLYVAL block loaded as it is, is
- * GHASH's register image of its byte reversal (ghash_clmul.c's polyval
+ * GHASH's register image of its byte reversal (aesni.c's polyval
  * identity), and the hash key the mode builds for the ghash slot,
  * mulX_GHASH(rev(H)), stored as h_xinv does it (times x^-1), is then H
  * itself loaded as it is: the two x's cancel. So H^1 is the raw key, the

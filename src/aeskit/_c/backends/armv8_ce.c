@@ -27,7 +27,7 @@
  *
  * GHASH and POLYVAL: clmul128.h's method on PMULL (low halves) and PMULL2
  * (high halves), the register images and the Montgomery reduction by
- * 0xC2 || 0^56 the same (see ghash_clmul.c): blocks byte-reversed into
+ * 0xC2 || 0^56 the same (see aesni.c): blocks byte-reversed into
  * registers, powers stored as H^i * x^-1, Karatsuba's three products per
  * block summed unreduced over 8 blocks and reduced once (aggregated
  * reduction). POLYVAL loads its blocks as they are.
@@ -35,7 +35,7 @@
  * The modes and the GHASH/POLYVAL aggregation loops are simd_body.h's,
  * shared with power8.c; this file defines what is ARM's: the rounds (AESE,
  * AESMC, AESD, AESIMC), the key schedule's inverse keys, the lane order of
- * counters and tweaks, PMULL's multiply and reduction, the byte reversal.
+ * counters, PMULL's multiply and reduction, the byte reversal.
  */
 #include <arm_neon.h>
 #include <string.h>
@@ -116,19 +116,13 @@ CE_INLINE void ce_dec_w(const ce_keys *ks, uint8x16_t *x, size_t w)
         x[j] = veorq_u8(vaesdq_u8(x[j], k), last);
 }
 
-/* ---- counters and tweaks: lanes in memory byte order ------------------------ */
+/* ---- counters: lanes in memory byte order ------------------------------------ */
 
 /* The counter block of big-endian words hi (bytes 0..7) and lo (8..15). */
 AESKIT_INLINE uint8x16_t ce_ctr_block(uint64_t hi, uint64_t lo)
 {
     return vreinterpretq_u8_u64(vcombine_u64(vcreate_u64(AESKIT_BSWAP64(hi)),
                                              vcreate_u64(AESKIT_BSWAP64(lo))));
-}
-
-/* The tweak block of little-endian words lo (bytes 0..7) and hi (8..15). */
-AESKIT_INLINE uint8x16_t ce_tweak_block(uint64_t lo, uint64_t hi)
-{
-    return vreinterpretq_u8_u64(vcombine_u64(vcreate_u64(lo), vcreate_u64(hi)));
 }
 
 /* ---- GHASH and POLYVAL on PMULL --------------------------------------------- */
@@ -239,7 +233,6 @@ CE_INLINE void ce_power_put(aeskit_ghash_key *hk, size_t i, const ce_power *f)
 #define SIMD_DEC_W(ks, x, w) ce_dec_w((ks), (x), (w))
 #define SIMD_SUB_WORD(w) ce_sub_word(w)
 #define SIMD_CTR_BLOCK(hi, lo) ce_ctr_block((hi), (lo))
-#define SIMD_TWEAK_BLOCK(lo, hi) ce_tweak_block((lo), (hi))
 #define SIMD_GV uint64x2_t
 #define SIMD_GZERO vdupq_n_u64(0)
 #define SIMD_GXOR(a, b) veorq_u64((a), (b))
@@ -254,6 +247,7 @@ CE_INLINE void ce_power_put(aeskit_ghash_key *hk, size_t i, const ce_power *f)
 #define SIMD_GBLOCK(p, polyval) ce_gblock((p), (polyval))
 #define SIMD_GSTORE(p, v) vst1q_u8((p), ce_unrev(v))
 #include "simd_body.h"
+#include "simd_serial.h"
 
 /* ---- key schedule ---------------------------------------------------- */
 
@@ -287,9 +281,10 @@ const struct aeskit_impl aeskit_armv8_ce_impl = {
     .cfb_enc = ce_cfb_enc,
     .cfb_dec = ce_cfb_dec,
     .ofb = ce_ofb,
-    .ctr = ce_ctr_slot,
+    .ctr = ce_ctr,
     .cbc_mac = ce_cbc_mac,
     .xts = ce_xts,
+    .xts_units = ce_xts_units,
     .ghash_key = ce_ghash_key,
     .ghash = ce_ghash,
     .polyval = ce_polyval,

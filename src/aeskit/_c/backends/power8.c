@@ -29,7 +29,7 @@
  * independent blocks per iteration (vcipher's latency is 6-7 cycles on
  * POWER8/9 with one or two pipes); a 1..7 block tail runs as 4 + 2 + 1.
  *
- * GHASH: the method of clmul128.h (see ghash_clmul.c) on vpmsumd, which
+ * GHASH: the method of clmul128.h (see aesni.c) on vpmsumd, which
  * multiplies both 64-bit halves of its operands and XORs the two products.
  * With one operand's other half zero that is one product, and with it
  * swapped it is Karatsuba's whole middle term, so each power of H is kept
@@ -42,7 +42,7 @@
  * The modes and the GHASH/POLYVAL aggregation loops are simd_body.h's,
  * shared with armv8_ce.c; this file defines what is POWER's: the byte
  * order, the rounds (vcipher, vncipher), vsbox for the key schedule, the
- * lanes of counters and tweaks, vpmsumd's multiply and reduction.
+ * lanes of counters, vpmsumd's multiply and reduction.
  */
 #include <altivec.h>
 #include <string.h>
@@ -183,14 +183,6 @@ P8_INLINE void p8_dec_w(const p8_keys *ks, p8v *x, size_t w)
         x[j] = __builtin_crypto_vncipherlast(x[j], last);
 }
 
-/* ---- counters and tweaks: registers in big-endian byte order ------------------ */
-
-/* The tweak's bytes read big-endian: bytes 0..7 are lo's, little-endian. */
-P8_INLINE p8v p8_tweak_block(uint64_t lo, uint64_t hi)
-{
-    return p8_make(AESKIT_BSWAP64(lo), AESKIT_BSWAP64(hi));
-}
-
 /* ---- GHASH and POLYVAL on vpmsumd -------------------------------------------- */
 
 /* A power of H in vpmsumd's three forms: high half alone (x * hh = x.hi *
@@ -279,7 +271,6 @@ P8_INLINE p8v p8_gblock(const uint8_t *p, int polyval)
 #define SIMD_DEC_W(ks, x, w) p8_dec_w((ks), (x), (w))
 #define SIMD_SUB_WORD(w) p8_sub_word(w)
 #define SIMD_CTR_BLOCK(hi, lo) p8_make((hi), (lo))
-#define SIMD_TWEAK_BLOCK(lo, hi) p8_tweak_block((lo), (hi))
 #define SIMD_GV p8v
 #define SIMD_GZERO ((p8v){0, 0})
 #define SIMD_GXOR(a, b) vec_xor((a), (b))
@@ -294,6 +285,7 @@ P8_INLINE p8v p8_gblock(const uint8_t *p, int polyval)
 #define SIMD_GBLOCK(p, polyval) p8_gblock((p), (polyval))
 #define SIMD_GSTORE(p, v) p8_store((p), (v))
 #include "simd_body.h"
+#include "simd_serial.h"
 
 /* ---- key schedule ---------------------------------------------------- */
 
@@ -320,9 +312,10 @@ const struct aeskit_impl aeskit_power8_impl = {
     .cfb_enc = p8_cfb_enc,
     .cfb_dec = p8_cfb_dec,
     .ofb = p8_ofb,
-    .ctr = p8_ctr_slot,
+    .ctr = p8_ctr,
     .cbc_mac = p8_cbc_mac,
     .xts = p8_xts,
+    .xts_units = p8_xts_units,
     .ghash_key = p8_ghash_key,
     .ghash = p8_ghash,
     .polyval = p8_polyval,

@@ -1,11 +1,12 @@
 /*
  * simd_body.h: the AES modes and the GHASH/POLYVAL aggregation on a
  * 128-bit vector unit with AES round instructions, written once and
- * instantiated by armv8_ce.c (NEON + Crypto Extensions) and power8.c
- * (VSX + vector crypto). Contracts: aeskit.h. Nothing below depends on the
- * architecture but through the names the including file defines first:
+ * instantiated by aesni.c (SSE + AES-NI + PCLMULQDQ), armv8_ce.c (NEON +
+ * Crypto Extensions) and power8.c (VSX + vector crypto). Contracts:
+ * aeskit.h. Nothing below depends on the architecture but through the
+ * names the including file defines first:
  *
- *   SIMD_NAME(x)        the name of this backend's function x (ce_x, p8_x)
+ *   SIMD_NAME(x)        the name of this backend's function x (aeskit_aesni_x, ce_x, p8_x)
  *   SIMD_FN             a slot function's storage class and attributes
  *   SIMD_INLINE         a forced-inline helper's storage class and attributes
  *   SIMD_W              blocks per main-loop batch (at most 8: SIMD_UNROLL)
@@ -20,10 +21,9 @@
  *   SIMD_ENC_W(ks, x, w), SIMD_DEC_W(ks, x, w)
  *                       w blocks x[0..w-1] through the cipher, in place
  *   SIMD_SUB_WORD(w)    SubWord of a 32-bit word as the bytes lie in memory
- *   SIMD_CTR_BLOCK(hi, lo)   the vector of the block whose bytes 0..7 are
- *                       the big-endian hi and 8..15 the big-endian lo
- *   SIMD_TWEAK_BLOCK(lo, hi) the vector of the block whose bytes 0..7 are
- *                       the little-endian lo and 8..15 the little-endian hi
+ * and for CTR either SIMD_CTR_BLOCK(hi, lo), the vector of the block whose
+ * bytes 0..7 are the big-endian hi and 8..15 the big-endian lo, or the
+ * backend's own counter (SIMD_CTR_T and the three below it, see CTR);
  * and for GHASH/POLYVAL (clmul128.h's method: powers H^i * x^-1, products
  * summed unreduced over a batch and reduced once):
  *   SIMD_GV             the vector type of the 128-bit register images
@@ -40,14 +40,18 @@
  *   SIMD_GSTORE(p, v)   an image back to bytes, GHASH's reading
  *
  * Parallel modes (ECB, CBC and CFB decryption, CTR, XTS) run SIMD_W
- * independent blocks per loop iteration; a 1..7 block tail runs as
- * 4 + 2 + 1. In place: every batch loads all its input (and the chaining
+ * independent blocks per loop iteration: on aesni AESENC has latency 3-4
+ * and 2 units on current cores (4 on Zen 4), so 8 blocks in flight keep
+ * them busy, and AESE and vcipher want as many. A 1..7 block tail runs as
+ * 4 + 2 + 1. Round keys are loaded once per round per batch (15 keys and 8
+ * blocks do not fit in 16 registers, and one L1 load per 8 rounds costs
+ * nothing). In place: every batch loads all its input (and the chaining
  * block the next batch needs) before its first store.
  *
- * Counters and tweaks are advanced in general registers without a branch
- * on their value (adds with the carry as a comparison result, masked
- * reductions), so every counter kind, secret ones included, takes the same
- * path.
+ * Counters and tweaks are advanced without a branch on a secret value
+ * (adds with the carry as a comparison result, masked reductions).
+ *
+ * The serial-chain modes are simd_serial.h's (aesni has its own).
  */
 #include <string.h>
 
@@ -155,89 +159,32 @@ SIMD_FN void SIMD_NAME(ecb_dec)(const aeskit_key *k, uint8_t *dst, const uint8_t
 #undef K
 }
 
-/* ---- serial modes -------------------------------------------------------- */
-
-SIMD_FN void SIMD_NAME(cbc_enc)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
-                                const uint8_t *src, size_t n)
-{
-    if (n == 0)
-        return;
-    SIMD_KEYS ks;
-    SIMD_LOAD_KEYS(&ks, k, 0);
-    SIMD_V x = SIMD_LOAD(iv);
-    for (size_t i = 0; i < n; i++) {
-        x = simd_enc1(&ks, SIMD_XOR(x, SIMD_LOAD(src + AESKIT_BLOCK * i)));
-        SIMD_STORE(dst + AESKIT_BLOCK * i, x);
-    }
-    SIMD_STORE(iv, x);
-}
-
-SIMD_FN void SIMD_NAME(cfb_enc)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
-                                const uint8_t *src, size_t n)
-{
-    if (n == 0)
-        return;
-    SIMD_KEYS ks;
-    SIMD_LOAD_KEYS(&ks, k, 0);
-    SIMD_V x = SIMD_LOAD(iv);
-    for (size_t i = 0; i < n; i++) {
-        x = SIMD_XOR(simd_enc1(&ks, x), SIMD_LOAD(src + AESKIT_BLOCK * i));
-        SIMD_STORE(dst + AESKIT_BLOCK * i, x);
-    }
-    SIMD_STORE(iv, x);
-}
-
-SIMD_FN void SIMD_NAME(ofb)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst, const uint8_t *src,
-                            size_t n)
-{
-    if (n == 0)
-        return;
-    SIMD_KEYS ks;
-    SIMD_LOAD_KEYS(&ks, k, 0);
-    SIMD_V x = SIMD_LOAD(iv);
-    for (size_t i = 0; i < n; i++) {
-        x = simd_enc1(&ks, x);
-        SIMD_STORE(dst + AESKIT_BLOCK * i, SIMD_XOR(x, SIMD_LOAD(src + AESKIT_BLOCK * i)));
-    }
-    SIMD_STORE(iv, x);
-}
-
-SIMD_FN void SIMD_NAME(cbc_mac)(const aeskit_key *k, uint8_t mac[16], const uint8_t *src, size_t n)
-{
-    if (n == 0)
-        return;
-    SIMD_KEYS ks;
-    SIMD_LOAD_KEYS(&ks, k, 0);
-    SIMD_V x = SIMD_LOAD(mac);
-    for (size_t i = 0; i < n; i++)
-        x = simd_enc1(&ks, SIMD_XOR(x, SIMD_LOAD(src + AESKIT_BLOCK * i)));
-    SIMD_STORE(mac, x);
-}
-
 /* ---- parallel chaining modes --------------------------------------------- */
 
-/* CBC decryption: all w ciphertext blocks are read before any is written
- * (dst may be src). */
+/* CBC decryption: the ciphertext is reloaded from src for the XOR, and
+ * every load of a batch (the next chaining block included) comes before
+ * its first store, so dst may be src. */
 SIMD_INLINE void simd_cbc_dec_w(const SIMD_KEYS *ks, SIMD_V *iv, uint8_t *dst, const uint8_t *src,
                                 size_t w)
 {
-    SIMD_V c[SIMD_W], x[SIMD_W];
+    SIMD_V x[SIMD_W];
     SIMD_UNROLL
     for (size_t j = 0; j < w; j++)
-        x[j] = c[j] = SIMD_LOAD(src + AESKIT_BLOCK * j);
+        x[j] = SIMD_LOAD(src + AESKIT_BLOCK * j);
     SIMD_DEC_W(ks, x, w);
-    SIMD_STORE(dst, SIMD_XOR(x[0], *iv));
+    x[0] = SIMD_XOR(x[0], *iv);
     SIMD_UNROLL
     for (size_t j = 1; j < w; j++)
-        SIMD_STORE(dst + AESKIT_BLOCK * j, SIMD_XOR(x[j], c[j - 1]));
-    *iv = c[w - 1];
+        x[j] = SIMD_XOR(x[j], SIMD_LOAD(src + AESKIT_BLOCK * (j - 1)));
+    *iv = SIMD_LOAD(src + AESKIT_BLOCK * (w - 1));
+    SIMD_UNROLL
+    for (size_t j = 0; j < w; j++)
+        SIMD_STORE(dst + AESKIT_BLOCK * j, x[j]);
 }
 
 SIMD_FN void SIMD_NAME(cbc_dec)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
                                 const uint8_t *src, size_t n)
 {
-    if (n == 0)
-        return;
     SIMD_KEYS ks;
     SIMD_LOAD_KEYS(&ks, k, 1);
     SIMD_V v = SIMD_LOAD(iv);
@@ -247,29 +194,29 @@ SIMD_FN void SIMD_NAME(cbc_dec)(const aeskit_key *k, uint8_t iv[16], uint8_t *ds
     SIMD_STORE(iv, v);
 }
 
+/* CFB decryption: block j's keystream is E(C[j-1]), C[-1] the IV; loads
+ * before stores as in CBC. */
 SIMD_INLINE void simd_cfb_dec_w(const SIMD_KEYS *ks, SIMD_V *iv, uint8_t *dst, const uint8_t *src,
                                 size_t w)
 {
-    SIMD_V c[SIMD_W], x[SIMD_W];
-    SIMD_UNROLL
-    for (size_t j = 0; j < w; j++)
-        c[j] = SIMD_LOAD(src + AESKIT_BLOCK * j);
+    SIMD_V x[SIMD_W];
     x[0] = *iv;
     SIMD_UNROLL
     for (size_t j = 1; j < w; j++)
-        x[j] = c[j - 1];
+        x[j] = SIMD_LOAD(src + AESKIT_BLOCK * (j - 1));
     SIMD_ENC_W(ks, x, w);
     SIMD_UNROLL
     for (size_t j = 0; j < w; j++)
-        SIMD_STORE(dst + AESKIT_BLOCK * j, SIMD_XOR(x[j], c[j]));
-    *iv = c[w - 1];
+        x[j] = SIMD_XOR(x[j], SIMD_LOAD(src + AESKIT_BLOCK * j));
+    *iv = SIMD_LOAD(src + AESKIT_BLOCK * (w - 1));
+    SIMD_UNROLL
+    for (size_t j = 0; j < w; j++)
+        SIMD_STORE(dst + AESKIT_BLOCK * j, x[j]);
 }
 
 SIMD_FN void SIMD_NAME(cfb_dec)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
                                 const uint8_t *src, size_t n)
 {
-    if (n == 0)
-        return;
     SIMD_KEYS ks;
     SIMD_LOAD_KEYS(&ks, k, 0);
     SIMD_V v = SIMD_LOAD(iv);
@@ -279,11 +226,21 @@ SIMD_FN void SIMD_NAME(cfb_dec)(const aeskit_key *k, uint8_t iv[16], uint8_t *ds
     SIMD_STORE(iv, v);
 }
 
-/* ---- CTR ------------------------------------------------------------------ */
-
-/* The counter block as two big-endian 64-bit words (bytes 0..7, 8..15). */
+/* ---- CTR ------------------------------------------------------------------
+ * The counter blocks of a batch are built one batch ahead, so that a batch
+ * starts from values that are ready, as ECB starts from loads (built in the
+ * same iteration, they keep the AES units waiting at the start of each
+ * batch). They are whitened only at use: next[] may be spilled to the stack,
+ * and counter blocks are public where counter ^ rk[0] is not.
+ *
+ * How the blocks are made is the backend's (SIMD_CTR_T, SIMD_CTR_GET,
+ * SIMD_CTR_PUT, SIMD_CTR_FILL(kind, c, x, w): x[j] = the block of counter
+ * c + j, j < w, then c += w); without them, the counter is two big-endian
+ * 64-bit words in general registers, advanced without a branch on its value
+ * (the carry a comparison result), and each block made by SIMD_CTR_BLOCK. */
+#if !defined(SIMD_CTR_T)
 typedef struct {
-    uint64_t hi, lo;
+    uint64_t hi, lo;   /* bytes 0..7 and 8..15, big-endian */
 } simd_ctr;
 
 SIMD_INLINE void simd_ctr_inc(simd_ctr *c, enum aeskit_ctr kind)
@@ -304,76 +261,238 @@ SIMD_INLINE void simd_ctr_inc(simd_ctr *c, enum aeskit_ctr kind)
     }
 }
 
-SIMD_INLINE void simd_ctr_w(const SIMD_KEYS *ks, enum aeskit_ctr kind, simd_ctr *c, uint8_t *dst,
-                            const uint8_t *src, size_t w)
+SIMD_INLINE void simd_ctr_fill(enum aeskit_ctr kind, simd_ctr *c, SIMD_V *x, size_t w)
 {
-    SIMD_V x[SIMD_W];
     SIMD_UNROLL
     for (size_t j = 0; j < w; j++) {
         x[j] = SIMD_CTR_BLOCK(c->hi, c->lo);
         simd_ctr_inc(c, kind);
     }
+}
+
+SIMD_INLINE simd_ctr simd_ctr_get(const uint8_t ctr[16])
+{
+    const simd_ctr c = {aeskit_load_be64(ctr), aeskit_load_be64(ctr + 8)};
+    return c;
+}
+
+SIMD_INLINE void simd_ctr_put(uint8_t ctr[16], simd_ctr c)
+{
+    aeskit_store_be64(ctr, c.hi);
+    aeskit_store_be64(ctr + 8, c.lo);
+}
+
+#define SIMD_CTR_T simd_ctr
+#define SIMD_CTR_GET(kind, ctr) simd_ctr_get(ctr)
+#define SIMD_CTR_PUT(kind, ctr, c) simd_ctr_put((ctr), (c))
+#define SIMD_CTR_FILL(kind, c, x, w) simd_ctr_fill((kind), (c), (x), (w))
+#endif
+
+/* Encrypts the w counter blocks x[] and XORs them with src into dst. */
+SIMD_INLINE void simd_ctr_xor(const SIMD_KEYS *ks, SIMD_V *x, uint8_t *dst, const uint8_t *src,
+                              size_t w)
+{
     SIMD_ENC_W(ks, x, w);
     SIMD_UNROLL
     for (size_t j = 0; j < w; j++)
         SIMD_STORE(dst + AESKIT_BLOCK * j, SIMD_XOR(x[j], SIMD_LOAD(src + AESKIT_BLOCK * j)));
 }
 
-SIMD_FN void SIMD_NAME(ctr_slot)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[16],
-                                 uint8_t *dst, const uint8_t *src, size_t n)
+SIMD_FN void SIMD_NAME(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[16],
+                            uint8_t *dst, const uint8_t *src, size_t n)
 {
-    if (n == 0)
-        return;
+    assert(kind == AESKIT_CTR_BE128 || kind == AESKIT_CTR_BE32 || kind == AESKIT_CTR_LE32 ||
+           kind == AESKIT_CTR_BE128_SECRET);
     SIMD_KEYS ks;
     SIMD_LOAD_KEYS(&ks, k, 0);
-    simd_ctr c = {aeskit_load_be64(ctr), aeskit_load_be64(ctr + 8)};
-#define K(w) (simd_ctr_w(&ks, kind, &c, dst, src, w), SIMD_STEP(w))
-    SIMD_BATCHES(n, K);
+    SIMD_CTR_T c = SIMD_CTR_GET(kind, ctr);
+    SIMD_V x[SIMD_W];
+
+    if (n >= SIMD_W) {
+        SIMD_V next[SIMD_W];
+        SIMD_CTR_FILL(kind, &c, next, SIMD_W);
+        for (; n >= SIMD_W; n -= SIMD_W) {
+            SIMD_UNROLL
+            for (size_t j = 0; j < SIMD_W; j++)
+                x[j] = next[j];
+            if (n >= 2 * SIMD_W)
+                SIMD_CTR_FILL(kind, &c, next, SIMD_W);
+            simd_ctr_xor(&ks, x, dst, src, SIMD_W);
+            SIMD_STEP(SIMD_W);
+        }
+    }
+#define K(w) (SIMD_CTR_FILL(kind, &c, x, w), simd_ctr_xor(&ks, x, dst, src, w), SIMD_STEP(w))
+    if (n & 4)
+        K(4);
+    if (n & 2)
+        K(2);
+    if (n & 1)
+        K(1);
 #undef K
-    aeskit_store_be64(ctr, c.hi);
-    aeskit_store_be64(ctr + 8, c.lo);
+    SIMD_CTR_PUT(kind, ctr, c);
 }
 
-/* ---- XTS ------------------------------------------------------------------ */
+/* ---- XTS --------------------------------------------------------------
+ * Block j is E(P[j] ^ T[j]) ^ T[j], with T[j+1] = T[j] * alpha in IEEE
+ * 1619's little-endian GF(2^128). The doubling runs on the two 64-bit
+ * halves in general registers, whose units the AES rounds leave idle, and
+ * the tweaks go to a stack buffer in memory byte order, from which the
+ * XORs load them. A batch's tweaks are written one batch ahead, so that its
+ * loads never wait on a store to forward (a 16-byte load of two 8-byte
+ * stores cannot). The tweak is a secret (the encrypted sector number):
+ * nothing branches on it, and the buffer is wiped.
+ *
+ * Measured with aesni on Zen 2 against ECB's kernel (rdtsc, 16 KiB): with
+ * the tweaks free (a fixed buffer: only the two loads and XORs a block)
+ * XTS takes 1.20x ECB's time for AES-128, 1.13x for AES-256; this code
+ * 1.36x and 1.16x. Why not another layout (each slower, as a multiple of
+ * ECB's time or of this code's): the tweaks in vector registers advanced
+ * by x^8 with PCLMULQDQ (1.71x ECB), odd tweaks doubled from even ones in
+ * vector registers (1.55x), k0 and the last round key folded into the
+ * tweaks on the scalar side (1.83x: twice the stores), k0 folded on the
+ * vector side with AESENCLAST taking rk[last] ^ T (1.48x), the tweaks
+ * computed in the middle of the rounds (1.46x), the tweaks kept whitened
+ * in the general registers (W = T ^ k0, so a block takes two vector XORs
+ * instead of three, but two more scalar XORs: 1.05-1.09x this code's
+ * time). */
 
-/* The tweak as a little-endian 128-bit number (IEEE 1619 5.2). */
-typedef struct {
-    uint64_t lo, hi;
-} simd_tweak;
-
-SIMD_INLINE void simd_xts_w(const SIMD_KEYS *ks, int enc, simd_tweak *t, uint8_t *dst,
-                            const uint8_t *src, size_t w)
+/* w tweaks from (lo, hi) into tw, which moves on past them. On x86-64 a
+ * doubling is five instructions: ADD/ADC shift the 128 bits left, SBB turns
+ * the bit shifted out of the top into a mask, and 0x87 folds it back in.
+ * Compilers make 7-9 of the C below (or of _addcarry_u64), and with 16
+ * stores and 8 AES batches' worth of rounds to share the core with, the
+ * count showed: 1.44x ECB's time for AES-128, against 1.36x with these. */
+SIMD_INLINE void simd_xts_tweaks(uint64_t *plo, uint64_t *phi, uint8_t *tw, size_t w)
 {
-    SIMD_V x[SIMD_W], tw[SIMD_W];
+    uint64_t lo = *plo, hi = *phi;
     SIMD_UNROLL
     for (size_t j = 0; j < w; j++) {
-        tw[j] = SIMD_TWEAK_BLOCK(t->lo, t->hi);
-        aeskit_gf128_double(&t->hi, &t->lo);
-        x[j] = SIMD_XOR(SIMD_LOAD(src + AESKIT_BLOCK * j), tw[j]);
+        aeskit_store_le64(tw + AESKIT_BLOCK * j, lo);
+        aeskit_store_le64(tw + AESKIT_BLOCK * j + 8, hi);
+#if defined(__x86_64__) && defined(AESKIT_GNU_ASM)
+        uint64_t fold;
+        __asm__("add %0, %0\n\tadc %1, %1\n\tsbb %2, %2\n\tand $0x87, %2\n\txor %2, %0"
+                : "+r"(lo), "+r"(hi), "=&r"(fold)
+                :
+                : "cc");
+#else
+        aeskit_gf128_double(&hi, &lo);
+#endif
     }
+    *plo = lo;
+    *phi = hi;
+}
+
+/* w blocks with the tweaks in tw. */
+SIMD_INLINE void simd_xts_w(const SIMD_KEYS *ks, int enc, const uint8_t *tw, uint8_t *dst,
+                            const uint8_t *src, size_t w)
+{
+    SIMD_V x[SIMD_W];
+    SIMD_UNROLL
+    for (size_t j = 0; j < w; j++)
+        x[j] = SIMD_XOR(SIMD_LOAD(src + AESKIT_BLOCK * j), SIMD_LOAD(tw + AESKIT_BLOCK * j));
     if (enc)
         SIMD_ENC_W(ks, x, w);
     else
         SIMD_DEC_W(ks, x, w);
     SIMD_UNROLL
     for (size_t j = 0; j < w; j++)
-        SIMD_STORE(dst + AESKIT_BLOCK * j, SIMD_XOR(x[j], tw[j]));
+        SIMD_STORE(dst + AESKIT_BLOCK * j, SIMD_XOR(x[j], SIMD_LOAD(tw + AESKIT_BLOCK * j)));
+}
+
+SIMD_INLINE void simd_xts(const SIMD_KEYS *ks, int enc, uint8_t tweak[16], uint8_t *dst,
+                          const uint8_t *src, size_t n)
+{
+    uint8_t tw[2][SIMD_W * AESKIT_BLOCK];
+    uint64_t lo = aeskit_load_le64(tweak), hi = aeskit_load_le64(tweak + 8);
+    size_t cur = 0;
+    if (n >= SIMD_W) {
+        simd_xts_tweaks(&lo, &hi, tw[0], SIMD_W);
+        for (; n >= SIMD_W; n -= SIMD_W) {
+            if (n >= 2 * SIMD_W)
+                simd_xts_tweaks(&lo, &hi, tw[cur ^ 1], SIMD_W);
+            simd_xts_w(ks, enc, tw[cur], dst, src, SIMD_W);
+            SIMD_STEP(SIMD_W);
+            cur ^= 1;
+        }
+    }
+#define K(w) (simd_xts_tweaks(&lo, &hi, tw[cur], w), simd_xts_w(ks, enc, tw[cur], dst, src, w), \
+              SIMD_STEP(w))
+    if (n & 4)
+        K(4);
+    if (n & 2)
+        K(2);
+    if (n & 1)
+        K(1);
+#undef K
+    aeskit_store_le64(tweak, lo);
+    aeskit_store_le64(tweak + 8, hi);
+    aeskit_secure_zero(tw, sizeof tw);
+    lo = hi = 0;
 }
 
 SIMD_FN void SIMD_NAME(xts)(const aeskit_key *k, int enc, uint8_t tweak[16], uint8_t *dst,
                             const uint8_t *src, size_t n)
 {
-    if (n == 0)
-        return;
     SIMD_KEYS ks;
-    SIMD_LOAD_KEYS(&ks, k, !enc);
-    simd_tweak t = {aeskit_load_le64(tweak), aeskit_load_le64(tweak + 8)};
-#define K(w) (simd_xts_w(&ks, enc, &t, dst, src, w), SIMD_STEP(w))
-    SIMD_BATCHES(n, K);
-#undef K
-    aeskit_store_le64(tweak, t.lo);
-    aeskit_store_le64(tweak + 8, t.hi);
-    aeskit_secure_zero(&t, sizeof t);
+    if (enc) {
+        SIMD_LOAD_KEYS(&ks, k, 0);
+        simd_xts(&ks, 1, tweak, dst, src, n);
+    } else {
+        SIMD_LOAD_KEYS(&ks, k, 1);
+        simd_xts(&ks, 0, tweak, dst, src, n);
+    }
+}
+
+/* Data units of whole batches (unit a multiple of SIMD_W blocks) as one
+ * run of batches, each batch's tweaks written one batch ahead as in
+ * simd_xts: the batch that starts a unit takes its tweak from tweaks
+ * rather than doubling on, so no unit waits for the one before to drain. */
+SIMD_INLINE void simd_xts_units(const SIMD_KEYS *ks, int enc, const uint8_t *tweaks, size_t unit,
+                                uint8_t *dst, const uint8_t *src, size_t units)
+{
+    uint8_t tw[2][SIMD_W * AESKIT_BLOCK];
+    const size_t per = unit / SIMD_W, batches = per * units;
+    uint64_t lo = aeskit_load_le64(tweaks), hi = aeskit_load_le64(tweaks + 8);
+    simd_xts_tweaks(&lo, &hi, tw[0], SIMD_W);
+    size_t cur = 0, left = per;   /* batches to the end of this unit */
+    for (size_t b = 1; b <= batches; b++) {
+        if (b < batches) {
+            if (--left == 0) {    /* the next batch starts a unit (no division) */
+                tweaks += AESKIT_BLOCK;
+                lo = aeskit_load_le64(tweaks);
+                hi = aeskit_load_le64(tweaks + 8);
+                left = per;
+            }
+            simd_xts_tweaks(&lo, &hi, tw[cur ^ 1], SIMD_W);
+        }
+        simd_xts_w(ks, enc, tw[cur], dst, src, SIMD_W);
+        SIMD_STEP(SIMD_W);
+        cur ^= 1;
+    }
+    aeskit_secure_zero(tw, sizeof tw);
+    lo = hi = 0;
+}
+
+SIMD_FN void SIMD_NAME(xts_units)(const aeskit_key *k, int enc, const uint8_t *tweaks,
+                                  size_t unit, uint8_t *dst, const uint8_t *src, size_t units)
+{
+    SIMD_KEYS ks;
+    if (unit % SIMD_W != 0) {   /* short or ragged units: one call each */
+        uint8_t t[16];
+        for (size_t i = 0; i < units; i++) {
+            memcpy(t, tweaks + AESKIT_BLOCK * i, 16);
+            SIMD_NAME(xts)(k, enc, t, dst + AESKIT_BLOCK * unit * i,
+                           src + AESKIT_BLOCK * unit * i, unit);
+        }
+        aeskit_secure_zero(t, sizeof t);
+    } else if (enc) {
+        SIMD_LOAD_KEYS(&ks, k, 0);
+        simd_xts_units(&ks, 1, tweaks, unit, dst, src, units);
+    } else {
+        SIMD_LOAD_KEYS(&ks, k, 1);
+        simd_xts_units(&ks, 0, tweaks, unit, dst, src, units);
+    }
 }
 
 /* ---- GHASH and POLYVAL ------------------------------------------------------ */
