@@ -12,7 +12,8 @@
  * aesdec.
  *
  * The parallel modes (ECB, CBC and CFB decryption, CTR, XTS and its data
- * units) and the GHASH/POLYVAL aggregation are simd_body.h's, shared with
+ * units), the fused OCB3 kernel and the GHASH/POLYVAL aggregation are
+ * simd_body.h's, shared with
  * armv8_ce.c and power8.c; this file defines what is x86's: the rounds
  * (AESENC, AESDEC), the counter blocks in lanes (pshufb), PCLMULQDQ's
  * multiply and reduction (clmul128.h), and the key schedule.
@@ -73,6 +74,19 @@ AESKIT_INLINE void aesni_cipher_w(const aesni_keys *ks, __m128i *x, size_t w, in
 {
     aeskit_aesni_whiten(x, w, aeskit_load128(ks->rk));
     aeskit_aesni_rounds(x, w, ks->rk, ks->rounds, enc);
+}
+
+/* For OCB: rounds 1..rounds-1 (the middle), and the last round's step
+ * taking any key. */
+AESKIT_INLINE void aesni_mid_w(const aesni_keys *ks, __m128i *x, size_t w, int enc)
+{
+    const uint8_t *kend = ks->rk + AESKIT_BLOCK * ks->rounds;
+    for (const uint8_t *p = ks->rk + AESKIT_BLOCK; p < kend; p += AESKIT_BLOCK) {
+        const __m128i key = aeskit_load128(p);
+        AESKIT_UNROLL(8)
+        for (size_t j = 0; j < w; j++)
+            x[j] = enc ? _mm_aesenc_si128(x[j], key) : _mm_aesdec_si128(x[j], key);
+    }
 }
 
 /* CTR: the counter c is kept as an integer in lanes: BE128 and BE32
@@ -184,6 +198,12 @@ AESKIT_INLINE __m128i aesni_gblock(const uint8_t *p, int polyval)
 #define SIMD_ENC_W(ks, x, w) aesni_cipher_w((ks), (x), (w), 1)
 #define SIMD_DEC_W(ks, x, w) aesni_cipher_w((ks), (x), (w), 0)
 #define SIMD_SUB_WORD(w) aesni_sub_word(w)
+#define SIMD_ENC_MID_W(ks, x, w) aesni_mid_w((ks), (x), (w), 1)
+#define SIMD_DEC_MID_W(ks, x, w) aesni_mid_w((ks), (x), (w), 0)
+#define SIMD_ENC_LAST(x, k) _mm_aesenclast_si128((x), (k))
+#define SIMD_DEC_LAST(x, k) _mm_aesdeclast_si128((x), (k))
+#define SIMD_KEY_FIRST(ks) aeskit_load128((ks)->rk)
+#define SIMD_KEY_LAST(ks) aeskit_load128((ks)->rk + AESKIT_BLOCK * (ks)->rounds)
 #define SIMD_CTR_T aesni_ctr
 #define SIMD_CTR_GET(kind, ctr) aesni_ctr_get((kind), (ctr))
 #define SIMD_CTR_PUT(kind, ctr, c) aeskit_store128((ctr), _mm_shuffle_epi8((c).c, (c).swap))

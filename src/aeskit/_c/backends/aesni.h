@@ -1,5 +1,5 @@
 /*
- * aesni.h: what the aesni library (aesni.c with simd_body.h, aesni_ocb.c,
+ * aesni.h: what the aesni library (aesni.c with simd_body.h, and
  * aesni_gcm.c) exports to the other x86 backends: its key layout, which
  * the vaes tables share (their set_key is aesni's), and the functions they
  * point their serial slots at or call for a few blocks. Contracts:
@@ -34,7 +34,7 @@ AESKIT_INLINE const uint8_t *aeskit_aesni_dec_keys(const aeskit_key *k)
  * table (aeskit_impl.constants). */
 #define AESKIT_AESNI_W 8         /* simd_body.h: the parallel modes and GHASH's reduction */
 #define AESKIT_AESNI_GCM_W 8     /* aesni_gcm.c: the fused GCM */
-#define AESKIT_AESNI_OCB_W 8     /* aesni_ocb.c: the fused OCB3 */
+#define AESKIT_AESNI_OCB_W AESKIT_AESNI_W /* simd_body.h: the fused OCB3 */
 #define AESKIT_AESNI_SIV_SHORT 8 /* aesni_gcm.c: POLYVAL blocks of a short GCM-SIV message */
 
 /* w blocks (a constant at every call, so the loops unroll and the blocks
@@ -82,12 +82,12 @@ aeskit_xts_units_fn aeskit_aesni_xts_units;
 aeskit_ghash_key_fn aeskit_aesni_ghash_key;
 aeskit_ghash_fn aeskit_aesni_ghash;
 aeskit_ghash_fn aeskit_aesni_polyval;
+aeskit_ocb_fn aeskit_aesni_ocb;
 /* aesni.c's own */
 aeskit_chain_fn aeskit_aesni_cbc_enc;
 aeskit_chain_fn aeskit_aesni_cfb_enc;
 aeskit_chain_fn aeskit_aesni_ofb;
 aeskit_cbc_mac_fn aeskit_aesni_cbc_mac;
-aeskit_ocb_fn aeskit_aesni_ocb;
 aeskit_gcm_fn aeskit_aesni_gcm;
 aeskit_gcmsiv_open_fn aeskit_aesni_gcmsiv_open;
 aeskit_gcmsiv_short_fn aeskit_aesni_gcmsiv_short;

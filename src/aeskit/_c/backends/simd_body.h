@@ -495,6 +495,151 @@ SIMD_FN void SIMD_NAME(xts_units)(const aeskit_key *k, int enc, const uint8_t *t
     }
 }
 
+/* ---- OCB3 (the ocb sub-table) --------------------------------------------
+ * Built where the backend splits the cipher for it (the names below); a
+ * backend without them leaves its ocb sub-table to the mode's split path.
+ *   SIMD_ENC_MID_W(ks, x, w), SIMD_DEC_MID_W(ks, x, w)
+ *                       the rounds between the whitening and the last
+ *                       key's step, on w blocks in place
+ *   SIMD_ENC_LAST(x, k), SIMD_DEC_LAST(x, k)
+ *                       that last step with key k
+ *   SIMD_KEY_FIRST(ks), SIMD_KEY_LAST(ks)
+ *                       the whitening key and the last key
+ *
+ * Does all n blocks: batches of SIMD_W from a block index that is a multiple
+ * of SIMD_W, a 4 + 2 + 1 head up to that index and the same for the tail
+ * (see simd_ocb_run). On aesni: within a few percent of ECB, twice as fast
+ * as modes/ocb.c's split path on the same ECB.
+ *
+ * The checksum is folded inline, never in a pass of its own (libgcrypt saw
+ * a separate pass fall off a cliff above 32 KiB on Intel): when decrypting,
+ * over each plaintext block as it is produced; when encrypting, over each
+ * plaintext block reloaded just before its ciphertext is stored, which keeps
+ * those XORs off the start of a batch, where they would delay the first
+ * AES round. In place is safe: a batch loads all its input before the first
+ * round, and the reload of block j comes before the store of block j.
+ *
+ * The offset is folded into both ends of the cipher: the running offset
+ * carries the first key (whitening is one XOR), and the last step uses the
+ * last key ^ Offset_j, since that step ends in the key's XOR (aesenclast,
+ * aesdeclast, vcipherlast, AESE's trailing EOR alike).
+ */
+#if defined(SIMD_ENC_MID_W)
+
+/*
+ * The cipher on w whitened blocks x[j] = in_j ^ o[j], o[j] = Offset ^ the
+ * first key for each: the middle rounds, then the last step with the last
+ * key ^ Offset = fold ^ o[j], then the checksum, then the store. Encrypting,
+ * the checksum reloads the plaintext: in place, src block j is intact until
+ * dst block j is stored. Advances *dst and *src past the w blocks.
+ */
+SIMD_INLINE void simd_ocb_cipher_w(const SIMD_KEYS *ks, int enc, SIMD_V fold, SIMD_V *x,
+                                   const SIMD_V *o, SIMD_V *sum, uint8_t **dst,
+                                   const uint8_t **src, size_t w)
+{
+    if (enc)
+        SIMD_ENC_MID_W(ks, x, w);
+    else
+        SIMD_DEC_MID_W(ks, x, w);
+    SIMD_UNROLL
+    for (size_t j = 0; j < w; j++) {
+        const SIMD_V key = SIMD_XOR(fold, o[j]);
+        x[j] = enc ? SIMD_ENC_LAST(x[j], key) : SIMD_DEC_LAST(x[j], key);
+        *sum = SIMD_XOR(*sum, enc ? SIMD_LOAD(*src + AESKIT_BLOCK * j) : x[j]);
+        SIMD_STORE(*dst + AESKIT_BLOCK * j, x[j]);
+    }
+    *src += AESKIT_BLOCK * w;
+    *dst += AESKIT_BLOCK * w;
+}
+
+/* w blocks from any index: each offset from the one before and L[ntz]. */
+SIMD_INLINE void simd_ocb_any_w(const SIMD_KEYS *ks, const aeskit_ocb_key *ok, int enc, SIMD_V fold, uint64_t *i, SIMD_V *off, SIMD_V *sum,
+                          uint8_t **dst, const uint8_t **src, size_t w)
+{
+    SIMD_V x[SIMD_W], o[SIMD_W];
+    SIMD_UNROLL
+    for (size_t j = 0; j < w; j++) {
+        *off = SIMD_XOR(*off, SIMD_LOAD(ok->l[aeskit_ntz64(++*i)]));
+        o[j] = *off;
+        x[j] = SIMD_XOR(SIMD_LOAD(*src + AESKIT_BLOCK * j), o[j]);
+    }
+    simd_ocb_cipher_w(ks, enc, fold, x, o, sum, dst, src, w);
+}
+
+/* 0..7 blocks as 4 + 2 + 1 */
+SIMD_INLINE void simd_ocb_few(const SIMD_KEYS *ks, const aeskit_ocb_key *ok, int enc,
+                        SIMD_V fold, uint64_t *i, SIMD_V *off, SIMD_V *sum, uint8_t **dst,
+                        const uint8_t **src, size_t n)
+{
+    if (n & 4)
+        simd_ocb_any_w(ks, ok, enc, fold, i, off, sum, dst, src, 4);
+    if (n & 2)
+        simd_ocb_any_w(ks, ok, enc, fold, i, off, sum, dst, src, 2);
+    if (n & 1)
+        simd_ocb_any_w(ks, ok, enc, fold, i, off, sum, dst, src, 1);
+}
+
+/*
+ * All n blocks. The first up to 7 run as 4 + 2 + 1 until the block index
+ * is a multiple of 8; from there each batch of 8 (indices 8m+1 .. 8m+8) has
+ * offsets Offset_8m ^ L0, ^ L0^L1, ^ L1, ^ L1^L2, ^ L0^L1^L2, ^ L0^L2, ^ L2,
+ * then ^ L2 ^ L[ntz(8m+8)]: all from one register in parallel, with one
+ * ntz per batch, where a chain through eight ntz and loads would hold each
+ * batch back. The last 0..7 run as 4 + 2 + 1.
+ */
+SIMD_INLINE void simd_ocb_run(const SIMD_KEYS *ks, const aeskit_ocb_key *ok, int enc,
+                        aeskit_ocb_state *st, uint8_t *dst, const uint8_t *src, size_t n)
+{
+    const SIMD_V k0 = SIMD_KEY_FIRST(ks);
+    const SIMD_V fold = SIMD_XOR(SIMD_KEY_LAST(ks), k0);
+    const SIMD_V l0 = SIMD_LOAD(ok->l[0]), l1 = SIMD_LOAD(ok->l[1]), l2 = SIMD_LOAD(ok->l[2]);
+    const SIMD_V delta[SIMD_W - 1] = {
+        l0, SIMD_XOR(l0, l1), l1, SIMD_XOR(l1, l2),
+        SIMD_XOR(SIMD_XOR(l0, l1), l2), SIMD_XOR(l0, l2), l2,
+    };
+    /* the running offset carries the first key, the whitening, folded in */
+    SIMD_V off = SIMD_XOR(SIMD_LOAD(st->offset), k0), sum = SIMD_LOAD(st->checksum);
+    uint64_t i = st->blocks;
+
+    size_t head = (SIMD_W - i % SIMD_W) % SIMD_W;
+    if (head > n)
+        head = n;
+    simd_ocb_few(ks, ok, enc, fold, &i, &off, &sum, &dst, &src, head);
+    n -= head;
+    for (; n >= SIMD_W; n -= SIMD_W) {
+        SIMD_V x[SIMD_W], o[SIMD_W];
+        i += SIMD_W;
+        SIMD_UNROLL
+        for (size_t j = 0; j < SIMD_W - 1; j++)
+            o[j] = SIMD_XOR(off, delta[j]);
+        o[SIMD_W - 1] = off = SIMD_XOR(o[SIMD_W - 2], SIMD_LOAD(ok->l[aeskit_ntz64(i)]));
+        SIMD_UNROLL
+        for (size_t j = 0; j < SIMD_W; j++)
+            x[j] = SIMD_XOR(SIMD_LOAD(src + AESKIT_BLOCK * j), o[j]);
+        simd_ocb_cipher_w(ks, enc, fold, x, o, &sum, &dst, &src, SIMD_W);
+    }
+    simd_ocb_few(ks, ok, enc, fold, &i, &off, &sum, &dst, &src, n);
+    SIMD_STORE(st->offset, SIMD_XOR(off, k0));
+    SIMD_STORE(st->checksum, sum);
+    st->blocks = i;
+}
+
+/* Does all n blocks. */
+SIMD_FN size_t SIMD_NAME(ocb)(const aeskit_key *k, const aeskit_ocb_key *ok, int enc,
+                              aeskit_ocb_state *st, uint8_t *dst, const uint8_t *src, size_t n)
+{
+    SIMD_KEYS ks;
+    if (enc) {
+        SIMD_LOAD_KEYS(&ks, k, 0);
+        simd_ocb_run(&ks, ok, 1, st, dst, src, n);
+    } else {
+        SIMD_LOAD_KEYS(&ks, k, 1);
+        simd_ocb_run(&ks, ok, 0, st, dst, src, n);
+    }
+    return n;
+}
+#endif
+
 /* ---- GHASH and POLYVAL ------------------------------------------------------ */
 
 static_assert(sizeof(((aeskit_ghash_key *)0)->w) >= SIMD_W * sizeof(SIMD_GPOWER),
