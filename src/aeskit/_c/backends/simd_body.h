@@ -108,18 +108,23 @@ SIMD_INLINE SIMD_V simd_enc1(const SIMD_KEYS *ks, SIMD_V x)
     return x;
 }
 
-/* Runs KERNEL(w) on batches of SIMD_W blocks, then the tail as 4 + 2 + 1;
- * KERNEL advances src and dst (SIMD_STEP). */
-#define SIMD_BATCHES(n, KERNEL)                \
+/* Runs KERNEL(w) on the 0..7 blocks of a tail as 4 + 2 + 1. */
+#define SIMD_TAIL(n, KERNEL)                   \
     do {                                       \
-        for (; (n) >= SIMD_W; (n) -= SIMD_W)   \
-            KERNEL(SIMD_W);                    \
         if ((n) & 4)                           \
             KERNEL(4);                         \
         if ((n) & 2)                           \
             KERNEL(2);                         \
         if ((n) & 1)                           \
             KERNEL(1);                         \
+    } while (0)
+/* Runs KERNEL(w) on batches of SIMD_W blocks, then the tail; KERNEL
+ * advances src and dst (SIMD_STEP). */
+#define SIMD_BATCHES(n, KERNEL)                \
+    do {                                       \
+        for (; (n) >= SIMD_W; (n) -= SIMD_W)   \
+            KERNEL(SIMD_W);                    \
+        SIMD_TAIL(n, KERNEL);                  \
     } while (0)
 #define SIMD_STEP(w) (src += AESKIT_BLOCK * (w), dst += AESKIT_BLOCK * (w))
 
@@ -322,12 +327,7 @@ SIMD_FN void SIMD_NAME(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t c
         }
     }
 #define K(w) (SIMD_CTR_FILL(kind, &c, x, w), simd_ctr_xor(&ks, x, dst, src, w), SIMD_STEP(w))
-    if (n & 4)
-        K(4);
-    if (n & 2)
-        K(2);
-    if (n & 1)
-        K(1);
+    SIMD_TAIL(n, K);
 #undef K
     SIMD_CTR_PUT(kind, ctr, c);
 }
@@ -418,12 +418,7 @@ SIMD_INLINE void simd_xts(const SIMD_KEYS *ks, int enc, uint8_t tweak[16], uint8
     }
 #define K(w) (simd_xts_tweaks(&lo, &hi, tw[cur], w), simd_xts_w(ks, enc, tw[cur], dst, src, w), \
               SIMD_STEP(w))
-    if (n & 4)
-        K(4);
-    if (n & 2)
-        K(2);
-    if (n & 1)
-        K(1);
+    SIMD_TAIL(n, K);
 #undef K
     aeskit_store_le64(tweak, lo);
     aeskit_store_le64(tweak + 8, hi);
