@@ -41,27 +41,15 @@ static inline void aeskit_store_be32(uint8_t *p, uint32_t v)
 #endif
 }
 
-/* Little-endian ones: one move on a little-endian host (the 128-bit body's
- * counter and tweak arithmetic runs them per block). */
 static inline uint32_t aeskit_load_le32(const uint8_t *p)
 {
-#ifdef AESKIT_LITTLE_ENDIAN
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-#else
     return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-#endif
 }
 
 static inline void aeskit_store_le32(uint8_t *p, uint32_t v)
 {
-#ifdef AESKIT_LITTLE_ENDIAN
-    memcpy(p, &v, 4);
-#else
     p[0] = (uint8_t)v;         p[1] = (uint8_t)(v >> 8);
     p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
-#endif
 }
 
 static inline uint64_t aeskit_load_be64(const uint8_t *p)
@@ -86,6 +74,8 @@ static inline void aeskit_store_be64(uint8_t *p, uint64_t v)
 #endif
 }
 
+/* The 64-bit little-endian ones: one move on a little-endian host (the
+ * 128-bit body's XTS tweaks go through them per block). */
 static inline uint64_t aeskit_load_le64(const uint8_t *p)
 {
 #ifdef AESKIT_LITTLE_ENDIAN

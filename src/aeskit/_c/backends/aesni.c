@@ -12,8 +12,8 @@
  * aesdec.
  *
  * The parallel modes (ECB, CBC and CFB decryption, CTR, XTS and its data
- * units), the fused OCB3 kernel and the GHASH/POLYVAL aggregation are
- * simd_body.h's, shared with
+ * units), the fused OCB3 and GCM kernels and the GHASH/POLYVAL aggregation
+ * are simd_body.h's, shared with
  * armv8_ce.c and power8.c; this file defines what is x86's: the rounds
  * (AESENC, AESDEC), the counter blocks in lanes (pshufb), PCLMULQDQ's
  * multiply and reduction (clmul128.h), and the key schedule.
@@ -86,6 +86,26 @@ AESKIT_INLINE void aesni_mid_w(const aesni_keys *ks, __m128i *x, size_t w, int e
         AESKIT_UNROLL(8)
         for (size_t j = 0; j < w; j++)
             x[j] = enc ? _mm_aesenc_si128(x[j], key) : _mm_aesdec_si128(x[j], key);
+    }
+}
+
+/* For the GCM kernel: round r alone, and rounds r..rounds-1. */
+AESKIT_INLINE void aesni_round_w(const aesni_keys *ks, size_t r, __m128i *x, size_t w)
+{
+    const __m128i key = aeskit_load128(ks->rk + AESKIT_BLOCK * r);
+    AESKIT_UNROLL(8)
+    for (size_t j = 0; j < w; j++)
+        x[j] = _mm_aesenc_si128(x[j], key);
+}
+
+AESKIT_INLINE void aesni_rounds_from_w(const aesni_keys *ks, size_t r, __m128i *x, size_t w)
+{
+    const uint8_t *last = ks->rk + AESKIT_BLOCK * ks->rounds;
+    for (const uint8_t *p = ks->rk + AESKIT_BLOCK * r; p < last; p += AESKIT_BLOCK) {
+        const __m128i key = aeskit_load128(p);
+        AESKIT_UNROLL(8)
+        for (size_t j = 0; j < w; j++)
+            x[j] = _mm_aesenc_si128(x[j], key);
     }
 }
 
@@ -204,6 +224,18 @@ AESKIT_INLINE __m128i aesni_gblock(const uint8_t *p, int polyval)
 #define SIMD_DEC_LAST(x, k) _mm_aesdeclast_si128((x), (k))
 #define SIMD_KEY_FIRST(ks) aeskit_load128((ks)->rk)
 #define SIMD_KEY_LAST(ks) aeskit_load128((ks)->rk + AESKIT_BLOCK * (ks)->rounds)
+#define SIMD_ROUND_W(ks, r, x, w) aesni_round_w((ks), (r), (x), (w))
+#define SIMD_ROUNDS_FROM_W(ks, r, x, w) aesni_rounds_from_w((ks), (r), (x), (w))
+#define SIMD_KEY_FIRST_BYTES(ks) ((ks)->rk)
+#define SIMD_LOAD_ALIGNED(p) _mm_load_si128((const __m128i *)(const void *)(p))
+#define SIMD_STORE_ALIGNED(p, v) _mm_store_si128((__m128i *)(void *)(p), (v))
+#if defined(AESKIT_GNU_ASM)
+/* An empty asm that takes v in a register and gives it back: the compiler
+ * must have computed v here and cannot reassociate across it. */
+#define SIMD_PIN(v) __asm__("" : "+x"(v))
+#else
+#define SIMD_PIN(v) ((void)0)
+#endif
 #define SIMD_CTR_T aesni_ctr
 #define SIMD_CTR_GET(kind, ctr) aesni_ctr_get((kind), (ctr))
 #define SIMD_CTR_PUT(kind, ctr, c) aeskit_store128((ctr), _mm_shuffle_epi8((c).c, (c).swap))

@@ -33,7 +33,7 @@ AESKIT_INLINE const uint8_t *aeskit_aesni_dec_keys(const aeskit_key *k)
 /* Blocks per batch of the library's kernels, exported to the tests by the
  * table (aeskit_impl.constants). */
 #define AESKIT_AESNI_W 8         /* simd_body.h: the parallel modes and GHASH's reduction */
-#define AESKIT_AESNI_GCM_W 8     /* aesni_gcm.c: the fused GCM */
+#define AESKIT_AESNI_GCM_W AESKIT_AESNI_W /* simd_body.h: the fused GCM */
 #define AESKIT_AESNI_OCB_W AESKIT_AESNI_W /* simd_body.h: the fused OCB3 */
 #define AESKIT_AESNI_SIV_SHORT 8 /* aesni_gcm.c: POLYVAL blocks of a short GCM-SIV message */
 
@@ -83,13 +83,13 @@ aeskit_ghash_key_fn aeskit_aesni_ghash_key;
 aeskit_ghash_fn aeskit_aesni_ghash;
 aeskit_ghash_fn aeskit_aesni_polyval;
 aeskit_ocb_fn aeskit_aesni_ocb;
+aeskit_gcm_fn aeskit_aesni_gcm;
+aeskit_gcmsiv_open_fn aeskit_aesni_gcmsiv_open;
 /* aesni.c's own */
 aeskit_chain_fn aeskit_aesni_cbc_enc;
 aeskit_chain_fn aeskit_aesni_cfb_enc;
 aeskit_chain_fn aeskit_aesni_ofb;
 aeskit_cbc_mac_fn aeskit_aesni_cbc_mac;
-aeskit_gcm_fn aeskit_aesni_gcm;
-aeskit_gcmsiv_open_fn aeskit_aesni_gcmsiv_open;
 aeskit_gcmsiv_short_fn aeskit_aesni_gcmsiv_short;
 aeskit_ctr_cbcmac_fn aeskit_aesni_ctr_cbcmac;
 extern const struct aeskit_ccm_impl aeskit_aesni_ccm;   /* the vaes tables' too */

@@ -718,3 +718,216 @@ SIMD_FN void SIMD_NAME(polyval)(const aeskit_ghash_key *hk, uint8_t acc[16], con
 {
     simd_hash(hk, acc, p, n, 1);
 }
+
+/* ---- GCM and GCM-SIV opening (the gcm and gcmsiv sub-tables' fused kernel)
+ * CTR with 32-bit counters stitched with the GHASH/POLYVAL aggregation.
+ * Built where the backend gives the rounds one at a time (the names below,
+ * with OCB's SIMD_ENC_LAST, SIMD_KEY_FIRST and SIMD_KEY_LAST):
+ *   SIMD_ROUND_W(ks, r, x, w)      round r (1..rounds-1) on w blocks
+ *   SIMD_ROUNDS_FROM_W(ks, r, x, w)  rounds r..rounds-1 on w blocks
+ *   SIMD_KEY_FIRST_BYTES(ks)       the whitening key's bytes in memory
+ *   SIMD_LOAD_ALIGNED(p), SIMD_STORE_ALIGNED(p, v)  16-byte aligned ones
+ *   SIMD_PIN(v)                    v computed here, not moved across
+ *
+ * Each batch runs the AES rounds of SIMD_W counter blocks with the GHASH of
+ * SIMD_W other blocks threaded through them, one block's products before
+ * each of rounds 1..SIMD_W. Decrypting, the hashed blocks are the batch's
+ * own input (ciphertext), all loaded before the batch stores anything, so
+ * dst == src is safe. Encrypting, they are the previous batch's output,
+ * reread from dst (hot in L1): the first batch hashes nothing and the last
+ * batch's ciphertext is hashed alone after the loop. The serial chain
+ * through the accumulator is one multiply and one reduction per batch,
+ * well inside a batch's AES time. Does whole batches and returns how many
+ * blocks that is; the mode finishes the 0..7 left with the split slots.
+ *
+ * What it is fast for: long messages, where on aesni it beats the split
+ * path (the ctr and ghash slots one after the other) by 15-20% on Zen 4.
+ * Encryption trails decryption because the blocks it hashes come out of
+ * the previous batch's last round, where decryption's are ready at once.
+ *
+ * The floor is not max(ctr, ghash): on aesni the 80 AESENC and 26
+ * PCLMULQDQ of an AES-128 batch take about 62 cycles together against 40
+ * and 52 apart, and every other vector instruction next to AESENC slows
+ * it. Hence:
+ *   - counter blocks are built with scalar code (bswap, xor with rk[0]'s
+ *     last word, a 4-byte store into a whitened block in a stack buffer)
+ *     and loaded, not with vector adds and shuffles per block; they are
+ *     written two batches ahead, so no load meets a store still in flight;
+ *   - the GHASH sums are pinned after each step (SIMD_PIN): left free, GCC
+ *     sinks a batch's 24 XORs to its end and spills the products.
+ *
+ * The same kernel opens GCM-SIV (the gcmsiv_open slot, siv set): LE32
+ * counters in bytes 0..3 (the whitened block's first word changes, with no
+ * byte swap), and POLYVAL of the plaintext it writes, which is GCM
+ * encryption's order (hash the previous batch's output) with the blocks
+ * read as POLYVAL reads them (SIMD_GBLOCK).
+ */
+#if defined(SIMD_ROUND_W)
+
+/* AES-128 has rounds 1..9 before the last: room for 8 GHASH blocks. */
+static_assert(SIMD_W < 10, "one GHASH block per middle AES round");
+
+/* compiles to bswap */
+SIMD_INLINE uint32_t simd_gcm_bswap32(uint32_t v)
+{
+    return v >> 24 | (v >> 8 & 0xff00) | (v & 0xff00) << 8 | v << 24;
+}
+
+/* s += x * H^(i+1), unreduced; pinned, see the top. */
+SIMD_INLINE void simd_gcm_mul_add(SIMD_GSUM *s, const aeskit_ghash_key *hk, SIMD_GV x, size_t i)
+{
+    const SIMD_GPOWER h = SIMD_GPOWER_AT(hk, i);
+    SIMD_GMUL_ADD(s, x, &h);
+    SIMD_PIN(s->lo);
+    SIMD_PIN(s->mid);
+    SIMD_PIN(s->hi);
+}
+
+/* Block j of the 8 at p, byte-reversed (as they are for POLYVAL, siv),
+ * y folded into the first: it is multiplied by H^(8-j). */
+SIMD_INLINE void simd_gcm_hash_step(SIMD_GSUM *s, const aeskit_ghash_key *hk, SIMD_GV y,
+                                   const uint8_t *p, size_t j, int siv)
+{
+    SIMD_GV x = SIMD_GBLOCK(p + AESKIT_BLOCK * j, siv);
+    if (j == 0)
+        x = SIMD_GXOR(x, y);
+    simd_gcm_mul_add(s, hk, x, SIMD_W - 1 - j);
+}
+
+/* y folded with the 8 blocks at p, alone: the last batch when encrypting. */
+SIMD_INLINE SIMD_GV simd_gcm_hash8(const aeskit_ghash_key *hk, SIMD_GV y, const uint8_t *p,
+                                   int siv)
+{
+    const SIMD_GV zero = SIMD_GZERO;
+    SIMD_GSUM s = {zero, zero, zero};
+    SIMD_UNROLL
+    for (size_t j = 0; j < SIMD_W; j++)
+        simd_gcm_hash_step(&s, hk, y, p, j, siv);
+    return SIMD_GREDUCE(s);
+}
+
+/* ---- one batch ----------------------------------------------------------- */
+
+/* Whitened counter blocks, two batches' worth: each is ctr ^ rk[0], whose
+ * last word alone changes from block to block: BE32(c + j) ^ kw, kw being
+ * rk[0]'s last word as loaded (siv: the first word, LE32(c + j) ^ kw, rk[0]'s
+ * first word). Key material: wiped after use. */
+typedef struct {
+    _Alignas(16) uint8_t b[2][SIMD_W][AESKIT_BLOCK];
+} simd_gcm_ctrs;
+
+SIMD_INLINE void simd_gcm_ctrs_fill(uint8_t (*b)[AESKIT_BLOCK], uint32_t kw, uint32_t c, int siv)
+{
+    SIMD_UNROLL
+    for (size_t j = 0; j < SIMD_W; j++) {
+        const uint32_t w = (siv ? c + (uint32_t)j : simd_gcm_bswap32(c + (uint32_t)j)) ^ kw;
+        memcpy(b[j] + (siv ? 0 : 12), &w, 4);
+    }
+}
+
+/*
+ * CTR on 8 blocks from the whitened counter blocks cb, whose first counter
+ * is c (cb is then refilled for c + 16, two batches on), src to dst, with
+ * the 8 blocks at hin folded into *y when hash is set (a constant at each
+ * call). Every load of hin and src comes before the first store to dst.
+ */
+SIMD_INLINE void simd_gcm_batch(const SIMD_KEYS *ks, const aeskit_ghash_key *hk, int hash,
+                                uint8_t (*cb)[AESKIT_BLOCK], uint32_t k0w3, uint32_t c,
+                                SIMD_GV *y, const uint8_t *hin, uint8_t *dst, const uint8_t *src,
+                                int siv)
+{
+    const SIMD_GV zero = SIMD_GZERO;
+    SIMD_GSUM s = {zero, zero, zero};
+    SIMD_V x[SIMD_W];
+
+    SIMD_UNROLL
+    for (size_t j = 0; j < SIMD_W; j++)
+        x[j] = SIMD_LOAD_ALIGNED(cb[j]);
+    simd_gcm_ctrs_fill(cb, k0w3, c + 2 * SIMD_W, siv);
+
+    SIMD_UNROLL
+    for (size_t r = 1; r <= SIMD_W; r++) {
+        if (hash)
+            simd_gcm_hash_step(&s, hk, *y, hin, r - 1, siv);
+        SIMD_ROUND_W(ks, r, x, SIMD_W);
+    }
+    if (hash)
+        *y = SIMD_GREDUCE(s);
+    SIMD_ROUNDS_FROM_W(ks, SIMD_W + 1, x, SIMD_W);
+    const SIMD_V key = SIMD_KEY_LAST(ks);
+    SIMD_UNROLL
+    for (size_t j = 0; j < SIMD_W; j++)
+        SIMD_STORE(dst + AESKIT_BLOCK * j,
+                   SIMD_XOR(SIMD_ENC_LAST(x[j], key), SIMD_LOAD(src + AESKIT_BLOCK * j)));
+}
+
+/* Does floor(n / 8) batches: returns 8 * floor(n / 8), 0 for n < 8. hash_out
+ * (a constant): hash what it writes, the previous batch's output in each
+ * batch (GCM sealing, GCM-SIV opening), else what it reads (GCM opening). */
+SIMD_INLINE size_t simd_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk, int hash_out,
+                                int siv, uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
+                                const uint8_t *src, size_t n)
+{
+    assert(n == 0 || (k != NULL && hk != NULL && dst != NULL && src != NULL));
+    const size_t batches = n / SIMD_W;
+    if (batches == 0)
+        return 0;
+    SIMD_KEYS ks;
+    SIMD_LOAD_KEYS(&ks, k, 0);
+    SIMD_GV y = SIMD_GBLOCK(acc, 0);
+    uint32_t c = siv ? aeskit_load_le32(ctr) : aeskit_load_be32(ctr + 12);
+    const SIMD_V white = SIMD_XOR(SIMD_LOAD(ctr), SIMD_KEY_FIRST(&ks));
+    uint32_t kw;
+    simd_gcm_ctrs cs;
+
+    memcpy(&kw, SIMD_KEY_FIRST_BYTES(&ks) + (siv ? 0 : 12), 4);
+    for (size_t j = 0; j < 2 * SIMD_W; j++)
+        SIMD_STORE_ALIGNED(cs.b[j / SIMD_W][j % SIMD_W], white);
+    simd_gcm_ctrs_fill(cs.b[0], kw, c, siv);
+    simd_gcm_ctrs_fill(cs.b[1], kw, c + SIMD_W, siv);
+
+    if (hash_out) {
+        simd_gcm_batch(&ks, hk, 0, cs.b[0], kw, c, &y, NULL, dst, src, siv);
+        for (size_t b = 1; b < batches; b++) {
+            c += SIMD_W;
+            src += SIMD_W * AESKIT_BLOCK;
+            dst += SIMD_W * AESKIT_BLOCK;
+            simd_gcm_batch(&ks, hk, 1, cs.b[b & 1], kw, c, &y, dst - SIMD_W * AESKIT_BLOCK,
+                      dst, src, siv);
+        }
+        c += SIMD_W;
+        y = simd_gcm_hash8(hk, y, dst, siv);
+    } else {
+        for (size_t b = 0; b < batches; b++) {
+            simd_gcm_batch(&ks, hk, 1, cs.b[b & 1], kw, c, &y, src, dst, src, siv);
+            c += SIMD_W;
+            src += SIMD_W * AESKIT_BLOCK;
+            dst += SIMD_W * AESKIT_BLOCK;
+        }
+    }
+    if (siv)
+        aeskit_store_le32(ctr, c);
+    else
+        aeskit_store_be32(ctr + 12, c);
+    SIMD_GSTORE(acc, y);
+    aeskit_secure_zero(&cs, sizeof cs);
+    return SIMD_W * batches;
+}
+
+SIMD_FN size_t SIMD_NAME(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                              uint8_t ctr[16], uint8_t acc[16], uint8_t *dst, const uint8_t *src,
+                              size_t n)
+{
+    if (enc)
+        return simd_gcm_run(k, hk, 1, 0, ctr, acc, dst, src, n);
+    return simd_gcm_run(k, hk, 0, 0, ctr, acc, dst, src, n);
+}
+
+SIMD_FN size_t SIMD_NAME(gcmsiv_open)(const aeskit_key *k, const aeskit_ghash_key *hk,
+                                      uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
+                                      const uint8_t *src, size_t n)
+{
+    assert(n < SIMD_W || hk->max_blocks >= SIMD_W);   /* read only by a whole batch */
+    return simd_gcm_run(k, hk, 1, 1, ctr, acc, dst, src, n);
+}
+#endif
