@@ -109,6 +109,40 @@ AESKIT_INLINE void aesni_rounds_from_w(const aesni_keys *ks, size_t r, __m128i *
     }
 }
 
+/* For CTR with CBC-MAC: a BE128 counter byte-reversed into a register,
+ * advanced with a carry taken from a lane compare, never a branch (EAX's
+ * counter is a secret); c + 1 modulo 2^128. */
+AESKIT_INLINE __m128i aesni_be128_inc(__m128i c)
+{
+    c = _mm_add_epi64(c, _mm_set_epi64x(0, 1));
+    /* the low lane wrapped to 0: carry into the high one (subtract -1) */
+    const __m128i wrapped = _mm_cmpeq_epi64(c, _mm_setzero_si128());
+    return _mm_sub_epi64(c, _mm_slli_si128(wrapped, 8));
+}
+
+/* For CTR with CBC-MAC: one whitened block x under ks and, when two, one
+ * whitened block y under ksy (as many rounds), round by round. */
+AESKIT_INLINE void aesni_enc2(const aesni_keys *ks, const aesni_keys *ksy, __m128i *x,
+                              __m128i *y, int two)
+{
+    const uint8_t *rk = ks->rk, *rkc = ksy->rk;
+    const unsigned rounds = ks->rounds;
+    for (unsigned r = 1; r < rounds; r++) {
+        *x = _mm_aesenc_si128(*x, aeskit_load128(rk + AESKIT_BLOCK * r));
+        if (two)
+            *y = _mm_aesenc_si128(*y, aeskit_load128(rkc + AESKIT_BLOCK * r));
+    }
+    *x = _mm_aesenclast_si128(*x, aeskit_load128(rk + AESKIT_BLOCK * rounds));
+    if (two)
+        *y = _mm_aesenclast_si128(*y, aeskit_load128(rkc + AESKIT_BLOCK * rounds));
+}
+
+
+AESKIT_INLINE __m128i aesni_bswap128(void)
+{
+    return _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+
 /* CTR: the counter c is kept as an integer in lanes: BE128 and BE32
  * byte-reversed, so the counter part is the low 128 or 32 bits; LE32 as it
  * is in memory. A batch is built in memory order from one shuffle: block
@@ -224,6 +258,12 @@ AESKIT_INLINE __m128i aesni_gblock(const uint8_t *p, int polyval)
 #define SIMD_DEC_LAST(x, k) _mm_aesdeclast_si128((x), (k))
 #define SIMD_KEY_FIRST(ks) aeskit_load128((ks)->rk)
 #define SIMD_KEY_LAST(ks) aeskit_load128((ks)->rk + AESKIT_BLOCK * (ks)->rounds)
+#define SIMD_ENC2(ks, ksy, x, y, two) aesni_enc2((ks), (ksy), (x), (y), (two))
+#define SIMD_BE128_T __m128i
+#define SIMD_BE128_GET(p) _mm_shuffle_epi8(aeskit_load128(p), aesni_bswap128())
+#define SIMD_BE128_PUT(p, c) aeskit_store128((p), _mm_shuffle_epi8((c), aesni_bswap128()))
+#define SIMD_BE128_BLOCK(c) _mm_shuffle_epi8((c), aesni_bswap128())
+#define SIMD_BE128_INC(c) aesni_be128_inc(c)
 #define SIMD_ROUND_W(ks, r, x, w) aesni_round_w((ks), (r), (x), (w))
 #define SIMD_ROUNDS_FROM_W(ks, r, x, w) aesni_rounds_from_w((ks), (r), (x), (w))
 #define SIMD_KEY_FIRST_BYTES(ks) ((ks)->rk)
@@ -437,91 +477,6 @@ void aeskit_aesni_ofb(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
         aeskit_store128(dst, _mm_xor_si128(_mm_xor_si128(x, k0), aeskit_load128(src)));
     }
     aeskit_store128(iv, _mm_xor_si128(x, k0));
-}
-
-/* ---- CTR and CBC-MAC in one pass (CCM, EAX) ---------------------------
- * The MAC chain waits a whole AES latency per block; a CTR block beside it
- * needs the same rounds but depends on nothing, so each MAC round is paired
- * with one CTR round and the CTR work issues in the chain's idle cycles.
- * mac_dst 0 (CCM sealing, EAX opening) MACs block i while encrypting block
- * i. mac_dst 1 (CCM opening, EAX sealing) MACs what the CTR writes, so the
- * keystream runs one block ahead: block 0's alone first, then block i + 1's
- * beside block i's MAC, and the last MAC block alone.
- * The counter is a 128-bit integer in lanes, byte-reversed; it is advanced
- * with a carry taken from a lane compare, never a branch: EAX's counter is
- * a secret (aeskit.h). */
-
-/* c + 1 modulo 2^128, c a byte-reversed BE128 counter. */
-AESKIT_INLINE __m128i aesni_be128_inc(__m128i c)
-{
-    c = _mm_add_epi64(c, _mm_set_epi64x(0, 1));
-    /* the low lane wrapped to 0: carry into the high one (subtract -1) */
-    const __m128i wrapped = _mm_cmpeq_epi64(c, _mm_setzero_si128());
-    return _mm_sub_epi64(c, _mm_slli_si128(wrapped, 8));
-}
-
-/* One block x under rk (a MAC block, already xored with its data and rk[0])
- * and, when two, one counter block y under rkc (already whitened with
- * rkc[0]), round by round. */
-AESKIT_INLINE void aesni_mac_ctr_rounds(__m128i *x, __m128i *y, const uint8_t *rk,
-                                        const uint8_t *rkc, unsigned rounds, int two)
-{
-    for (unsigned r = 1; r < rounds; r++) {
-        *x = _mm_aesenc_si128(*x, aeskit_load128(rk + AESKIT_BLOCK * r));
-        if (two)
-            *y = _mm_aesenc_si128(*y, aeskit_load128(rkc + AESKIT_BLOCK * r));
-    }
-    *x = _mm_aesenclast_si128(*x, aeskit_load128(rk + AESKIT_BLOCK * rounds));
-    if (two)
-        *y = _mm_aesenclast_si128(*y, aeskit_load128(rkc + AESKIT_BLOCK * rounds));
-}
-
-size_t aeskit_aesni_ctr_cbcmac(const aeskit_key *k, const aeskit_key *kc, int mac_dst,
-                               uint8_t ctr[16], uint8_t mac[16], uint8_t *dst,
-                               const uint8_t *src, size_t n)
-{
-    if (n == 0)
-        return 0;
-    assert(kc->rounds == k->rounds);
-    const uint8_t *rk = aeskit_aesni_enc_keys(k), *rkc = aeskit_aesni_enc_keys(kc);
-    const unsigned rounds = k->rounds;
-    const __m128i swap = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    const __m128i k0 = aeskit_load128(rk), kc0 = aeskit_load128(rkc);
-    __m128i c = _mm_shuffle_epi8(aeskit_load128(ctr), swap);
-    __m128i m = aeskit_load128(mac);
-
-    if (!mac_dst) {
-        for (size_t i = 0; i < n; i++, src += AESKIT_BLOCK, dst += AESKIT_BLOCK) {
-            const __m128i p = aeskit_load128(src);
-            __m128i x = _mm_xor_si128(m, _mm_xor_si128(p, k0));
-            __m128i y = _mm_xor_si128(_mm_shuffle_epi8(c, swap), kc0);
-            c = aesni_be128_inc(c);
-            aesni_mac_ctr_rounds(&x, &y, rk, rkc, rounds, 1);
-            m = x;
-            aeskit_store128(dst, _mm_xor_si128(y, p));
-        }
-    } else {
-        __m128i stream = _mm_xor_si128(_mm_shuffle_epi8(c, swap), kc0);
-        c = aesni_be128_inc(c);
-        aesni_mac_ctr_rounds(&stream, &stream, rkc, rkc, rounds, 0);
-        for (size_t i = 1; i < n; i++, src += AESKIT_BLOCK, dst += AESKIT_BLOCK) {
-            const __m128i p = _mm_xor_si128(aeskit_load128(src), stream);
-            aeskit_store128(dst, p);
-            __m128i x = _mm_xor_si128(m, _mm_xor_si128(p, k0));
-            __m128i y = _mm_xor_si128(_mm_shuffle_epi8(c, swap), kc0);
-            c = aesni_be128_inc(c);
-            aesni_mac_ctr_rounds(&x, &y, rk, rkc, rounds, 1);
-            m = x;
-            stream = y;
-        }
-        const __m128i p = _mm_xor_si128(aeskit_load128(src), stream);
-        aeskit_store128(dst, p);
-        m = _mm_xor_si128(m, _mm_xor_si128(p, k0));
-        aesni_mac_ctr_rounds(&m, &m, rk, rk, rounds, 0);
-    }
-    aeskit_store128(mac, m);
-    aeskit_store128(ctr, _mm_shuffle_epi8(c, swap));
-    return n;
 }
 
 static const struct aeskit_gcm_impl aesni_gcm = {.crypt = aeskit_aesni_gcm};

@@ -85,13 +85,13 @@ aeskit_ghash_fn aeskit_aesni_polyval;
 aeskit_ocb_fn aeskit_aesni_ocb;
 aeskit_gcm_fn aeskit_aesni_gcm;
 aeskit_gcmsiv_open_fn aeskit_aesni_gcmsiv_open;
+aeskit_ctr_cbcmac_fn aeskit_aesni_ctr_cbcmac;
 /* aesni.c's own */
 aeskit_chain_fn aeskit_aesni_cbc_enc;
 aeskit_chain_fn aeskit_aesni_cfb_enc;
 aeskit_chain_fn aeskit_aesni_ofb;
 aeskit_cbc_mac_fn aeskit_aesni_cbc_mac;
 aeskit_gcmsiv_short_fn aeskit_aesni_gcmsiv_short;
-aeskit_ctr_cbcmac_fn aeskit_aesni_ctr_cbcmac;
 extern const struct aeskit_ccm_impl aeskit_aesni_ccm;   /* the vaes tables' too */
 
 #endif

@@ -635,6 +635,76 @@ SIMD_FN size_t SIMD_NAME(ocb)(const aeskit_key *k, const aeskit_ocb_key *ok, int
 }
 #endif
 
+/* ---- CTR and CBC-MAC in one pass (the ccm sub-table: CCM, EAX) ---------
+ * Built where the backend gives two blocks' rounds interleaved and a
+ * 128-bit big-endian counter in a register:
+ *   SIMD_ENC2(ks, ksy, x, y, two)  whitened x under ks and, when two,
+ *                       whitened y under ksy, round by round, through the
+ *                       last round
+ *   SIMD_BE128_T, SIMD_BE128_GET(p), SIMD_BE128_PUT(p, c),
+ *   SIMD_BE128_BLOCK(c), SIMD_BE128_INC(c)   the counter, its block, c + 1
+ *                       modulo 2^128 without a branch on its value (EAX's
+ *                       counter is a secret)
+ *
+ * The MAC chain waits a whole AES latency per block; a CTR block beside it
+ * needs the same rounds but depends on nothing, so each MAC round is paired
+ * with one CTR round and the CTR work issues in the chain's idle cycles.
+ * mac_dst 0 (CCM sealing, EAX opening) MACs block i while encrypting block
+ * i. mac_dst 1 (CCM opening, EAX sealing) MACs what the CTR writes, so the
+ * keystream runs one block ahead: block 0's alone first, then block i + 1's
+ * beside block i's MAC, and the last MAC block alone. The data's XOR with
+ * the first key is off the chain: the chain's XOR takes data ^ key.
+ */
+#if defined(SIMD_ENC2)
+SIMD_FN size_t SIMD_NAME(ctr_cbcmac)(const aeskit_key *k, const aeskit_key *kc, int mac_dst,
+                                     uint8_t ctr[16], uint8_t mac[16], uint8_t *dst,
+                                     const uint8_t *src, size_t n)
+{
+    if (n == 0)
+        return 0;
+    assert(kc->rounds == k->rounds);
+    SIMD_KEYS ks, ksc;
+    SIMD_LOAD_KEYS(&ks, k, 0);
+    SIMD_LOAD_KEYS(&ksc, kc, 0);
+    const SIMD_V k0 = SIMD_KEY_FIRST(&ks), kc0 = SIMD_KEY_FIRST(&ksc);
+    SIMD_BE128_T c = SIMD_BE128_GET(ctr);
+    SIMD_V m = SIMD_LOAD(mac);
+
+    if (!mac_dst) {
+        for (size_t i = 0; i < n; i++, src += AESKIT_BLOCK, dst += AESKIT_BLOCK) {
+            const SIMD_V p = SIMD_LOAD(src);
+            SIMD_V x = SIMD_XOR(m, SIMD_XOR(p, k0));
+            SIMD_V y = SIMD_XOR(SIMD_BE128_BLOCK(c), kc0);
+            c = SIMD_BE128_INC(c);
+            SIMD_ENC2(&ks, &ksc, &x, &y, 1);
+            m = x;
+            SIMD_STORE(dst, SIMD_XOR(y, p));
+        }
+    } else {
+        SIMD_V stream = SIMD_XOR(SIMD_BE128_BLOCK(c), kc0);
+        c = SIMD_BE128_INC(c);
+        SIMD_ENC2(&ksc, &ksc, &stream, &stream, 0);
+        for (size_t i = 1; i < n; i++, src += AESKIT_BLOCK, dst += AESKIT_BLOCK) {
+            const SIMD_V p = SIMD_XOR(SIMD_LOAD(src), stream);
+            SIMD_STORE(dst, p);
+            SIMD_V x = SIMD_XOR(m, SIMD_XOR(p, k0));
+            SIMD_V y = SIMD_XOR(SIMD_BE128_BLOCK(c), kc0);
+            c = SIMD_BE128_INC(c);
+            SIMD_ENC2(&ks, &ksc, &x, &y, 1);
+            m = x;
+            stream = y;
+        }
+        const SIMD_V p = SIMD_XOR(SIMD_LOAD(src), stream);
+        SIMD_STORE(dst, p);
+        m = SIMD_XOR(m, SIMD_XOR(p, k0));
+        SIMD_ENC2(&ks, &ks, &m, &m, 0);
+    }
+    SIMD_STORE(mac, m);
+    SIMD_BE128_PUT(ctr, c);
+    return n;
+}
+#endif
+
 /* ---- GHASH and POLYVAL ------------------------------------------------------ */
 
 static_assert(sizeof(((aeskit_ghash_key *)0)->w) >= SIMD_W * sizeof(SIMD_GPOWER),
