@@ -146,89 +146,85 @@ SIMD_INLINE void simd_ecb_w(const SIMD_KEYS *ks, int dec, uint8_t *dst, const ui
         SIMD_STORE(dst + AESKIT_BLOCK * j, x[j]);
 }
 
-SIMD_FN void SIMD_NAME(ecb_enc)(const aeskit_key *k, uint8_t *dst, const uint8_t *src, size_t n)
+/* dec a constant at each call */
+SIMD_INLINE void simd_ecb(const aeskit_key *k, int dec, uint8_t *dst, const uint8_t *src, size_t n)
 {
     SIMD_KEYS ks;
-    SIMD_LOAD_KEYS(&ks, k, 0);
-#define K(w) (simd_ecb_w(&ks, 0, dst, src, w), SIMD_STEP(w))
+    SIMD_LOAD_KEYS(&ks, k, dec);
+#define K(w) (simd_ecb_w(&ks, dec, dst, src, w), SIMD_STEP(w))
     SIMD_BATCHES(n, K);
 #undef K
+}
+
+SIMD_FN void SIMD_NAME(ecb_enc)(const aeskit_key *k, uint8_t *dst, const uint8_t *src, size_t n)
+{
+    simd_ecb(k, 0, dst, src, n);
 }
 
 SIMD_FN void SIMD_NAME(ecb_dec)(const aeskit_key *k, uint8_t *dst, const uint8_t *src, size_t n)
 {
-    SIMD_KEYS ks;
-    SIMD_LOAD_KEYS(&ks, k, 1);
-#define K(w) (simd_ecb_w(&ks, 1, dst, src, w), SIMD_STEP(w))
-    SIMD_BATCHES(n, K);
-#undef K
+    simd_ecb(k, 1, dst, src, n);
 }
 
 /* ---- parallel chaining modes --------------------------------------------- */
 
-/* CBC decryption: the ciphertext is reloaded from src for the XOR, and
- * every load of a batch (the next chaining block included) comes before
- * its first store, so dst may be src. */
-SIMD_INLINE void simd_cbc_dec_w(const SIMD_KEYS *ks, SIMD_V *iv, uint8_t *dst, const uint8_t *src,
-                                size_t w)
+/* CBC decryption (cfb 0): block j is D(C[j]) ^ C[j-1]; CFB decryption
+ * (cfb 1): E(C[j-1]) ^ C[j]; C[-1] is the IV, carried in *iv. The
+ * ciphertext is reloaded from src for the XOR, and every load of a batch
+ * (the next chaining block included) comes before its first store, so dst
+ * may be src. */
+SIMD_INLINE void simd_chain_dec_w(const SIMD_KEYS *ks, int cfb, SIMD_V *iv, uint8_t *dst,
+                                  const uint8_t *src, size_t w)
 {
     SIMD_V x[SIMD_W];
-    SIMD_UNROLL
-    for (size_t j = 0; j < w; j++)
-        x[j] = SIMD_LOAD(src + AESKIT_BLOCK * j);
-    SIMD_DEC_W(ks, x, w);
-    x[0] = SIMD_XOR(x[0], *iv);
-    SIMD_UNROLL
-    for (size_t j = 1; j < w; j++)
-        x[j] = SIMD_XOR(x[j], SIMD_LOAD(src + AESKIT_BLOCK * (j - 1)));
+    if (cfb) {
+        x[0] = *iv;
+        SIMD_UNROLL
+        for (size_t j = 1; j < w; j++)
+            x[j] = SIMD_LOAD(src + AESKIT_BLOCK * (j - 1));
+        SIMD_ENC_W(ks, x, w);
+        SIMD_UNROLL
+        for (size_t j = 0; j < w; j++)
+            x[j] = SIMD_XOR(x[j], SIMD_LOAD(src + AESKIT_BLOCK * j));
+    } else {
+        SIMD_UNROLL
+        for (size_t j = 0; j < w; j++)
+            x[j] = SIMD_LOAD(src + AESKIT_BLOCK * j);
+        SIMD_DEC_W(ks, x, w);
+        x[0] = SIMD_XOR(x[0], *iv);
+        SIMD_UNROLL
+        for (size_t j = 1; j < w; j++)
+            x[j] = SIMD_XOR(x[j], SIMD_LOAD(src + AESKIT_BLOCK * (j - 1)));
+    }
     *iv = SIMD_LOAD(src + AESKIT_BLOCK * (w - 1));
     SIMD_UNROLL
     for (size_t j = 0; j < w; j++)
         SIMD_STORE(dst + AESKIT_BLOCK * j, x[j]);
+}
+
+/* cfb a constant at each call; CFB runs the cipher forwards, CBC backwards */
+SIMD_INLINE void simd_chain_dec(const aeskit_key *k, int cfb, uint8_t iv[16], uint8_t *dst,
+                                const uint8_t *src, size_t n)
+{
+    SIMD_KEYS ks;
+    SIMD_LOAD_KEYS(&ks, k, !cfb);
+    SIMD_V v = SIMD_LOAD(iv);
+#define K(w) (simd_chain_dec_w(&ks, cfb, &v, dst, src, w), SIMD_STEP(w))
+    SIMD_BATCHES(n, K);
+#undef K
+    SIMD_STORE(iv, v);
 }
 
 SIMD_FN void SIMD_NAME(cbc_dec)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
                                 const uint8_t *src, size_t n)
 {
-    SIMD_KEYS ks;
-    SIMD_LOAD_KEYS(&ks, k, 1);
-    SIMD_V v = SIMD_LOAD(iv);
-#define K(w) (simd_cbc_dec_w(&ks, &v, dst, src, w), SIMD_STEP(w))
-    SIMD_BATCHES(n, K);
-#undef K
-    SIMD_STORE(iv, v);
-}
-
-/* CFB decryption: block j's keystream is E(C[j-1]), C[-1] the IV; loads
- * before stores as in CBC. */
-SIMD_INLINE void simd_cfb_dec_w(const SIMD_KEYS *ks, SIMD_V *iv, uint8_t *dst, const uint8_t *src,
-                                size_t w)
-{
-    SIMD_V x[SIMD_W];
-    x[0] = *iv;
-    SIMD_UNROLL
-    for (size_t j = 1; j < w; j++)
-        x[j] = SIMD_LOAD(src + AESKIT_BLOCK * (j - 1));
-    SIMD_ENC_W(ks, x, w);
-    SIMD_UNROLL
-    for (size_t j = 0; j < w; j++)
-        x[j] = SIMD_XOR(x[j], SIMD_LOAD(src + AESKIT_BLOCK * j));
-    *iv = SIMD_LOAD(src + AESKIT_BLOCK * (w - 1));
-    SIMD_UNROLL
-    for (size_t j = 0; j < w; j++)
-        SIMD_STORE(dst + AESKIT_BLOCK * j, x[j]);
+    simd_chain_dec(k, 0, iv, dst, src, n);
 }
 
 SIMD_FN void SIMD_NAME(cfb_dec)(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
                                 const uint8_t *src, size_t n)
 {
-    SIMD_KEYS ks;
-    SIMD_LOAD_KEYS(&ks, k, 0);
-    SIMD_V v = SIMD_LOAD(iv);
-#define K(w) (simd_cfb_dec_w(&ks, &v, dst, src, w), SIMD_STEP(w))
-    SIMD_BATCHES(n, K);
-#undef K
-    SIMD_STORE(iv, v);
+    simd_chain_dec(k, 1, iv, dst, src, n);
 }
 
 /* ---- CTR ------------------------------------------------------------------
