@@ -12,8 +12,8 @@
  * aesdec.
  *
  * The parallel modes (ECB, CBC and CFB decryption, CTR, XTS and its data
- * units), the fused OCB3 and GCM kernels and the GHASH/POLYVAL aggregation
- * are simd_body.h's, shared with
+ * units), the fused OCB3, GCM, CTR-with-CBC-MAC and short GCM-SIV kernels
+ * and the GHASH/POLYVAL aggregation are simd_body.h's, shared with
  * armv8_ce.c and power8.c; this file defines what is x86's: the rounds
  * (AESENC, AESDEC), the counter blocks in lanes (pshufb), PCLMULQDQ's
  * multiply and reduction (clmul128.h), and the key schedule.
@@ -33,7 +33,7 @@
  * Zen 4 issues one every ~2 cycles, so 26 per 128 bytes floor at ~0.4 c/B.
  * A shift-based reduction (24 PCLMULQDQ) is no better in bulk and slower
  * for short inputs, and aggregating 16 blocks gains little over 8. ghash_key
- * layout (hk->w as bytes, read by aesni_gcm.c too): 16 * i holds
+ * layout (hk->w as bytes, read by the GCM kernel too): 16 * i holds
  * H^(i+1) * x^-1 for i = 0..7 as a register image; 128 + 16 * i its hi ^ lo
  * in the low qword.
  */
@@ -264,6 +264,15 @@ AESKIT_INLINE __m128i aesni_gblock(const uint8_t *p, int polyval)
 #define SIMD_BE128_PUT(p, c) aeskit_store128((p), _mm_shuffle_epi8((c), aesni_bswap128()))
 #define SIMD_BE128_BLOCK(c) _mm_shuffle_epi8((c), aesni_bswap128())
 #define SIMD_BE128_INC(c) aesni_be128_inc(c)
+#define SIMD_KEYS_AT(ks, k, r) ((ks)->rk = (k), (ks)->rounds = (r))
+#define SIMD_EXPAND_ENC(rk, lo, hi, rounds) aeskit_aesni_expand_enc((rk), (lo), (hi), (rounds))
+#define SIMD_LE32_ADD(v, i) _mm_add_epi32((v), _mm_cvtsi32_si128((int)(i)))
+#define SIMD_HALVES(a, b) _mm_unpacklo_epi64((a), (b))
+#define SIMD_TOP_SET(v) _mm_or_si128((v), _mm_set_epi32((int)0x80000000, 0, 0, 0))
+#define SIMD_TOP_CLEAR(v) _mm_andnot_si128(_mm_set_epi32((int)0x80000000, 0, 0, 0), (v))
+#define SIMD_GFROMV(v) (v)
+#define SIMD_VFROMG(g) (g)
+#define SIMD_SIV_SHORT AESKIT_AESNI_SIV_SHORT
 #define SIMD_ROUND_W(ks, r, x, w) aesni_round_w((ks), (r), (x), (w))
 #define SIMD_ROUNDS_FROM_W(ks, r, x, w) aesni_rounds_from_w((ks), (r), (x), (w))
 #define SIMD_KEY_FIRST_BYTES(ks) ((ks)->rk)

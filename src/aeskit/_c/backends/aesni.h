@@ -1,6 +1,5 @@
 /*
- * aesni.h: what the aesni library (aesni.c with simd_body.h, and
- * aesni_gcm.c) exports to the other x86 backends: its key layout, which
+ * aesni.h: what the aesni library (aesni.c with simd_body.h) exports to the other x86 backends: its key layout, which
  * the vaes tables share (their set_key is aesni's), and the functions they
  * point their serial slots at or call for a few blocks. Contracts:
  * aeskit.h; notes at the definitions.
@@ -35,7 +34,7 @@ AESKIT_INLINE const uint8_t *aeskit_aesni_dec_keys(const aeskit_key *k)
 #define AESKIT_AESNI_W 8         /* simd_body.h: the parallel modes and GHASH's reduction */
 #define AESKIT_AESNI_GCM_W AESKIT_AESNI_W /* simd_body.h: the fused GCM */
 #define AESKIT_AESNI_OCB_W AESKIT_AESNI_W /* simd_body.h: the fused OCB3 */
-#define AESKIT_AESNI_SIV_SHORT 8 /* aesni_gcm.c: POLYVAL blocks of a short GCM-SIV message */
+#define AESKIT_AESNI_SIV_SHORT 8 /* simd_body.h: POLYVAL blocks of a short GCM-SIV message */
 
 /* w blocks (a constant at every call, so the loops unroll and the blocks
  * stay in registers) XORed with the whitening key, then rounds 1..rounds
@@ -86,12 +85,12 @@ aeskit_ocb_fn aeskit_aesni_ocb;
 aeskit_gcm_fn aeskit_aesni_gcm;
 aeskit_gcmsiv_open_fn aeskit_aesni_gcmsiv_open;
 aeskit_ctr_cbcmac_fn aeskit_aesni_ctr_cbcmac;
+aeskit_gcmsiv_short_fn aeskit_aesni_gcmsiv_short;
 /* aesni.c's own */
 aeskit_chain_fn aeskit_aesni_cbc_enc;
 aeskit_chain_fn aeskit_aesni_cfb_enc;
 aeskit_chain_fn aeskit_aesni_ofb;
 aeskit_cbc_mac_fn aeskit_aesni_cbc_mac;
-aeskit_gcmsiv_short_fn aeskit_aesni_gcmsiv_short;
 extern const struct aeskit_ccm_impl aeskit_aesni_ccm;   /* the vaes tables' too */
 
 #endif

@@ -997,3 +997,159 @@ SIMD_FN size_t SIMD_NAME(gcmsiv_open)(const aeskit_key *k, const aeskit_ghash_ke
     return simd_gcm_run(k, hk, 1, 1, ctr, acc, dst, src, n);
 }
 #endif
+
+/* ---- GCM-SIV, a short message whole (the gcmsiv_short slot) -----------
+ * Built where the backend expands an encryption schedule from registers
+ * and gives the lane operations below (with the GCM kernel's):
+ *   SIMD_KEYS_AT(ks, rk, rounds)   the handle for an encryption schedule
+ *                       rk[0..rounds] in memory
+ *   SIMD_EXPAND_ENC(rk, lo, hi, rounds)  that schedule of the AES-128 key
+ *                       lo (rounds 10) or the AES-256 key lo || hi (14)
+ *   SIMD_LE32_ADD(v, i)  v with i added to its bytes 0..3, a LE32 counter
+ *   SIMD_HALVES(a, b)   bytes 0..7 of a, then bytes 0..7 of b
+ *   SIMD_TOP_SET(v), SIMD_TOP_CLEAR(v)   v with the top bit of byte 15
+ *                       set or cleared
+ *   SIMD_GFROMV(v), SIMD_VFROMG(g)  a block as POLYVAL's register image
+ *                       (SIMD_GBLOCK(p, 1) of its bytes) and back
+ *
+ * For a message whose POLYVAL input (AAD and data, each zero-padded, and
+ * the lengths block) is at most SIV_SHORT blocks, RFC 8452's per-message
+ * work in one function: the key-generating key encrypts LE32(i) || nonce
+ * for i = 0..3 (0..5), the message's AES key is expanded from registers
+ * (encryption keys only), the hash key's powers H^1..H^n and POLYVAL
+ * (one aggregated sum, one reduction), the tag, and CTR. Through the mode's
+ * general path the same message is some twenty calls through the table,
+ * both schedules of a key it only encrypts with, and 16-byte loads of
+ * blocks built 8 bytes at a time (a store the load cannot forward from).
+ * On Zen 2, AES-128, 64 bytes: 681 against 440 TSC ticks for the mode's
+ * seal alone (a one-shot GCM seal: 179), and through the AEAD's whole call
+ * (the bench's kernel layer) 2.5-2.8x against 1.7x the time of GCM's.
+ *
+ * POLYVAL on clmul128.h's arithmetic: a POLYVAL block loaded as it is, is
+ * GHASH's register image of its byte reversal (the polyval slot's
+ * identity), and the hash key the mode builds for the ghash slot,
+ * mulX_GHASH(rev(H)), stored as h_xinv does it (times x^-1), is then H
+ * itself loaded as it is: the two x's cancel. So H^1 is the raw key, the
+ * powers come from the multiply as ghash_key's do, and S is the sum's
+ * register stored as it is.
+ *
+ * Up to SIV_SHORT - 1 data blocks, the keystream is made for a constant 4
+ * or 7 blocks (no AES is waited for longer: 7 blocks of rounds issue within
+ * one block's latency chain). Everything is read into a stack buffer before
+ * anything is written, so dst may be src, the AAD or the tag; the buffer,
+ * the round keys and the derived blocks are wiped. Lengths are public and
+ * are the only thing branched on. */
+#if defined(SIMD_EXPAND_ENC)
+#if !defined(SIMD_SIV_SHORT)
+#define SIMD_SIV_SHORT 8 /* POLYVAL blocks of a short message */
+#endif
+
+/* p[0..w) ^= the keystream from counter block c (LE32 in bytes 0..3),
+ * w a constant at each call. */
+SIMD_INLINE void simd_siv_ctr(const SIMD_KEYS *ks, uint8_t *p, size_t w, SIMD_V c)
+{
+    SIMD_V stream[SIMD_SIV_SHORT];
+    SIMD_UNROLL
+    for (size_t j = 0; j < w; j++)
+        stream[j] = SIMD_LE32_ADD(c, (int)j);
+    SIMD_ENC_W(ks, stream, w);
+    SIMD_UNROLL
+    for (size_t j = 0; j < w; j++)
+        SIMD_STORE(p + AESKIT_BLOCK * j, SIMD_XOR(SIMD_LOAD(p + AESKIT_BLOCK * j), stream[j]));
+}
+
+SIMD_FN int SIMD_NAME(gcmsiv_short)(const aeskit_key *kgk, int enc, const uint8_t nonce[12],
+                                    const uint8_t *aad, size_t aad_len, uint8_t *dst,
+                                    const uint8_t *src, size_t len, const uint8_t *tag,
+                                    uint8_t out[16])
+{
+    const size_t na = (aad_len + 15) / 16, nd = (len + 15) / 16;
+    if (aad_len > 16 * SIMD_SIV_SHORT || len > 16 * SIMD_SIV_SHORT || na + nd + 1 > SIMD_SIV_SHORT)
+        return 0;
+    const size_t n = na + nd + 1;
+    const unsigned rounds = kgk->rounds;
+    assert(rounds == 10 || rounds == 14);
+    /* x: POLYVAL's blocks (AAD, data, lengths), and the data's CTR in
+     * place; 7 blocks of room past the data for the fixed-width keystream */
+    uint8_t x[(2 * SIMD_SIV_SHORT) * AESKIT_BLOCK];
+    uint8_t rk[(AESKIT_MAX_ROUNDS + 1) * AESKIT_BLOCK];
+    uint8_t nb[AESKIT_BLOCK], ns[AESKIT_BLOCK];
+    SIMD_V b[6];
+    SIMD_GV pw[SIMD_SIV_SHORT];
+    SIMD_KEYS kk, km;
+
+    memset(x, 0, sizeof x);
+    if (aad_len > 0)
+        memcpy(x, aad, aad_len);
+    uint8_t *xd = x + AESKIT_BLOCK * na;
+    if (len > 0)
+        memcpy(xd, src, len);
+    memset(nb, 0, 4);
+    memcpy(nb + 4, nonce, 12);      /* LE32(i) || nonce */
+    memcpy(ns, nonce, 12);
+    memset(ns + 12, 0, 4);          /* S's mask: nonce || 0^32 */
+
+    /* the message's keys: H from blocks 0 and 1, the AES key from 2..3 (5) */
+    const SIMD_V nv = SIMD_LOAD(nb);
+    for (int i = 0; i < 6; i++)
+        b[i] = SIMD_LE32_ADD(nv, i);
+    if (rounds == 10) {
+        SIMD_KEYS_AT(&kk, (const uint8_t *)kgk->rk, 10);
+        SIMD_ENC_W(&kk, b, 4);
+    } else {
+        SIMD_KEYS_AT(&kk, (const uint8_t *)kgk->rk, 14);
+        SIMD_ENC_W(&kk, b, 6);
+    }
+    SIMD_EXPAND_ENC(rk, SIMD_HALVES(b[2], b[3]), SIMD_HALVES(b[4], b[5]), rounds);
+    SIMD_KEYS_AT(&km, rk, rounds);
+    pw[0] = SIMD_GFROMV(SIMD_HALVES(b[0], b[1]));
+    const SIMD_GPOWER h1 = SIMD_GFORMS(pw[0]);
+    for (size_t i = 1; i < n; i++) {
+        const SIMD_GV zero = SIMD_GZERO;
+        SIMD_GSUM s = {zero, zero, zero};
+        SIMD_GMUL_ADD(&s, pw[i - 1], &h1);
+        pw[i] = SIMD_GREDUCE(s);
+    }
+
+    /* opening: the plaintext first (CTR from the received tag), the last
+     * block's padding zeroed again for POLYVAL; the keystream ran on past
+     * the data, so the lengths block goes in after it */
+    if (!enc && nd > 0) {
+        const SIMD_V c_in = SIMD_TOP_SET(SIMD_LOAD(tag));
+        if (nd <= 4)
+            simd_siv_ctr(&km, xd, 4, c_in);
+        else
+            simd_siv_ctr(&km, xd, SIMD_SIV_SHORT - 1, c_in);
+        memset(xd + len, 0, AESKIT_BLOCK * nd - len);
+    }
+    aeskit_store_le64(x + AESKIT_BLOCK * (n - 1), (uint64_t)aad_len * 8);
+    aeskit_store_le64(x + AESKIT_BLOCK * (n - 1) + 8, (uint64_t)len * 8);
+
+    const SIMD_GV zero = SIMD_GZERO;
+    SIMD_GSUM s = {zero, zero, zero};
+    for (size_t j = 0; j < n; j++) {
+        const SIMD_GPOWER p = SIMD_GFORMS(pw[n - 1 - j]);
+        SIMD_GMUL_ADD(&s, SIMD_GBLOCK(x + AESKIT_BLOCK * j, 1), &p);
+    }
+    SIMD_V t = SIMD_XOR(SIMD_VFROMG(SIMD_GREDUCE(s)), SIMD_LOAD(ns));
+    t = SIMD_TOP_CLEAR(t);
+    SIMD_ENC_W(&km, &t, 1);
+
+    if (enc && nd > 0) {
+        const SIMD_V c = SIMD_TOP_SET(t);
+        if (nd <= 4)
+            simd_siv_ctr(&km, xd, 4, c);
+        else
+            simd_siv_ctr(&km, xd, SIMD_SIV_SHORT - 1, c);
+    }
+    if (len > 0)
+        memcpy(dst, xd, len);
+    SIMD_STORE(out, t);
+
+    aeskit_secure_zero(x, sizeof x);
+    aeskit_secure_zero(rk, sizeof rk);
+    aeskit_secure_zero(b, sizeof b);
+    aeskit_secure_zero(pw, sizeof pw);
+    return 1;
+}
+#endif
