@@ -57,7 +57,11 @@
 
 #include "common.h"
 #include "dispatch.h"
+#include "modes/ccm.h"
+#include "modes/gcm.h"
+#include "modes/gcmsiv.h"
 #include "modes/generic.h"
+#include "modes/ocb.h"
 
 #if !defined(SIMD_V) || !defined(SIMD_W) || !defined(SIMD_NAME) || !defined(SIMD_GV)
 #error "define the backend's primitives (see the top of simd_body.h) first"
@@ -839,6 +843,19 @@ SIMD_INLINE uint32_t simd_gcm_bswap32(uint32_t v)
     return v >> 24 | (v >> 8 & 0xff00) | (v & 0xff00) << 8 | v << 24;
 }
 
+/* Counter value v as the 4 bytes of its block, read as a native word:
+ * BE32 for GCM, LE32 for GCM-SIV (siv). */
+SIMD_INLINE uint32_t simd_gcm_word(uint32_t v, int siv)
+{
+#if defined(AESKIT_LITTLE_ENDIAN)
+    return siv ? v : simd_gcm_bswap32(v);
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return siv ? simd_gcm_bswap32(v) : v;
+#else
+#error "the GCM kernel needs the target's byte order (compiler.h)"
+#endif
+}
+
 /* s += x * H^(i+1), unreduced; pinned, see the top. */
 SIMD_INLINE void simd_gcm_mul_add(SIMD_GSUM *s, const aeskit_ghash_key *hk, SIMD_GV x, size_t i)
 {
@@ -886,7 +903,7 @@ SIMD_INLINE void simd_gcm_ctrs_fill(uint8_t (*b)[AESKIT_BLOCK], uint32_t kw, uin
 {
     SIMD_UNROLL
     for (size_t j = 0; j < SIMD_W; j++) {
-        const uint32_t w = (siv ? c + (uint32_t)j : simd_gcm_bswap32(c + (uint32_t)j)) ^ kw;
+        const uint32_t w = simd_gcm_word(c + (uint32_t)j, siv) ^ kw;
         memcpy(b[j] + (siv ? 0 : 12), &w, 4);
     }
 }
@@ -989,6 +1006,8 @@ SIMD_FN size_t SIMD_NAME(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, i
     return simd_gcm_run(k, hk, 0, 0, ctr, acc, dst, src, n);
 }
 
+/* The gcmsiv sub-table needs its short kernel too: open is built with it. */
+#if defined(SIMD_EXPAND_ENC)
 SIMD_FN size_t SIMD_NAME(gcmsiv_open)(const aeskit_key *k, const aeskit_ghash_key *hk,
                                       uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
                                       const uint8_t *src, size_t n)
@@ -996,6 +1015,7 @@ SIMD_FN size_t SIMD_NAME(gcmsiv_open)(const aeskit_key *k, const aeskit_ghash_ke
     assert(n < SIMD_W || hk->max_blocks >= SIMD_W);   /* read only by a whole batch */
     return simd_gcm_run(k, hk, 1, 1, ctr, acc, dst, src, n);
 }
+#endif
 #endif
 
 /* ---- GCM-SIV, a short message whole (the gcmsiv_short slot) -----------
