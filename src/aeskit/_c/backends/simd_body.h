@@ -106,6 +106,16 @@ SIMD_INLINE unsigned simd_expand_key(uint8_t *enc, const uint8_t *key, size_t le
 
 /* ---- rounds ------------------------------------------------------------ */
 
+/* w blocks through the cipher (enc) or its inverse, enc a constant at each
+ * call. */
+SIMD_INLINE void simd_cipher_w(const SIMD_KEYS *ks, int enc, SIMD_V *x, size_t w)
+{
+    if (enc)
+        SIMD_ENC_W(ks, x, w);
+    else
+        SIMD_DEC_W(ks, x, w);
+}
+
 SIMD_INLINE SIMD_V simd_enc1(const SIMD_KEYS *ks, SIMD_V x)
 {
     SIMD_ENC_W(ks, &x, 1);
@@ -141,10 +151,7 @@ SIMD_INLINE void simd_ecb_w(const SIMD_KEYS *ks, int dec, uint8_t *dst, const ui
     SIMD_UNROLL
     for (size_t j = 0; j < w; j++)
         x[j] = SIMD_LOAD(src + AESKIT_BLOCK * j);
-    if (dec)
-        SIMD_DEC_W(ks, x, w);
-    else
-        SIMD_ENC_W(ks, x, w);
+    simd_cipher_w(ks, !dec, x, w);
     SIMD_UNROLL
     for (size_t j = 0; j < w; j++)
         SIMD_STORE(dst + AESKIT_BLOCK * j, x[j]);
@@ -391,10 +398,7 @@ SIMD_INLINE void simd_xts_w(const SIMD_KEYS *ks, int enc, const uint8_t *tw, uin
     SIMD_UNROLL
     for (size_t j = 0; j < w; j++)
         x[j] = SIMD_XOR(SIMD_LOAD(src + AESKIT_BLOCK * j), SIMD_LOAD(tw + AESKIT_BLOCK * j));
-    if (enc)
-        SIMD_ENC_W(ks, x, w);
-    else
-        SIMD_DEC_W(ks, x, w);
+    simd_cipher_w(ks, enc, x, w);
     SIMD_UNROLL
     for (size_t j = 0; j < w; j++)
         SIMD_STORE(dst + AESKIT_BLOCK * j, SIMD_XOR(x[j], SIMD_LOAD(tw + AESKIT_BLOCK * j)));
