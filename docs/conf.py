@@ -7,6 +7,7 @@ module's docstrings.
 """
 
 import ast
+import logging
 import re
 from pathlib import Path
 
@@ -26,6 +27,9 @@ source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = ["_build"]
 myst_heading_anchors = 3
 myst_enable_extensions = ["deflist"]
+# myst-parser logs its whole configuration at every build: keep it out of the output
+logging.getLogger("sphinx.myst_parser.sphinx_ext.main").addFilter(
+    lambda record: "myst v" not in str(record.msg))
 
 html_theme = "furo"
 html_title = f"aeskit {release}"
