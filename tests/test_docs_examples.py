@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import aeskit
+import aeskit._modes
 # imported here, with the real classes, before any example's `import aeskit` gets the
 # tracked copy below: the streaming layer needs aeskit's own AESGCM objects
 import aeskit.streaming
@@ -146,3 +147,48 @@ enc = gcm.encryptor(nonce=bytes(12))
 """
     with pytest.raises(NonceReuse, match="AESGCM.encryptor"):
         _run([gcm], monkeypatch, tmp_path)
+
+
+def _docs_conf():
+    """docs/conf.py as a module (it needs aeskit, not Sphinx, to load)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("aeskit_docs_conf", ROOT / "docs" / "conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+    return conf
+
+
+def test_api_reference_tables_say_what_the_classes_do():
+    """Each mode class's table in the API reference (made from the descriptors) against
+    the class itself: it accepts the smallest and largest key the table gives and refuses
+    a size between none of them; it streams exactly when the table says so."""
+    conf = _docs_conf()
+    assert set(conf._FACTS) == {m.class_name for m in aeskit._modes.MODES}
+    for name, facts in conf._FACTS.items():
+        rows = dict((k.strip("* -"), v.strip("- ")) for k, v in zip(
+            *[iter(line for line in conf._facts_table(facts)
+                   if line.startswith(("   * -", "     -")))] * 2))
+        assert {"key", "data", "streams", "exceptions"} <= set(rows), name
+        cls = getattr(aeskit, name)
+        for size in facts.key_sizes:
+            assert str(size) in rows["key"], name
+        cls(bytes(range(facts.key_sizes[0])))
+        with pytest.raises(ValueError):
+            cls(bytes(facts.key_sizes[0] + 1))
+        streams = any(hasattr(cls, m) for m in ("encryptor", "new"))
+        assert rows["streams"].startswith("yes" if streams else "no"), (name, rows)
+        assert ("InvalidTag" in rows["exceptions"]) == (facts.aead or facts.family == "mac")
+
+
+def test_api_reference_member_order_is_the_stubs():
+    conf = _docs_conf()
+    source = [".. autoclass:: AESGCM\n.. autoclass:: AESCTR\n   :members: encrypt\n"]
+    conf._members_in_source_order(None, "api", source)
+    lines = source[0].splitlines()
+    assert lines[1] == "   :no-members:"
+    names = [line.rsplit(".", 1)[1] for line in lines if "auto" in line and "AESGCM." in line]
+    assert names[0] == "generate_key" and names.index("encrypt") < names.index("decrypt")
+    assert names.index("encrypt") < names.index("encrypt_into") < names.index("encryptor")
+    assert set(names) == {n for n in dir(aeskit.AESGCM) if not n.startswith("_")}
+    assert ".. autoclass:: AESCTR\n   :members: encrypt" in source[0]   # left as written
