@@ -15,6 +15,7 @@
    - Left out: the Python glue (no Windows Python headers here). probe.c's Windows
      clocks are declared by a stub windows.h here; mingw-w64 builds them against the real
      headers and links them (tests/cross/run.sh win64).
+   - -Wvla: MSVC has no variable-length arrays, which clang would accept here.
    - A control shows that the branch taken is MSVC's.
    - This checks what the code says to an MSVC front end, not MSVC itself.
 """
@@ -116,7 +117,7 @@ def msvc_clang():
     def check(src: Path, extra=()) -> subprocess.CompletedProcess[str]:
         cmd = [clang, "--target=x86_64-pc-windows-msvc", "-fms-compatibility",
                "-fms-extensions", "-ffreestanding", "-fsyntax-only", "-std=c11",
-               "-Wall", "-Wextra", "-Werror", "-U__clang__", "-U__GNUC__",
+               "-Wall", "-Wextra", "-Wvla", "-Werror", "-U__clang__", "-U__GNUC__",
                "-idirafter", str(STUBS), f"-I{CSRC}", "-DAESKIT_HAVE_X86", *extra,
                str(src)]
         return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
