@@ -16,9 +16,12 @@ from pathlib import Path
 import pytest
 
 import aeskit
+import aeskit._modes
+# imported here, with the real classes, before any example's `import aeskit` gets the
+# tracked copy below: the streaming layer needs aeskit's own AESGCM objects
+import aeskit.streaming
 
 ROOT = Path(__file__).resolve().parent.parent
-# docs/ is not in the sdist (.gitattributes): from there only the README runs.
 FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```python\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
@@ -80,8 +83,42 @@ def _run(blocks, monkeypatch, tmp_path):
 
 
 def test_examples_are_found():
+    """The README's three (an AEAD, a block mode, a file) and the docs' pages, the sdist's
+    included (it carries docs/)."""
     assert FILES[0].name == "README.md"
-    assert len(FENCE.findall(FILES[0].read_text(encoding="utf-8"))) >= 8
+    assert len(FENCE.findall(FILES[0].read_text(encoding="utf-8"))) >= 3
+    assert {"modes.md", "streaming.md", "index.md"} <= {p.name for p in FILES[1:]}
+
+
+DOCS_SITE = "https://aeskit.readthedocs.io/en/latest/"
+REPO = "https://github.com/aeskit/aeskit/blob/main/"
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def test_readme_links_work_on_a_package_index():
+    """A package index shows the README alone: every link is absolute, to the docs site
+    or the repository (pyproject.toml's [project.urls]), and names what exists there: a
+    page built from docs/, an API entry of an object aeskit has, a file of this tree."""
+    import tomllib
+
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    urls = urls["project"]["urls"]
+    assert DOCS_SITE.startswith(urls["Documentation"]) and REPO.startswith(urls["Source"])
+    links = LINK.findall(FILES[0].read_text(encoding="utf-8"))
+    assert len(links) > 20
+    pages = {p.stem for p in (ROOT / "docs").iterdir() if p.suffix in (".md", ".rst")}
+    for link in links:
+        if link.startswith(REPO):
+            assert (ROOT / link[len(REPO):]).is_file(), link
+            continue
+        assert link.startswith(DOCS_SITE), f"not the docs site or the repository: {link}"
+        page, _, anchor = link[len(DOCS_SITE):].partition("#")
+        assert page == "" or (page.endswith(".html") and page[:-5] in pages), link
+        if anchor:
+            assert page == "api.html", link
+            obj = aeskit
+            for part in anchor.split(".")[1:]:
+                obj = getattr(obj, part)   # AttributeError: no such object
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.relative_to(ROOT).as_posix())
@@ -110,3 +147,48 @@ enc = gcm.encryptor(nonce=bytes(12))
 """
     with pytest.raises(NonceReuse, match="AESGCM.encryptor"):
         _run([gcm], monkeypatch, tmp_path)
+
+
+def _docs_conf():
+    """docs/conf.py as a module (it needs aeskit, not Sphinx, to load)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("aeskit_docs_conf", ROOT / "docs" / "conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+    return conf
+
+
+def test_api_reference_tables_say_what_the_classes_do():
+    """Each mode class's table in the API reference (made from the descriptors) against
+    the class itself: it accepts the smallest and largest key the table gives and refuses
+    a size between none of them; it streams exactly when the table says so."""
+    conf = _docs_conf()
+    assert set(conf._FACTS) == {m.class_name for m in aeskit._modes.MODES}
+    for name, facts in conf._FACTS.items():
+        rows = dict((k.strip("* -"), v.strip("- ")) for k, v in zip(
+            *[iter(line for line in conf._facts_table(facts)
+                   if line.startswith(("   * -", "     -")))] * 2))
+        assert {"key", "data", "streams", "exceptions"} <= set(rows), name
+        cls = getattr(aeskit, name)
+        for size in facts.key_sizes:
+            assert str(size) in rows["key"], name
+        cls(bytes(range(facts.key_sizes[0])))
+        with pytest.raises(ValueError):
+            cls(bytes(facts.key_sizes[0] + 1))
+        streams = any(hasattr(cls, m) for m in ("encryptor", "new"))
+        assert rows["streams"].startswith("yes" if streams else "no"), (name, rows)
+        assert ("InvalidTag" in rows["exceptions"]) == (facts.aead or facts.family == "mac")
+
+
+def test_api_reference_member_order_is_the_stubs():
+    conf = _docs_conf()
+    source = [".. autoclass:: AESGCM\n.. autoclass:: AESCTR\n   :members: encrypt\n"]
+    conf._members_in_source_order(None, "api", source)
+    lines = source[0].splitlines()
+    assert lines[1] == "   :no-members:"
+    names = [line.rsplit(".", 1)[1] for line in lines if "auto" in line and "AESGCM." in line]
+    assert names[0] == "generate_key" and names.index("encrypt") < names.index("decrypt")
+    assert names.index("encrypt") < names.index("encrypt_into") < names.index("encryptor")
+    assert set(names) == {n for n in dir(aeskit.AESGCM) if not n.startswith("_")}
+    assert ".. autoclass:: AESCTR\n   :members: encrypt" in source[0]   # left as written

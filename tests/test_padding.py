@@ -162,7 +162,7 @@ def test_into_every_length(backend, spec):
     for n in LENGTHS:
         data = _msg(n)
         want = _want(spec, data)
-        size = len(data) // 16 * 16 + 16  # the padded length, as the README says
+        size = len(data) // 16 * 16 + 16  # the padded length, as docs/modes.md says
         buf = bytearray(b"\xee" * (size + 5))
         assert obj.encrypt_into(*iv, data, buf) == size
         assert buf == want + b"\xee" * 5

@@ -65,6 +65,18 @@ class BackendInfo(NamedTuple):
     default: str
 
 
+BackendInfo.all.__doc__ = (
+    "Every backend compiled into this build, best first: portable and the backends of "
+    "this CPU family (x86-64: aesni, vaes_avx2, vaes_avx512), whether or not this CPU "
+    "can run them.")
+BackendInfo.available.__doc__ = (
+    "The backends of .all that this CPU and operating system can run, best first; "
+    "portable always. A key object's backend argument takes one of these.")
+BackendInfo.default.__doc__ = (
+    "The backend a key object gets with backend='auto': the first of .available, or "
+    "the one the AESKIT_BACKEND environment variable named at import.")
+
+
 def backends() -> BackendInfo:
     """The backends compiled in (best first), those usable here, and the default."""
     return BackendInfo(*_aeskit.backends())

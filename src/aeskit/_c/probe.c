@@ -2,8 +2,9 @@
  * probe.c: what the benchmark needs to know about this CPU, measured in C
  * with no Python around it (py/bench.c wraps it).
  *
- * clock: the core clock, from a chain of dependent register adds (one cycle
- * each on every x86 core since the P6) timed against the monotonic clock.
+ * clock: the core clock, from a chain of dependent register-to-register adds
+ * (one cycle each on every x86 core since the P6) timed against the
+ * monotonic clock.
  * Turbo and frequency drift move it, so the benchmark samples it before and
  * after each operation and repeats until they agree. clock_check cross-checks
  * it with a chain of 64-bit multiplies (three cycles each) and reads the TSC
@@ -18,9 +19,13 @@
  * thread (an SMT sibling running a neighbour's AES code): a parallel mode
  * runs up to 1.9x slower there while a serial one does not notice.
  */
+#if defined(_WIN32)
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>   /* QueryPerformanceCounter, GetThreadTimes */
+#else
 #define _POSIX_C_SOURCE 200809L   /* clock_gettime */
-
 #include <time.h>
+#endif
 
 #include "compiler.h"
 #include "dispatch.h"
@@ -38,34 +43,60 @@
 /* Cycles per dependent IMUL r64, r64 on Intel since Nehalem and AMD Zen 1-5. */
 #define IMUL_LATENCY 3
 
+/* The monotonic clock: CLOCK_MONOTONIC, or on Windows the performance
+ * counter (seconds and remainder are scaled apart, so that ticks x 10^9
+ * cannot overflow). */
 uint64_t aeskit_now_ns(void)
 {
+#if defined(_WIN32)
+    LARGE_INTEGER t, f;
+    QueryPerformanceFrequency(&f);   /* fixed at boot; a read of shared memory */
+    QueryPerformanceCounter(&t);
+    const uint64_t ticks = (uint64_t)t.QuadPart, rate = (uint64_t)f.QuadPart;
+    return ticks / rate * 1000000000u + ticks % rate * 1000000000u / rate;
+#else
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
 }
 
 #if defined(PROBE_CHAINS)
 #include <immintrin.h>
 #include <x86intrin.h>   /* __rdtsc */
 
-/* CPU time of the calling thread: what it ran, without the time it waited. */
+/* CPU time of the calling thread: what it ran, without the time it waited.
+ * Windows counts it in 100 ns units but advances it at the scheduler's tick
+ * (about 15.6 ms), so there a short run's agreement test below fails more
+ * often and the probe just runs more of its tries. */
 static uint64_t thread_ns(void)
 {
+#if defined(_WIN32)
+    FILETIME created, exited, kernel, user;
+    GetThreadTimes(GetCurrentThread(), &created, &exited, &kernel, &user);
+    const uint64_t k = (uint64_t)kernel.dwHighDateTime << 32 | kernel.dwLowDateTime;
+    const uint64_t u = (uint64_t)user.dwHighDateTime << 32 | user.dwLowDateTime;
+    return (k + u) * 100;
+#else
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
 }
 
-#define ADD4 "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+/* The addend is a register, not an immediate: Golden Cove and later Intel
+ * cores fold chains of add-immediate at rename, several per cycle (an
+ * Emerald Rapids read 16 GHz from them), and no core folds a register one. */
+#define ADD4 "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
 #define ADD32 ADD4 ADD4 ADD4 ADD4 ADD4 ADD4 ADD4 ADD4
 
 /* ns for iters x 128 dependent adds. */
 static uint64_t add_chain(uint64_t iters)
 {
-    uint64_t x = 0, t0 = aeskit_now_ns();
+    uint64_t x = 0, one = 1, t0 = aeskit_now_ns();
+    __asm__ volatile("" : "+r"(one));   /* opaque: no constant to fold */
     for (uint64_t i = 0; i < iters; i++)
-        __asm__ volatile(ADD32 ADD32 ADD32 ADD32 : "+r"(x));
+        __asm__ volatile(ADD32 ADD32 ADD32 ADD32 : "+r"(x) : "r"(one));
     return aeskit_now_ns() - t0;
 }
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-uint64_t aeskit_now_ns(void);   /* CLOCK_MONOTONIC */
+uint64_t aeskit_now_ns(void);   /* CLOCK_MONOTONIC; on Windows QueryPerformanceCounter */
 
 /* The core clock in MHz from an add chain run for about ms milliseconds;
  * 0 where it cannot be measured (no x86). */

@@ -1,6 +1,8 @@
 """Tink's AES-GCM-HKDF streaming AEAD on aeskit's GCM: files and streams.
 
-``StreamingAEAD`` is the whole public interface; its parts, one concern each:
+``StreamingAEAD`` is the public interface, with the file objects its
+``open_encrypting`` and ``open_decrypting`` return (``EncryptingWriter``,
+``DecryptingReader``); its parts, one concern each:
 
 - ``format``: the segment format (header, key derivation, nonces) and its size
   arithmetic;
@@ -29,7 +31,8 @@ from .format import _Key
 from .keyset import KEY_TYPE_URL as KEY_TYPE_URL
 from .keyset import NOT_A_KEYSET as NOT_A_KEYSET
 from .keyset import _from_json, _new_key_id, _to_json
-from .streams import _DecryptingReader, _EncryptingWriter
+from .streams import DecryptingReader as DecryptingReader
+from .streams import EncryptingWriter as EncryptingWriter
 
 if TYPE_CHECKING:
     from typing import TypeAlias
@@ -39,7 +42,7 @@ if TYPE_CHECKING:
     _Path: TypeAlias = str | bytes | os.PathLike[str] | os.PathLike[bytes]
     _File: TypeAlias = IO[bytes] | BinaryIO | io.RawIOBase | io.BufferedIOBase
 
-__all__ = ["StreamingAEAD"]
+__all__ = ["DecryptingReader", "EncryptingWriter", "StreamingAEAD"]
 
 
 def _bytes_of(data: Any, what: str) -> bytes:
@@ -73,18 +76,25 @@ class StreamingAEAD:
     # -- parameters -------------------------------------------------------------
     @property
     def segment_size(self) -> int:
+        """The primary key's ciphertext segment size in bytes (int): each segment but the
+        last is this long, its 16-byte tag included; the first also holds the header."""
         return self._primary.segment_size
 
     @property
     def derived_key_size(self) -> int:
+        """The size in bytes (int) of each stream's AES-GCM key, derived by HKDF from the
+        primary key and the stream's random salt: 16 or 32."""
         return self._primary.derived_key_size
 
     @property
     def hkdf_hash(self) -> str:
+        """The hash of the primary key's HKDF (str): "sha1", "sha256" or "sha512"."""
         return self._primary.hkdf_hash
 
     @property
     def header_length(self) -> int:
+        """The length in bytes (int) of the header a stream of the primary key starts with:
+        a length byte, the salt (derived_key_size bytes) and the 7-byte nonce prefix."""
         return self._primary.header_length
 
     def ciphertext_size(self, plaintext_size: int) -> int:
@@ -93,17 +103,17 @@ class StreamingAEAD:
 
     # -- streams ----------------------------------------------------------------
     def open_encrypting(self, fileobj: _File, associated_data: Buffer = b"",
-                        ) -> _EncryptingWriter:
+                        ) -> EncryptingWriter:
         """A writable binary file object; close() seals the last segment.
 
         Leaving a ``with`` block by an exception, or dropping the writer without
         closing it, does not seal: an aborted write never yields a valid
         (truncated) stream. ``fileobj`` is not closed.
         """
-        return _EncryptingWriter(self, fileobj, _bytes_of(associated_data, "associated_data"))
+        return EncryptingWriter(self, fileobj, _bytes_of(associated_data, "associated_data"))
 
     def open_decrypting(self, fileobj: _File, associated_data: Buffer = b"",
-                        ) -> _DecryptingReader:
+                        ) -> DecryptingReader:
         """A readable binary file object, seekable when ``fileobj`` is.
 
         Reading never returns bytes of a segment that did not authenticate
@@ -111,7 +121,7 @@ class StreamingAEAD:
         last segment, so truncation is caught when reading from the middle.
         ``fileobj`` is not closed.
         """
-        return _DecryptingReader(self, fileobj, _bytes_of(associated_data, "associated_data"))
+        return DecryptingReader(self, fileobj, _bytes_of(associated_data, "associated_data"))
 
     def encrypt_file(self, src: _Path | _File, dst: _Path | _File,
                      associated_data: Buffer = b"", *,

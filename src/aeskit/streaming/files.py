@@ -28,7 +28,7 @@ from .format import (
     _stream_seal,
 )
 from .output import AtomicFile, same_file
-from .streams import _DecryptingReader, _read_full
+from .streams import DecryptingReader, _read_full
 
 if TYPE_CHECKING:
     from . import StreamingAEAD
@@ -301,7 +301,7 @@ def _failing(exc: BaseException) -> Callable[[], int]:
 def _decrypt_segments(sa: StreamingAEAD, fin: Any, out: Any, aad: bytes, threads: int,
                       progress: Callable[[int], None] | None) -> int:
     # Segment 0 picks the key (one or more trials), in this thread.
-    reader = _DecryptingReader(sa, fin, aad)
+    reader = DecryptingReader(sa, fin, aad)
     reader._seq_start()
     k, gcm = reader._key, reader._gcm
     assert k is not None and gcm is not None

@@ -115,7 +115,9 @@ class AtomicFile:
         while True:
             name = os.path.join(self.dir, f".{base}.{secrets.token_hex(4)}.part")
             try:
-                fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                # O_BINARY: Windows opens a descriptor in text mode without it
+                fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL
+                             | getattr(os, "O_BINARY", 0), 0o600)
             except FileExistsError:
                 continue
             except OSError as e:

@@ -82,8 +82,17 @@ class _Pushback:
 
 
 # -- the writer ----------------------------------------------------------------
-class _EncryptingWriter(io.RawIOBase):
-    """See StreamingAEAD.open_encrypting."""
+class EncryptingWriter(io.RawIOBase):
+    """A stream being encrypted: a writable binary file object (``io.RawIOBase``) that
+    ``StreamingAEAD.open_encrypting`` returns.
+
+    It writes the header to the destination at once, then each segment as soon as it
+    is full; ``close()`` (or leaving a ``with`` block normally) seals the last one,
+    which makes the stream valid. ``abort()``, an exception out of the ``with`` block
+    or dropping the object unclosed end it unsealed: what was written is then not a
+    stream any reader accepts, not even truncated. The plaintext it holds is wiped on
+    closing. Not for several threads at once.
+    """
 
     def __init__(self, sa: StreamingAEAD, dst: Any, aad: bytes) -> None:
         super().__init__()
@@ -149,9 +158,13 @@ class _EncryptingWriter(io.RawIOBase):
         return mv[n:]
 
     def writable(self) -> bool:
+        """True."""
         return True
 
     def write(self, b: Any) -> int:
+        """Encrypt the bytes of ``b`` (any bytes-like object) into the stream and return
+        their count, all of them: full segments go to the destination, the rest waits
+        for more or for ``close()``. ``ValueError`` once closed or aborted."""
         if self.closed:
             raise ValueError("write to a closed stream")
         if self._aborted:
@@ -178,6 +191,8 @@ class _EncryptingWriter(io.RawIOBase):
         self.close()
 
     def close(self) -> None:
+        """Seal the last segment (unless aborted), flush the destination and wipe the
+        buffer. The destination itself stays open. A second call does nothing."""
         if self.closed:
             return
         try:
@@ -206,8 +221,16 @@ class _EncryptingWriter(io.RawIOBase):
 
 
 # -- the reader ----------------------------------------------------------------
-class _DecryptingReader(io.RawIOBase):
-    """See StreamingAEAD.open_decrypting."""
+class DecryptingReader(io.RawIOBase):
+    """A stream being decrypted: a readable binary file object (``io.RawIOBase``) that
+    ``StreamingAEAD.open_decrypting`` returns, seekable when its source is.
+
+    It reads and authenticates one segment at a time and never returns a byte of a
+    segment that did not authenticate: that read raises ``InvalidTag``, and so does
+    every later call. The first ``seek()`` or ``size()`` authenticates the last
+    segment, so truncation is caught when reading from the middle too. The source is
+    not closed. Not for several threads at once.
+    """
 
     def __init__(self, sa: StreamingAEAD, src: Any, aad: bytes) -> None:
         super().__init__()
@@ -243,9 +266,11 @@ class _DecryptingReader(io.RawIOBase):
             self._seekable = False
 
     def readable(self) -> bool:
+        """True."""
         return True
 
     def seekable(self) -> bool:
+        """Whether ``seek()`` and ``size()`` work: whether the source is seekable."""
         return self._seekable
 
     def _fail(self, e: BaseException) -> NoReturn:
@@ -426,6 +451,9 @@ class _DecryptingReader(io.RawIOBase):
         return self._size
 
     def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        """Move to a plaintext offset (``whence``: ``io.SEEK_SET``, ``SEEK_CUR`` or
+        ``SEEK_END``) and return it; a read there decrypts only the segments it
+        touches."""
         self._check()
         if not self._ra:
             self._ra_start()
@@ -443,10 +471,14 @@ class _DecryptingReader(io.RawIOBase):
         return pos
 
     def tell(self) -> int:
+        """The plaintext offset of the next read."""
         self._check()
         return self._pos
 
     def readinto(self, b: Any) -> int:
+        """Decrypt into the writable buffer ``b``; return the count, 0 at the end. The
+        bytes of segments that authenticated before a bad one are returned first; the
+        next call raises ``InvalidTag``."""
         self._check()
         out = memoryview(b).cast("B")
         try:
@@ -492,6 +524,8 @@ class _DecryptingReader(io.RawIOBase):
         return done
 
     def read(self, size: int | None = -1) -> bytes:
+        """Up to ``size`` bytes of plaintext (all that is left for -1 or None); ``b""``
+        at the end."""
         if size is None or size < 0:
             chunks: list[bytes] = []
             while True:
@@ -502,9 +536,11 @@ class _DecryptingReader(io.RawIOBase):
         return super().read(size) or b""
 
     def readall(self) -> bytes:
+        """The rest of the plaintext."""
         return self.read(-1)
 
     def close(self) -> None:
+        """Wipe the plaintext held; the source stays open. A second call does nothing."""
         if not self.closed:
             self._plain = memoryview(b"")
             self._buf[:] = bytes(len(self._buf))

@@ -609,7 +609,9 @@ static PyMethodDef actx_methods[] = {
 };
 
 static PyGetSetDef actx_getset[] = {
-    {"tag", actx_get_tag, NULL, PyDoc_STR("the tag, after an encryptor's finalize()"), NULL},
+    {"tag", actx_get_tag, NULL, PyDoc_STR("The tag (bytes, tag_length of them) of an encryption, once "
+               "finalize() has returned; before that, and on a decryptor (which checks a "
+               "tag in finalize_with_tag instead), NotYetFinalized."), NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

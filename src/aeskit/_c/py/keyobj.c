@@ -142,19 +142,32 @@ static PyObject *keyobj_repr(PyObject *op)
 }
 
 #define GETTER(name, fn, doc) {name, fn, NULL, PyDoc_STR(doc), NULL}
-#define BACKEND_GETTER GETTER("backend", get_backend, "name of the backend this key uses")
-#define KEY_SIZE_GETTER GETTER("key_size", get_key_size, "key size in bits")
+#define BACKEND_GETTER                                                                    \
+    GETTER("backend", get_backend,                                                        \
+           "The backend this key object runs on (str), one of "                           \
+           "aeskit.backends().available: the constructor's backend argument, or the "     \
+           "default where that was 'auto'. It is chosen once, at construction.")
+#define KEY_SIZE_GETTER                                                                   \
+    GETTER("key_size", get_key_size,                                                      \
+           "The key's size in bits (int): 128, 192 or 256; for the classes that take "    \
+           "two AES keys (AESXTS, AESSIV), both together: 256, 384 or 512.")
 #define GETTERS_END {NULL, NULL, NULL, NULL, NULL}
 
 static PyGetSetDef plain_getset[] = {BACKEND_GETTER, KEY_SIZE_GETTER, GETTERS_END};
 static PyGetSetDef tag_getset[] = {
     BACKEND_GETTER, KEY_SIZE_GETTER,
-    GETTER("tag_length", get_tag_length, "tag length in bytes"),
+    GETTER("tag_length", get_tag_length,
+           "The tag's length in bytes (int), fixed at construction: what encryption adds "
+           "to the ciphertext and decryption expects (AESCMAC: the length of mac()'s "
+           "tags)."),
     GETTERS_END,
 };
 static PyGetSetDef padding_getset[] = {
     BACKEND_GETTER, KEY_SIZE_GETTER,
-    GETTER("padding", get_padding, "'pkcs7' or None (whole blocks only)"),
+    GETTER("padding", get_padding,
+           "The padding (str or None), from the constructor's padding argument: 'pkcs7' "
+           "(encryption takes any length and pads, decryption checks and removes the "
+           "padding) or None (whole blocks only)."),
     GETTERS_END,
 };
 

@@ -322,9 +322,12 @@ static PyMethodDef ctx_methods[] = {
 };
 
 static PyGetSetDef ctx_getset[] = {
-    {"digest_size", ctx_get_digest_size, NULL, PyDoc_STR("the tag length in bytes"), NULL},
-    {"block_size", ctx_get_block_size, NULL, PyDoc_STR("the cipher's block size in bytes"),
+    {"digest_size", ctx_get_digest_size, NULL,
+     PyDoc_STR("The length in bytes (int) of digest()'s tag: the AESCMAC's tag_length, as "
+               "in hmac."),
      NULL},
+    {"block_size", ctx_get_block_size, NULL,
+     PyDoc_STR("The cipher's block size in bytes (int): 16 for AES, as in hmac."), NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
