@@ -16,7 +16,7 @@ aeskit_core=("$csrc"/common.c "$csrc"/cpu.c "$csrc"/dispatch.c
 aeskit_x86_backends() {
     local fn=$1 emulate=$2 f
     local ni=(-DAESKIT_HAVE_X86 -maes -mpclmul -mssse3 -msse4.1)
-    for f in aesni aesni_gcm aesni_ocb ghash_clmul; do
+    for f in aesni; do
         "$fn" "$csrc/backends/$f.c" "${ni[@]}"
     done
     if [ "$emulate" = 1 ]; then

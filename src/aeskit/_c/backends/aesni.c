@@ -2,42 +2,51 @@
  * aesni.c: AES with the AES-NI instructions on 128-bit registers.
  *
  * Needs AES-NI, SSSE3 (pshufb, for big-endian counters) and SSE4.1, and
- * PCLMULQDQ for this table's GHASH (ghash_clmul.c). Built as its own library
- * with -maes -mpclmul -mssse3 -msse4.1, and called only after the CPU check.
- * The vaes tables share this key layout and these serial slots (aesni.h).
+ * PCLMULQDQ for GHASH and POLYVAL. Built as its own library with -maes
+ * -mpclmul -mssse3 -msse4.1, and called only after the CPU check. The vaes
+ * tables share this key layout and these serial slots (aesni.h).
  *
  * Lanes: one __m128i holds one block in memory byte order. The round keys are
  * bytes too, as FIPS-197 writes them: rk[0..rounds] for encryption, then the
  * Equivalent Inverse Cipher's keys (aesimc of the middle ones, reversed) for
  * aesdec.
  *
- * Parallel modes (ECB, CBC and CFB decryption, CTR, XTS) run AESNI_W = 8 independent
- * blocks per loop iteration: AESENC has latency 3-4 and 2 units on current
- * cores (4 on Zen 4), so 8 blocks in flight keep both units busy. A 1..7
- * block tail runs as 4 + 2 + 1.
- * Round keys are loaded once per round per batch: 15 keys and 8 blocks do not
- * fit in 16 registers, and one L1 load per 8 AESENCs costs nothing.
+ * The parallel modes (ECB, CBC and CFB decryption, CTR, XTS and its data
+ * units), the fused OCB3, GCM, CTR-with-CBC-MAC and short GCM-SIV kernels
+ * and the GHASH/POLYVAL aggregation are simd_body.h's, shared with
+ * armv8_ce.c and power8.c; this file defines what is x86's: the rounds
+ * (AESENC, AESDEC), the counter blocks in lanes (pshufb), PCLMULQDQ's
+ * multiply and reduction (clmul128.h), and the key schedule.
  *
- * Serial modes (CBC and CFB encryption, OFB, CBC-MAC) are bound by rounds x
- * AESENC latency per block (2.5 c/B for AES-128 on Zen 4). They fold the data XOR
- * into the last round key, so the dependency chain is AES rounds and nothing
- * else: aesenclast(x, rk[last] ^ a) = aesenclast(x, rk[last]) ^ a, and
- * choosing a = rk[0] ^ (next data) makes the output the next block's
- * whitened input.
+ * Serial modes (CBC and CFB encryption, OFB, CBC-MAC) are this file's own:
+ * bound by rounds x AESENC latency per block (2.5 c/B for AES-128 on Zen 4),
+ * they fold the data XOR into the last round key, so the dependency chain
+ * is AES rounds and nothing else: aesenclast(x, rk[last] ^ a) =
+ * aesenclast(x, rk[last]) ^ a, and choosing a = rk[0] ^ (next data) makes
+ * the output the next block's whitened input.
+ *
+ * GHASH and POLYVAL (clmul128.h): blocks byte-reversed into registers (a
+ * POLYVAL block loaded as it is, GHASH's image of its byte reversal),
+ * powers stored as H^i * x^-1, 8 blocks per reduction with the accumulator
+ * folded into the first, Karatsuba's three PCLMULQDQ per block (the hi ^ lo
+ * half of each power precomputed). Bulk is bound by PCLMULQDQ throughput:
+ * Zen 4 issues one every ~2 cycles, so 26 per 128 bytes floor at ~0.4 c/B.
+ * A shift-based reduction (24 PCLMULQDQ) is no better in bulk and slower
+ * for short inputs, and aggregating 16 blocks gains little over 8. ghash_key
+ * layout (hk->w as bytes, read by the GCM kernel too): 16 * i holds
+ * H^(i+1) * x^-1 for i = 0..7 as a register image; 128 + 16 * i its hi ^ lo
+ * in the low qword.
  */
 #include <string.h>
 
 #include "aesni.h"
+#include "clmul128.h"
 #include "dispatch.h"
 #include "modes/generic.h"
 
 #define AESNI_W AESKIT_AESNI_W
-#define AESNI_UNROLL AESKIT_UNROLL(8) /* AESNI_W */
-/* The w-block kernels are AESKIT_INLINE: they must inline into their
- * callers for x[] to live in registers and for constant arguments (w,
- * kind) to fold. */
 
-/* ---- key schedule ---------------------------------------------------- */
+/* ---- SubWord, for simd_body.h's word-by-word key schedule --------------- */
 
 /* SubWord(w): aeskeygenassist puts SubWord(dword 1) in dword 0. */
 static uint32_t aesni_sub_word(uint32_t w)
@@ -45,6 +54,257 @@ static uint32_t aesni_sub_word(uint32_t w)
     __m128i v = _mm_aeskeygenassist_si128(_mm_set1_epi32((int)w), 0);
     return (uint32_t)_mm_cvtsi128_si32(v);
 }
+
+/* ---- the primitives of simd_body.h ------------------------------------ */
+
+/* The encryption or the decryption keys, read from the schedule where they
+ * are used (one load per round per batch; no copy of them is made). */
+typedef struct {
+    const uint8_t *rk;
+    unsigned rounds;
+} aesni_keys;
+
+AESKIT_INLINE void aesni_load_keys(aesni_keys *ks, const aeskit_key *k, int dec)
+{
+    ks->rk = dec ? aeskit_aesni_dec_keys(k) : aeskit_aesni_enc_keys(k);
+    ks->rounds = k->rounds;
+}
+
+AESKIT_INLINE void aesni_cipher_w(const aesni_keys *ks, __m128i *x, size_t w, int enc)
+{
+    aeskit_aesni_whiten(x, w, aeskit_load128(ks->rk));
+    aeskit_aesni_rounds(x, w, ks->rk, ks->rounds, enc);
+}
+
+/* For OCB: rounds 1..rounds-1 (the middle), and the last round's step
+ * taking any key. */
+AESKIT_INLINE void aesni_mid_w(const aesni_keys *ks, __m128i *x, size_t w, int enc)
+{
+    const uint8_t *kend = ks->rk + AESKIT_BLOCK * ks->rounds;
+    for (const uint8_t *p = ks->rk + AESKIT_BLOCK; p < kend; p += AESKIT_BLOCK) {
+        const __m128i key = aeskit_load128(p);
+        AESKIT_UNROLL(8)
+        for (size_t j = 0; j < w; j++)
+            x[j] = enc ? _mm_aesenc_si128(x[j], key) : _mm_aesdec_si128(x[j], key);
+    }
+}
+
+/* For the GCM kernel: round r alone, and rounds r..rounds-1. */
+AESKIT_INLINE void aesni_round_w(const aesni_keys *ks, size_t r, __m128i *x, size_t w)
+{
+    const __m128i key = aeskit_load128(ks->rk + AESKIT_BLOCK * r);
+    AESKIT_UNROLL(8)
+    for (size_t j = 0; j < w; j++)
+        x[j] = _mm_aesenc_si128(x[j], key);
+}
+
+AESKIT_INLINE void aesni_rounds_from_w(const aesni_keys *ks, size_t r, __m128i *x, size_t w)
+{
+    const uint8_t *last = ks->rk + AESKIT_BLOCK * ks->rounds;
+    for (const uint8_t *p = ks->rk + AESKIT_BLOCK * r; p < last; p += AESKIT_BLOCK) {
+        const __m128i key = aeskit_load128(p);
+        AESKIT_UNROLL(8)
+        for (size_t j = 0; j < w; j++)
+            x[j] = _mm_aesenc_si128(x[j], key);
+    }
+}
+
+/* For CTR with CBC-MAC: a BE128 counter byte-reversed into a register,
+ * advanced with a carry taken from a lane compare, never a branch (EAX's
+ * counter is a secret); c + 1 modulo 2^128. */
+AESKIT_INLINE __m128i aesni_be128_inc(__m128i c)
+{
+    c = _mm_add_epi64(c, _mm_set_epi64x(0, 1));
+    /* the low lane wrapped to 0: carry into the high one (subtract -1) */
+    const __m128i wrapped = _mm_cmpeq_epi64(c, _mm_setzero_si128());
+    return _mm_sub_epi64(c, _mm_slli_si128(wrapped, 8));
+}
+
+/* For CTR with CBC-MAC: one whitened block x under ks and, when two, one
+ * whitened block y under ksy (as many rounds), round by round. */
+AESKIT_INLINE void aesni_enc2(const aesni_keys *ks, const aesni_keys *ksy, __m128i *x,
+                              __m128i *y, int two)
+{
+    const uint8_t *rk = ks->rk, *rkc = ksy->rk;
+    const unsigned rounds = ks->rounds;
+    for (unsigned r = 1; r < rounds; r++) {
+        *x = _mm_aesenc_si128(*x, aeskit_load128(rk + AESKIT_BLOCK * r));
+        if (two)
+            *y = _mm_aesenc_si128(*y, aeskit_load128(rkc + AESKIT_BLOCK * r));
+    }
+    *x = _mm_aesenclast_si128(*x, aeskit_load128(rk + AESKIT_BLOCK * rounds));
+    if (two)
+        *y = _mm_aesenclast_si128(*y, aeskit_load128(rkc + AESKIT_BLOCK * rounds));
+}
+
+
+AESKIT_INLINE __m128i aesni_bswap128(void)
+{
+    return _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+
+/* CTR: the counter c is kept as an integer in lanes: BE128 and BE32
+ * byte-reversed, so the counter part is the low 128 or 32 bits; LE32 as it
+ * is in memory. A batch is built in memory order from one shuffle: block
+ * j = block 0 + j at the counter's lowest byte (step), valid while that
+ * byte does not wrap inside the batch (LE32 adds to the whole 32-bit lane,
+ * so it never fails). A big-endian counter wraps its last byte in at most
+ * 1 batch in 32; that batch counts in lanes. BE32 (GCM's counter, a secret
+ * for a nonce of other than 12 bytes: modes/gcm.c) and BE128_SECRET (EAX's,
+ * a MAC of the nonce: modes/eax.c) always count in lanes, the 128-bit carry
+ * of each block computed as a value (aesni_ctr_add), so nothing branches
+ * on their value; the other branches depend on the kind and on a BE128
+ * counter (CTR mode's IV), both public. */
+typedef struct {
+    __m128i c, swap, step;
+} aesni_ctr;
+
+AESKIT_INLINE uint64_t aesni_low64(__m128i v)
+{
+    uint64_t r;
+    _mm_storel_epi64((__m128i *)(void *)&r, v);
+    return r;
+}
+
+/* c + j in lanes: modulo 2^128 for BE128 and BE128_SECRET (the carry a
+ * value, not a branch), 2^32 in lane 0 otherwise. */
+AESKIT_INLINE __m128i aesni_ctr_add(enum aeskit_ctr kind, __m128i c, size_t j)
+{
+    if (kind == AESKIT_CTR_BE32 || kind == AESKIT_CTR_LE32)
+        return _mm_add_epi32(c, _mm_cvtsi32_si128((int)j));
+    const uint64_t lo = aesni_low64(c);
+    const uint64_t carry = lo + j < lo;
+    return _mm_add_epi64(c, _mm_set_epi64x((long long)carry, (long long)j));
+}
+
+/* x[j] = counter block c + j in memory order, j < w; then c += w. */
+AESKIT_INLINE void aesni_ctr_fill(enum aeskit_ctr kind, aesni_ctr *ctr, __m128i *x, size_t w)
+{
+    const __m128i c = ctr->c, swap = ctr->swap, step = ctr->step;
+    if (kind == AESKIT_CTR_BE32 || kind == AESKIT_CTR_BE128_SECRET ||
+        (kind == AESKIT_CTR_BE128 && (aesni_low64(c) & 0xff) > 0x100 - w)) {
+        AESKIT_UNROLL(8)
+        for (size_t j = 0; j < w; j++)
+            x[j] = _mm_shuffle_epi8(aesni_ctr_add(kind, c, j), swap);
+    } else {
+        x[0] = _mm_shuffle_epi8(c, swap);
+        AESKIT_UNROLL(8)
+        for (size_t j = 1; j < w; j++)
+            x[j] = _mm_add_epi32(x[j - 1], step);
+    }
+    ctr->c = aesni_ctr_add(kind, c, w);
+}
+
+AESKIT_INLINE aesni_ctr aesni_ctr_get(enum aeskit_ctr kind, const uint8_t ctr[16])
+{
+    const int le = kind == AESKIT_CTR_LE32;
+    aesni_ctr c;
+    c.swap = le ? _mm_set_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+                : _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    c.step = le ? _mm_set_epi32(0, 0, 0, 1) : _mm_set_epi32(1 << 24, 0, 0, 0);
+    c.c = _mm_shuffle_epi8(aeskit_load128(ctr), c.swap);
+    return c;
+}
+
+/* GHASH and POLYVAL: a power of H and its Karatsuba half. */
+typedef struct {
+    __m128i h, half;
+} aesni_power;
+
+AESKIT_INLINE aesni_power aesni_forms(__m128i h)
+{
+    const aesni_power f = {h, aeskit_clmul_half(h)};
+    return f;
+}
+
+AESKIT_INLINE aesni_power aesni_power_at(const aeskit_ghash_key *hk, size_t i)
+{
+    const uint8_t *w = (const uint8_t *)hk->w;
+    const aesni_power f = {aeskit_load128(w + AESKIT_BLOCK * i),
+                           aeskit_load128(w + AESKIT_BLOCK * (AESNI_W + i))};
+    return f;
+}
+
+AESKIT_INLINE void aesni_power_put(aeskit_ghash_key *hk, size_t i, const aesni_power *f)
+{
+    uint8_t *w = (uint8_t *)hk->w;
+    aeskit_store128(w + AESKIT_BLOCK * i, f->h);
+    aeskit_store128(w + AESKIT_BLOCK * (AESNI_W + i), f->half);
+}
+
+/* GHASH's image byte-reversed; POLYVAL's the block as it is. */
+AESKIT_INLINE __m128i aesni_gblock(const uint8_t *p, int polyval)
+{
+    const __m128i x = aeskit_load128(p);
+    return polyval ? x : _mm_shuffle_epi8(x, aeskit_clmul_bswap());
+}
+
+#define SIMD_NAME(x) aeskit_aesni_##x
+#define SIMD_FN
+#define SIMD_INLINE AESKIT_INLINE
+#define SIMD_W AESNI_W
+#define SIMD_V __m128i
+#define SIMD_LOAD(p) aeskit_load128(p)
+#define SIMD_STORE(p, v) aeskit_store128((p), (v))
+#define SIMD_XOR(a, b) _mm_xor_si128((a), (b))
+#define SIMD_KEYS aesni_keys
+#define SIMD_LOAD_KEYS(ks, k, dec) aesni_load_keys((ks), (k), (dec))
+#define SIMD_ENC_W(ks, x, w) aesni_cipher_w((ks), (x), (w), 1)
+#define SIMD_DEC_W(ks, x, w) aesni_cipher_w((ks), (x), (w), 0)
+#define SIMD_SUB_WORD(w) aesni_sub_word(w)
+#define SIMD_ENC_MID_W(ks, x, w) aesni_mid_w((ks), (x), (w), 1)
+#define SIMD_DEC_MID_W(ks, x, w) aesni_mid_w((ks), (x), (w), 0)
+#define SIMD_ENC_LAST(x, k) _mm_aesenclast_si128((x), (k))
+#define SIMD_DEC_LAST(x, k) _mm_aesdeclast_si128((x), (k))
+#define SIMD_KEY_FIRST(ks) aeskit_load128((ks)->rk)
+#define SIMD_KEY_LAST(ks) aeskit_load128((ks)->rk + AESKIT_BLOCK * (ks)->rounds)
+#define SIMD_ENC2(ks, ksy, x, y, two) aesni_enc2((ks), (ksy), (x), (y), (two))
+#define SIMD_BE128_T __m128i
+#define SIMD_BE128_GET(p) _mm_shuffle_epi8(aeskit_load128(p), aesni_bswap128())
+#define SIMD_BE128_PUT(p, c) aeskit_store128((p), _mm_shuffle_epi8((c), aesni_bswap128()))
+#define SIMD_BE128_BLOCK(c) _mm_shuffle_epi8((c), aesni_bswap128())
+#define SIMD_BE128_INC(c) aesni_be128_inc(c)
+#define SIMD_KEYS_AT(ks, k, r) ((ks)->rk = (k), (ks)->rounds = (r))
+#define SIMD_EXPAND_ENC(rk, lo, hi, rounds) aeskit_aesni_expand_enc((rk), (lo), (hi), (rounds))
+#define SIMD_LE32_ADD(v, i) _mm_add_epi32((v), _mm_cvtsi32_si128((int)(i)))
+#define SIMD_HALVES(a, b) _mm_unpacklo_epi64((a), (b))
+#define SIMD_TOP_SET(v) _mm_or_si128((v), _mm_set_epi32((int)0x80000000, 0, 0, 0))
+#define SIMD_TOP_CLEAR(v) _mm_andnot_si128(_mm_set_epi32((int)0x80000000, 0, 0, 0), (v))
+#define SIMD_GFROMV(v) (v)
+#define SIMD_VFROMG(g) (g)
+#define SIMD_SIV_SHORT AESKIT_AESNI_SIV_SHORT
+#define SIMD_ROUND_W(ks, r, x, w) aesni_round_w((ks), (r), (x), (w))
+#define SIMD_ROUNDS_FROM_W(ks, r, x, w) aesni_rounds_from_w((ks), (r), (x), (w))
+#define SIMD_KEY_FIRST_BYTES(ks) ((ks)->rk)
+#define SIMD_LOAD_ALIGNED(p) _mm_load_si128((const __m128i *)(const void *)(p))
+#define SIMD_STORE_ALIGNED(p, v) _mm_store_si128((__m128i *)(void *)(p), (v))
+#if defined(AESKIT_GNU_ASM)
+/* An empty asm that takes v in a register and gives it back: the compiler
+ * must have computed v here and cannot reassociate across it. */
+#define SIMD_PIN(v) __asm__("" : "+x"(v))
+#else
+#define SIMD_PIN(v) ((void)0)
+#endif
+#define SIMD_CTR_T aesni_ctr
+#define SIMD_CTR_GET(kind, ctr) aesni_ctr_get((kind), (ctr))
+#define SIMD_CTR_PUT(kind, ctr, c) aeskit_store128((ctr), _mm_shuffle_epi8((c).c, (c).swap))
+#define SIMD_CTR_FILL(kind, c, x, w) aesni_ctr_fill((kind), (c), (x), (w))
+#define SIMD_GV __m128i
+#define SIMD_GZERO _mm_setzero_si128()
+#define SIMD_GXOR(a, b) _mm_xor_si128((a), (b))
+#define SIMD_GMAKE(hi, lo) _mm_set_epi64x((long long)(hi), (long long)(lo))
+#define SIMD_GSUM aeskit_clmul_sum
+#define SIMD_GPOWER aesni_power
+#define SIMD_GFORMS(h) aesni_forms(h)
+#define SIMD_GPOWER_AT(hk, i) aesni_power_at((hk), (i))
+#define SIMD_GPOWER_PUT(hk, i, f) aesni_power_put((hk), (i), (f))
+#define SIMD_GMUL_ADD(s, x, f) aeskit_clmul_mul_add((s), (x), (f)->h, (f)->half)
+#define SIMD_GREDUCE(s) aeskit_clmul_reduce(s)
+#define SIMD_GBLOCK(p, polyval) aesni_gblock((p), (polyval))
+#define SIMD_GSTORE(p, v) aeskit_store128((p), _mm_shuffle_epi8((v), aeskit_clmul_bswap()))
+#include "simd_body.h"
+
+/* ---- the key schedule, AES-128 and AES-256 in registers --------------- */
 
 /* AES-128 and AES-256 (the sizes keys are made per message for, as
  * GCM-SIV does) expand in registers: one AESKEYGENASSIST per round key and
@@ -92,31 +352,6 @@ static void aesni_expand256(uint8_t *enc, __m128i a, __m128i b)
     a = b = _mm_setzero_si128();
 }
 
-/* FIPS-197 5.2 word by word (AES-192, whose round keys straddle its key
- * words), built in place so that no copy of the key is left elsewhere in
- * memory. Words are loaded little-endian (x86): byte 0 is the low byte, so
- * RotWord is a right rotation by 8 and Rcon sits in the low byte. */
-static void aesni_expand_words(uint8_t *enc, const uint8_t *key, size_t len)
-{
-    const unsigned nk = (unsigned)(len / 4), rounds = nk + 6;
-    uint32_t rcon = 1;
-
-    memcpy(enc, key, len);
-    for (unsigned i = nk; i < 4 * (rounds + 1); i++) {
-        uint32_t t, w;
-        memcpy(&t, enc + 4 * (i - 1), 4);
-        if (i % nk == 0) {
-            t = aesni_sub_word((t >> 8) | (t << 24)) ^ rcon;
-            rcon = (rcon << 1) ^ ((rcon >> 7) * 0x11b);
-        } else if (nk > 6 && i % nk == 4) {
-            t = aesni_sub_word(t);
-        }
-        memcpy(&w, enc + 4 * (i - nk), 4);
-        w ^= t;
-        memcpy(enc + 4 * i, &w, 4);
-    }
-}
-
 void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len)
 {
     assert(len == 16 || len == 24 || len == 32);
@@ -130,7 +365,7 @@ void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len)
     else if (len == 32)
         aesni_expand256(enc, aeskit_load128(key), aeskit_load128(key + 16));
     else
-        aesni_expand_words(enc, key, len);
+        simd_expand_key(enc, key, len);   /* AES-192: word by word */
 
     aeskit_store128(dec, aeskit_load128(enc + AESKIT_BLOCK * rounds));
     for (unsigned r = 1; r < rounds; r++)
@@ -158,10 +393,7 @@ static void aesni_set_key(aeskit_key *k, const uint8_t *key, size_t len)
     k->impl = &aeskit_aesni_impl;
 }
 
-/* ---- w blocks at a time ------------------------------------------------
- * Every w below is a constant at its call (AESNI_W, 4, 2 or 1), so the loops
- * unroll and x[] lives in registers. The *_w kernels advance *dst and *src
- * past the w blocks they did. */
+/* ---- serial modes ------------------------------------------------------ */
 
 /* Rounds 1..rounds-1 of one block: the serial modes do the last one. */
 AESKIT_INLINE __m128i aesni_enc_middle1(__m128i x, const uint8_t *rk, unsigned rounds)
@@ -170,52 +402,6 @@ AESKIT_INLINE __m128i aesni_enc_middle1(__m128i x, const uint8_t *rk, unsigned r
     for (const uint8_t *p = rk + AESKIT_BLOCK; p < last; p += AESKIT_BLOCK)
         x = _mm_aesenc_si128(x, aeskit_load128(p));
     return x;
-}
-
-/* ---- ECB ------------------------------------------------------------- */
-
-AESKIT_INLINE void aesni_ecb_w(const uint8_t *rk, unsigned rounds, int enc, uint8_t **dst,
-                              const uint8_t **src, size_t w)
-{
-    __m128i x[AESNI_W];
-    AESNI_UNROLL
-    for (size_t j = 0; j < w; j++)
-        x[j] = aeskit_load128(*src + AESKIT_BLOCK * j);
-    aeskit_aesni_whiten(x, w, aeskit_load128(rk));
-    aeskit_aesni_rounds(x, w, rk, rounds, enc);
-    AESNI_UNROLL
-    for (size_t j = 0; j < w; j++)
-        aeskit_store128(*dst + AESKIT_BLOCK * j, x[j]);
-    *src += AESKIT_BLOCK * w;
-    *dst += AESKIT_BLOCK * w;
-}
-
-void aeskit_aesni_ecb_enc(const aeskit_key *k, uint8_t *dst, const uint8_t *src, size_t n)
-{
-    const uint8_t *rk = aeskit_aesni_enc_keys(k);
-    const unsigned rounds = k->rounds;
-    for (; n >= AESNI_W; n -= AESNI_W)
-        aesni_ecb_w(rk, rounds, 1, &dst, &src, AESNI_W);
-    if (n & 4)
-        aesni_ecb_w(rk, rounds, 1, &dst, &src, 4);
-    if (n & 2)
-        aesni_ecb_w(rk, rounds, 1, &dst, &src, 2);
-    if (n & 1)
-        aesni_ecb_w(rk, rounds, 1, &dst, &src, 1);
-}
-
-void aeskit_aesni_ecb_dec(const aeskit_key *k, uint8_t *dst, const uint8_t *src, size_t n)
-{
-    const uint8_t *rk = aeskit_aesni_dec_keys(k);
-    const unsigned rounds = k->rounds;
-    for (; n >= AESNI_W; n -= AESNI_W)
-        aesni_ecb_w(rk, rounds, 0, &dst, &src, AESNI_W);
-    if (n & 4)
-        aesni_ecb_w(rk, rounds, 0, &dst, &src, 4);
-    if (n & 2)
-        aesni_ecb_w(rk, rounds, 0, &dst, &src, 2);
-    if (n & 1)
-        aesni_ecb_w(rk, rounds, 0, &dst, &src, 1);
 }
 
 /* ---- CBC ------------------------------------------------------------- */
@@ -261,58 +447,6 @@ void aeskit_aesni_cbc_mac(const aeskit_key *k, uint8_t mac[16], const uint8_t *s
     aesni_cbc_chain(k, mac, NULL, src, n, 0);
 }
 
-/* Ciphertext is reloaded from src for the XOR: every load of a batch happens
- * before its first store, so dst == src is safe. */
-AESKIT_INLINE __m128i aesni_cbc_dec_w(const uint8_t *rk, unsigned rounds, __m128i prev,
-                                     uint8_t **dst, const uint8_t **src, size_t w)
-{
-    const uint8_t *in = *src;
-    __m128i x[AESNI_W];
-    AESNI_UNROLL
-    for (size_t j = 0; j < w; j++)
-        x[j] = aeskit_load128(in + AESKIT_BLOCK * j);
-    aeskit_aesni_whiten(x, w, aeskit_load128(rk));
-    aeskit_aesni_rounds(x, w, rk, rounds, 0);
-    x[0] = _mm_xor_si128(x[0], prev);
-    AESNI_UNROLL
-    for (size_t j = 1; j < w; j++)
-        x[j] = _mm_xor_si128(x[j], aeskit_load128(in + AESKIT_BLOCK * (j - 1)));
-    prev = aeskit_load128(in + AESKIT_BLOCK * (w - 1));
-    AESNI_UNROLL
-    for (size_t j = 0; j < w; j++)
-        aeskit_store128(*dst + AESKIT_BLOCK * j, x[j]);
-    *src += AESKIT_BLOCK * w;
-    *dst += AESKIT_BLOCK * w;
-    return prev;
-}
-
-/* The batch loop shared by CBC and CFB decryption: full batches of AESNI_W,
- * then a 4 + 2 + 1 tail, the chaining block carried in a register. */
-typedef __m128i aesni_chain_w_fn(const uint8_t *rk, unsigned rounds, __m128i prev,
-                                 uint8_t **dst, const uint8_t **src, size_t w);
-
-AESKIT_INLINE void aesni_chain_dec(aesni_chain_w_fn *batch, const uint8_t *rk,
-                                  unsigned rounds, uint8_t iv[16], uint8_t *dst,
-                                  const uint8_t *src, size_t n)
-{
-    __m128i prev = aeskit_load128(iv);
-    for (; n >= AESNI_W; n -= AESNI_W)
-        prev = batch(rk, rounds, prev, &dst, &src, AESNI_W);
-    if (n & 4)
-        prev = batch(rk, rounds, prev, &dst, &src, 4);
-    if (n & 2)
-        prev = batch(rk, rounds, prev, &dst, &src, 2);
-    if (n & 1)
-        prev = batch(rk, rounds, prev, &dst, &src, 1);
-    aeskit_store128(iv, prev);
-}
-
-static void aesni_cbc_dec(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
-                          const uint8_t *src, size_t n)
-{
-    aesni_chain_dec(aesni_cbc_dec_w, aeskit_aesni_dec_keys(k), k->rounds, iv, dst, src, n);
-}
-
 /* ---- CFB128 ---------------------------------------------------------- */
 
 /* x carries C[i-1] ^ rk[0]; the last round with rk[last] ^ rk[0] ^ P[i] yields
@@ -332,35 +466,6 @@ void aeskit_aesni_cfb_enc(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
         aeskit_store128(dst, _mm_xor_si128(x, k0));
     }
     aeskit_store128(iv, _mm_xor_si128(x, k0));
-}
-
-AESKIT_INLINE __m128i aesni_cfb_dec_w(const uint8_t *rk, unsigned rounds, __m128i prev,
-                                     uint8_t **dst, const uint8_t **src, size_t w)
-{
-    const uint8_t *in = *src;
-    __m128i x[AESNI_W];
-    x[0] = prev;
-    AESNI_UNROLL
-    for (size_t j = 1; j < w; j++)
-        x[j] = aeskit_load128(in + AESKIT_BLOCK * (j - 1));
-    aeskit_aesni_whiten(x, w, aeskit_load128(rk));
-    aeskit_aesni_rounds(x, w, rk, rounds, 1);
-    AESNI_UNROLL
-    for (size_t j = 0; j < w; j++)
-        x[j] = _mm_xor_si128(x[j], aeskit_load128(in + AESKIT_BLOCK * j));
-    prev = aeskit_load128(in + AESKIT_BLOCK * (w - 1));
-    AESNI_UNROLL
-    for (size_t j = 0; j < w; j++)
-        aeskit_store128(*dst + AESKIT_BLOCK * j, x[j]);
-    *src += AESKIT_BLOCK * w;
-    *dst += AESKIT_BLOCK * w;
-    return prev;
-}
-
-static void aesni_cfb_dec(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
-                          const uint8_t *src, size_t n)
-{
-    aesni_chain_dec(aesni_cfb_dec_w, aeskit_aesni_enc_keys(k), k->rounds, iv, dst, src, n);
 }
 
 /* ---- OFB ------------------------------------------------------------- */
@@ -383,371 +488,6 @@ void aeskit_aesni_ofb(const aeskit_key *k, uint8_t iv[16], uint8_t *dst,
     aeskit_store128(iv, _mm_xor_si128(x, k0));
 }
 
-/* ---- CTR --------------------------------------------------------------
- * The counter c is kept as an integer in lanes: BE128 and BE32 byte-reversed,
- * so the counter part is the low 128 or 32 bits; LE32 as it is in memory.
- * A batch is built in memory order from one shuffle: block j = block 0 + j
- * at the counter's lowest byte (step), valid while that byte does not wrap
- * inside the batch (LE32 adds to the whole 32-bit lane, so it never fails).
- * A big-endian counter wraps its last byte in at most 1 batch in 32; that
- * batch counts in lanes. BE32 (GCM's counter, a secret for a nonce of other
- * than 12 bytes: modes/gcm.c) and BE128_SECRET (EAX's, a MAC of the nonce:
- * modes/eax.c) always count in lanes, the 128-bit carry of each block
- * computed as a value (aesni_ctr_add), so nothing branches on their
- * value; the other branches depend on the kind and on a BE128 counter
- * (CTR mode's IV), both public.
- *
- * The main loop builds the counter blocks one batch ahead, so that a batch
- * starts from values that are ready, as ECB starts from loads; built in the
- * same iteration, they keep the AES units waiting at the start of each
- * batch. They
- * are whitened only at use: next[] may be spilled to the stack, and counter
- * blocks are public where counter ^ rk[0] is not. */
-
-AESKIT_INLINE uint64_t aesni_low64(__m128i v)
-{
-    uint64_t r;
-    _mm_storel_epi64((__m128i *)(void *)&r, v);
-    return r;
-}
-
-/* c + j in lanes: modulo 2^128 for BE128 and BE128_SECRET (the carry a
- * value, not a branch), 2^32 in lane 0 otherwise. */
-AESKIT_INLINE __m128i aesni_ctr_add(enum aeskit_ctr kind, __m128i c, size_t j)
-{
-    if (kind == AESKIT_CTR_BE32 || kind == AESKIT_CTR_LE32)
-        return _mm_add_epi32(c, _mm_cvtsi32_si128((int)j));
-    const uint64_t lo = aesni_low64(c);
-    const uint64_t carry = lo + j < lo;
-    return _mm_add_epi64(c, _mm_set_epi64x((long long)carry, (long long)j));
-}
-
-/* x[j] = counter block c + j in memory order, j < w; returns c + w. */
-AESKIT_INLINE __m128i aesni_ctr_fill(enum aeskit_ctr kind, __m128i swap, __m128i step,
-                                    __m128i c, __m128i *x, size_t w)
-{
-    if (kind == AESKIT_CTR_BE32 || kind == AESKIT_CTR_BE128_SECRET ||
-        (kind == AESKIT_CTR_BE128 && (aesni_low64(c) & 0xff) > 0x100 - w)) {
-        AESNI_UNROLL
-        for (size_t j = 0; j < w; j++)
-            x[j] = _mm_shuffle_epi8(aesni_ctr_add(kind, c, j), swap);
-    } else {
-        x[0] = _mm_shuffle_epi8(c, swap);
-        AESNI_UNROLL
-        for (size_t j = 1; j < w; j++)
-            x[j] = _mm_add_epi32(x[j - 1], step);
-    }
-    return aesni_ctr_add(kind, c, w);
-}
-
-/* Encrypts the w counter blocks x[] and xors them with src into dst. */
-AESKIT_INLINE void aesni_ctr_xor(const uint8_t *rk, unsigned rounds, __m128i *x,
-                                uint8_t **dst, const uint8_t **src, size_t w)
-{
-    aeskit_aesni_whiten(x, w, aeskit_load128(rk));
-    aeskit_aesni_rounds(x, w, rk, rounds, 1);
-    AESNI_UNROLL
-    for (size_t j = 0; j < w; j++)
-        aeskit_store128(*dst + AESKIT_BLOCK * j,
-                    _mm_xor_si128(x[j], aeskit_load128(*src + AESKIT_BLOCK * j)));
-    *src += AESKIT_BLOCK * w;
-    *dst += AESKIT_BLOCK * w;
-}
-
-void aeskit_aesni_ctr(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[16],
-                      uint8_t *dst, const uint8_t *src, size_t n)
-{
-    assert(kind == AESKIT_CTR_BE128 || kind == AESKIT_CTR_BE32 || kind == AESKIT_CTR_LE32 ||
-           kind == AESKIT_CTR_BE128_SECRET);
-    const uint8_t *rk = aeskit_aesni_enc_keys(k);
-    const unsigned rounds = k->rounds;
-    const int le = kind == AESKIT_CTR_LE32;
-    const __m128i swap = le ? _mm_set_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-                            : _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    const __m128i step = le ? _mm_set_epi32(0, 0, 0, 1) : _mm_set_epi32(1 << 24, 0, 0, 0);
-    __m128i c = _mm_shuffle_epi8(aeskit_load128(ctr), swap);
-    __m128i x[AESNI_W];
-
-    if (n >= AESNI_W) {
-        __m128i next[AESNI_W];
-        c = aesni_ctr_fill(kind, swap, step, c, next, AESNI_W);
-        for (; n >= AESNI_W; n -= AESNI_W) {
-            AESNI_UNROLL
-            for (size_t j = 0; j < AESNI_W; j++)
-                x[j] = next[j];
-            if (n >= 2 * AESNI_W)
-                c = aesni_ctr_fill(kind, swap, step, c, next, AESNI_W);
-            aesni_ctr_xor(rk, rounds, x, &dst, &src, AESNI_W);
-        }
-    }
-    if (n & 4) {
-        c = aesni_ctr_fill(kind, swap, step, c, x, 4);
-        aesni_ctr_xor(rk, rounds, x, &dst, &src, 4);
-    }
-    if (n & 2) {
-        c = aesni_ctr_fill(kind, swap, step, c, x, 2);
-        aesni_ctr_xor(rk, rounds, x, &dst, &src, 2);
-    }
-    if (n & 1) {
-        c = aesni_ctr_fill(kind, swap, step, c, x, 1);
-        aesni_ctr_xor(rk, rounds, x, &dst, &src, 1);
-    }
-    aeskit_store128(ctr, _mm_shuffle_epi8(c, swap));
-}
-
-/* ---- CTR and CBC-MAC in one pass (CCM, EAX) ---------------------------
- * The MAC chain waits a whole AES latency per block; a CTR block beside it
- * needs the same rounds but depends on nothing, so each MAC round is paired
- * with one CTR round and the CTR work issues in the chain's idle cycles.
- * mac_dst 0 (CCM sealing, EAX opening) MACs block i while encrypting block
- * i. mac_dst 1 (CCM opening, EAX sealing) MACs what the CTR writes, so the
- * keystream runs one block ahead: block 0's alone first, then block i + 1's
- * beside block i's MAC, and the last MAC block alone.
- * The counter is a 128-bit integer in lanes, byte-reversed; it is advanced
- * with a carry taken from a lane compare, never a branch: EAX's counter is
- * a secret (aeskit.h). */
-
-/* c + 1 modulo 2^128, c a byte-reversed BE128 counter. */
-AESKIT_INLINE __m128i aesni_be128_inc(__m128i c)
-{
-    c = _mm_add_epi64(c, _mm_set_epi64x(0, 1));
-    /* the low lane wrapped to 0: carry into the high one (subtract -1) */
-    const __m128i wrapped = _mm_cmpeq_epi64(c, _mm_setzero_si128());
-    return _mm_sub_epi64(c, _mm_slli_si128(wrapped, 8));
-}
-
-/* One block x under rk (a MAC block, already xored with its data and rk[0])
- * and, when two, one counter block y under rkc (already whitened with
- * rkc[0]), round by round. */
-AESKIT_INLINE void aesni_mac_ctr_rounds(__m128i *x, __m128i *y, const uint8_t *rk,
-                                        const uint8_t *rkc, unsigned rounds, int two)
-{
-    for (unsigned r = 1; r < rounds; r++) {
-        *x = _mm_aesenc_si128(*x, aeskit_load128(rk + AESKIT_BLOCK * r));
-        if (two)
-            *y = _mm_aesenc_si128(*y, aeskit_load128(rkc + AESKIT_BLOCK * r));
-    }
-    *x = _mm_aesenclast_si128(*x, aeskit_load128(rk + AESKIT_BLOCK * rounds));
-    if (two)
-        *y = _mm_aesenclast_si128(*y, aeskit_load128(rkc + AESKIT_BLOCK * rounds));
-}
-
-size_t aeskit_aesni_ctr_cbcmac(const aeskit_key *k, const aeskit_key *kc, int mac_dst,
-                               uint8_t ctr[16], uint8_t mac[16], uint8_t *dst,
-                               const uint8_t *src, size_t n)
-{
-    if (n == 0)
-        return 0;
-    assert(kc->rounds == k->rounds);
-    const uint8_t *rk = aeskit_aesni_enc_keys(k), *rkc = aeskit_aesni_enc_keys(kc);
-    const unsigned rounds = k->rounds;
-    const __m128i swap = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    const __m128i k0 = aeskit_load128(rk), kc0 = aeskit_load128(rkc);
-    __m128i c = _mm_shuffle_epi8(aeskit_load128(ctr), swap);
-    __m128i m = aeskit_load128(mac);
-
-    if (!mac_dst) {
-        for (size_t i = 0; i < n; i++, src += AESKIT_BLOCK, dst += AESKIT_BLOCK) {
-            const __m128i p = aeskit_load128(src);
-            __m128i x = _mm_xor_si128(m, _mm_xor_si128(p, k0));
-            __m128i y = _mm_xor_si128(_mm_shuffle_epi8(c, swap), kc0);
-            c = aesni_be128_inc(c);
-            aesni_mac_ctr_rounds(&x, &y, rk, rkc, rounds, 1);
-            m = x;
-            aeskit_store128(dst, _mm_xor_si128(y, p));
-        }
-    } else {
-        __m128i stream = _mm_xor_si128(_mm_shuffle_epi8(c, swap), kc0);
-        c = aesni_be128_inc(c);
-        aesni_mac_ctr_rounds(&stream, &stream, rkc, rkc, rounds, 0);
-        for (size_t i = 1; i < n; i++, src += AESKIT_BLOCK, dst += AESKIT_BLOCK) {
-            const __m128i p = _mm_xor_si128(aeskit_load128(src), stream);
-            aeskit_store128(dst, p);
-            __m128i x = _mm_xor_si128(m, _mm_xor_si128(p, k0));
-            __m128i y = _mm_xor_si128(_mm_shuffle_epi8(c, swap), kc0);
-            c = aesni_be128_inc(c);
-            aesni_mac_ctr_rounds(&x, &y, rk, rkc, rounds, 1);
-            m = x;
-            stream = y;
-        }
-        const __m128i p = _mm_xor_si128(aeskit_load128(src), stream);
-        aeskit_store128(dst, p);
-        m = _mm_xor_si128(m, _mm_xor_si128(p, k0));
-        aesni_mac_ctr_rounds(&m, &m, rk, rk, rounds, 0);
-    }
-    aeskit_store128(mac, m);
-    aeskit_store128(ctr, _mm_shuffle_epi8(c, swap));
-    return n;
-}
-
-/* ---- XTS --------------------------------------------------------------
- * Block j is E(P[j] ^ T[j]) ^ T[j], with T[j+1] = T[j] * alpha in IEEE
- * 1619's little-endian GF(2^128). The doubling runs on the two 64-bit
- * halves in general registers, whose units the AES rounds leave idle, and
- * the tweaks go to a stack buffer from which the XORs load them. Done with
- * vector shifts and shuffles, 8 tweaks a batch took the AES rounds' vector
- * pipes: 0.59 c/B for AES-128, against 0.38 without them. A batch's tweaks
- * are written one batch ahead, so that its loads never wait on a store to
- * forward (a 16-byte load of two 8-byte stores cannot). The tweak is a
- * secret (the encrypted sector number): nothing branches on it, and the
- * buffer is wiped.
- *
- * What is left to gain, measured on Zen 2 against ECB's kernel (rdtsc,
- * 16 KiB): with the tweaks free (a fixed buffer: only the two loads and
- * XORs a block) XTS takes 1.20x ECB's time for AES-128, 1.13x for AES-256;
- * this code 1.36x and 1.16x. Why not another layout (each slower, as a
- * multiple of ECB's time or of this code's): the tweaks in vector
- * registers advanced by x^8 with PCLMULQDQ (1.71x ECB), odd tweaks doubled
- * from even ones in vector registers (1.55x), k0 and the last round key
- * folded into the tweaks on the scalar side (1.83x: twice the stores), k0
- * folded on the vector side with AESENCLAST taking rk[last] ^ T (1.48x),
- * the tweaks computed in the middle of the rounds (1.46x), the tweaks kept
- * whitened in the general registers (W = T ^ k0, so a block takes two
- * vector XORs instead of three, but two more scalar XORs: 1.05-1.09x this
- * code's time). */
-
-/* w tweaks from (lo, hi) into tw, which moves on past them. On x86-64 a
- * doubling is five instructions: ADD/ADC shift the 128 bits left, SBB turns
- * the bit shifted out of the top into a mask, and 0x87 folds it back in.
- * Compilers make 7-9 of the C below (or of _addcarry_u64), and with 16
- * stores and 8 AES batches' worth of rounds to share the core with, the
- * count showed: 1.44x ECB's time for AES-128, against 1.36x with these. */
-AESKIT_INLINE void aesni_xts_tweaks(uint64_t *plo, uint64_t *phi, uint8_t *tw, size_t w)
-{
-    uint64_t lo = *plo, hi = *phi;
-    AESNI_UNROLL
-    for (size_t j = 0; j < w; j++) {
-        memcpy(tw + AESKIT_BLOCK * j, &lo, 8);
-        memcpy(tw + AESKIT_BLOCK * j + 8, &hi, 8);
-#if defined(__x86_64__) && defined(AESKIT_GNU_ASM)
-        uint64_t fold;
-        __asm__("add %0, %0\n\tadc %1, %1\n\tsbb %2, %2\n\tand $0x87, %2\n\txor %2, %0"
-                : "+r"(lo), "+r"(hi), "=&r"(fold)
-                :
-                : "cc");
-#else
-        const uint64_t fold = (uint64_t)((int64_t)hi >> 63) & 0x87;
-        hi = (hi << 1) | (lo >> 63);
-        lo = (lo << 1) ^ fold;
-#endif
-    }
-    *plo = lo;
-    *phi = hi;
-}
-
-/* w blocks with the tweaks in tw. */
-AESKIT_INLINE void aesni_xts_w(const uint8_t *rk, unsigned rounds, int enc, const uint8_t *tw,
-                              uint8_t **dst, const uint8_t **src, size_t w)
-{
-    __m128i x[AESNI_W];
-    AESNI_UNROLL
-    for (size_t j = 0; j < w; j++)
-        x[j] = _mm_xor_si128(aeskit_load128(*src + AESKIT_BLOCK * j),
-                             aeskit_load128(tw + AESKIT_BLOCK * j));
-    aeskit_aesni_whiten(x, w, aeskit_load128(rk));
-    aeskit_aesni_rounds(x, w, rk, rounds, enc);
-    AESNI_UNROLL
-    for (size_t j = 0; j < w; j++)
-        aeskit_store128(*dst + AESKIT_BLOCK * j,
-                        _mm_xor_si128(x[j], aeskit_load128(tw + AESKIT_BLOCK * j)));
-    *src += AESKIT_BLOCK * w;
-    *dst += AESKIT_BLOCK * w;
-}
-
-AESKIT_INLINE void aesni_xts(const uint8_t *rk, unsigned rounds, int enc, uint8_t tweak[16],
-                            uint8_t *dst, const uint8_t *src, size_t n)
-{
-    uint8_t tw[2][AESNI_W * AESKIT_BLOCK];
-    uint64_t lo, hi;
-    memcpy(&lo, tweak, 8);
-    memcpy(&hi, tweak + 8, 8);
-    size_t cur = 0;
-    if (n >= AESNI_W) {
-        aesni_xts_tweaks(&lo, &hi, tw[0], AESNI_W);
-        for (; n >= AESNI_W; n -= AESNI_W) {
-            if (n >= 2 * AESNI_W)
-                aesni_xts_tweaks(&lo, &hi, tw[cur ^ 1], AESNI_W);
-            aesni_xts_w(rk, rounds, enc, tw[cur], &dst, &src, AESNI_W);
-            cur ^= 1;
-        }
-    }
-    if (n & 4) {
-        aesni_xts_tweaks(&lo, &hi, tw[cur], 4);
-        aesni_xts_w(rk, rounds, enc, tw[cur], &dst, &src, 4);
-    }
-    if (n & 2) {
-        aesni_xts_tweaks(&lo, &hi, tw[cur], 2);
-        aesni_xts_w(rk, rounds, enc, tw[cur], &dst, &src, 2);
-    }
-    if (n & 1) {
-        aesni_xts_tweaks(&lo, &hi, tw[cur], 1);
-        aesni_xts_w(rk, rounds, enc, tw[cur], &dst, &src, 1);
-    }
-    memcpy(tweak, &lo, 8);
-    memcpy(tweak + 8, &hi, 8);
-    aeskit_secure_zero(tw, sizeof tw);
-    lo = hi = 0;
-}
-
-void aeskit_aesni_xts(const aeskit_key *k, int enc, uint8_t tweak[16], uint8_t *dst,
-                      const uint8_t *src, size_t n)
-{
-    if (enc)
-        aesni_xts(aeskit_aesni_enc_keys(k), k->rounds, 1, tweak, dst, src, n);
-    else
-        aesni_xts(aeskit_aesni_dec_keys(k), k->rounds, 0, tweak, dst, src, n);
-}
-
-/* Data units of whole batches (unit a multiple of AESNI_W blocks) as one
- * run of batches, each batch's tweaks written one batch ahead as in
- * aesni_xts: the batch that starts a unit takes its tweak from tweaks
- * rather than doubling on, so no unit waits for the one before to drain. */
-AESKIT_INLINE void aesni_xts_units(const uint8_t *rk, unsigned rounds, int enc,
-                                   const uint8_t *tweaks, size_t unit, uint8_t *dst,
-                                   const uint8_t *src, size_t units)
-{
-    uint8_t tw[2][AESNI_W * AESKIT_BLOCK];
-    const size_t per = unit / AESNI_W, batches = per * units;
-    uint64_t lo, hi;
-    memcpy(&lo, tweaks, 8);
-    memcpy(&hi, tweaks + 8, 8);
-    aesni_xts_tweaks(&lo, &hi, tw[0], AESNI_W);
-    size_t cur = 0, left = per;   /* batches to the end of this unit */
-    for (size_t b = 1; b <= batches; b++) {
-        if (b < batches) {
-            if (--left == 0) {    /* the next batch starts a unit (no division) */
-                tweaks += AESKIT_BLOCK;
-                memcpy(&lo, tweaks, 8);
-                memcpy(&hi, tweaks + 8, 8);
-                left = per;
-            }
-            aesni_xts_tweaks(&lo, &hi, tw[cur ^ 1], AESNI_W);
-        }
-        aesni_xts_w(rk, rounds, enc, tw[cur], &dst, &src, AESNI_W);
-        cur ^= 1;
-    }
-    aeskit_secure_zero(tw, sizeof tw);
-    lo = hi = 0;
-}
-
-void aeskit_aesni_xts_units(const aeskit_key *k, int enc, const uint8_t *tweaks, size_t unit,
-                            uint8_t *dst, const uint8_t *src, size_t units)
-{
-    if (unit % AESNI_W != 0) {   /* short or ragged units: one call each */
-        uint8_t t[16];
-        for (size_t i = 0; i < units; i++) {
-            memcpy(t, tweaks + AESKIT_BLOCK * i, 16);
-            aeskit_aesni_xts(k, enc, t, dst + AESKIT_BLOCK * unit * i,
-                             src + AESKIT_BLOCK * unit * i, unit);
-        }
-        aeskit_secure_zero(t, sizeof t);
-    } else if (enc) {
-        aesni_xts_units(aeskit_aesni_enc_keys(k), k->rounds, 1, tweaks, unit, dst, src, units);
-    } else {
-        aesni_xts_units(aeskit_aesni_dec_keys(k), k->rounds, 0, tweaks, unit, dst, src, units);
-    }
-}
-
 static const struct aeskit_gcm_impl aesni_gcm = {.crypt = aeskit_aesni_gcm};
 static const struct aeskit_gcmsiv_impl aesni_gcmsiv = {
     .open = aeskit_aesni_gcmsiv_open,
@@ -763,17 +503,17 @@ const struct aeskit_impl aeskit_aesni_impl = {
     .ecb_enc = aeskit_aesni_ecb_enc,
     .ecb_dec = aeskit_aesni_ecb_dec,
     .cbc_enc = aeskit_aesni_cbc_enc,
-    .cbc_dec = aesni_cbc_dec,
+    .cbc_dec = aeskit_aesni_cbc_dec,
     .cfb_enc = aeskit_aesni_cfb_enc,
-    .cfb_dec = aesni_cfb_dec,
+    .cfb_dec = aeskit_aesni_cfb_dec,
     .ofb = aeskit_aesni_ofb,
     .ctr = aeskit_aesni_ctr,
     .cbc_mac = aeskit_aesni_cbc_mac,
     .xts = aeskit_aesni_xts,
     .xts_units = aeskit_aesni_xts_units,
-    .ghash_key = aeskit_clmul_ghash_key,
-    .ghash = aeskit_clmul_ghash,
-    .polyval = aeskit_clmul_polyval,
+    .ghash_key = aeskit_aesni_ghash_key,
+    .ghash = aeskit_aesni_ghash,
+    .polyval = aeskit_aesni_polyval,
     .gcm = &aesni_gcm,
     .gcmsiv = &aesni_gcmsiv,
     .ocb = &aesni_ocb,
@@ -783,7 +523,7 @@ const struct aeskit_impl aeskit_aesni_impl = {
         {"gcmsiv_short_blocks", AESKIT_AESNI_SIV_SHORT},
         {"gcm_batch_blocks", AESKIT_AESNI_GCM_W},
         {"ocb_batch_blocks", AESKIT_AESNI_OCB_W},
-        {"ghash_batch_blocks", AESKIT_CLMUL_W},
+        {"ghash_batch_blocks", AESNI_W},
         {NULL, 0},
     },
 };

@@ -1,6 +1,5 @@
 /*
- * aesni.h: what the aesni library (aesni.c, aesni_ocb.c, aesni_gcm.c,
- * ghash_clmul.c) exports to the other x86 backends: its key layout, which
+ * aesni.h: what the aesni library (aesni.c with simd_body.h) exports to the other x86 backends: its key layout, which
  * the vaes tables share (their set_key is aesni's), and the functions they
  * point their serial slots at or call for a few blocks. Contracts:
  * aeskit.h; notes at the definitions.
@@ -32,11 +31,10 @@ AESKIT_INLINE const uint8_t *aeskit_aesni_dec_keys(const aeskit_key *k)
 
 /* Blocks per batch of the library's kernels, exported to the tests by the
  * table (aeskit_impl.constants). */
-#define AESKIT_AESNI_W 8         /* aesni.c: the parallel modes */
-#define AESKIT_AESNI_GCM_W 8     /* aesni_gcm.c: the fused GCM */
-#define AESKIT_AESNI_OCB_W 8     /* aesni_ocb.c: the fused OCB3 */
-#define AESKIT_CLMUL_W 8         /* ghash_clmul.c: blocks per reduction */
-#define AESKIT_AESNI_SIV_SHORT 8 /* aesni_gcm.c: POLYVAL blocks of a short GCM-SIV message */
+#define AESKIT_AESNI_W 8         /* simd_body.h: the parallel modes and GHASH's reduction */
+#define AESKIT_AESNI_GCM_W AESKIT_AESNI_W /* simd_body.h: the fused GCM */
+#define AESKIT_AESNI_OCB_W AESKIT_AESNI_W /* simd_body.h: the fused OCB3 */
+#define AESKIT_AESNI_SIV_SHORT 8 /* simd_body.h: POLYVAL blocks of a short GCM-SIV message */
 
 /* w blocks (a constant at every call, so the loops unroll and the blocks
  * stay in registers) XORed with the whitening key, then rounds 1..rounds
@@ -72,23 +70,27 @@ void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len);
  * for keys made per message and used only to encrypt (GCM-SIV's). */
 void aeskit_aesni_expand_enc(uint8_t *enc, __m128i lo, __m128i hi, unsigned rounds);
 
+/* simd_body.h's, on this key layout */
 aeskit_ecb_fn aeskit_aesni_ecb_enc;
 aeskit_ecb_fn aeskit_aesni_ecb_dec;
-aeskit_chain_fn aeskit_aesni_cbc_enc;
-aeskit_chain_fn aeskit_aesni_cfb_enc;
-aeskit_chain_fn aeskit_aesni_ofb;
+aeskit_chain_fn aeskit_aesni_cbc_dec;
+aeskit_chain_fn aeskit_aesni_cfb_dec;
 aeskit_ctr_fn aeskit_aesni_ctr;
-aeskit_cbc_mac_fn aeskit_aesni_cbc_mac;
 aeskit_xts_fn aeskit_aesni_xts;
 aeskit_xts_units_fn aeskit_aesni_xts_units;
+aeskit_ghash_key_fn aeskit_aesni_ghash_key;
+aeskit_ghash_fn aeskit_aesni_ghash;
+aeskit_ghash_fn aeskit_aesni_polyval;
 aeskit_ocb_fn aeskit_aesni_ocb;
 aeskit_gcm_fn aeskit_aesni_gcm;
 aeskit_gcmsiv_open_fn aeskit_aesni_gcmsiv_open;
-aeskit_gcmsiv_short_fn aeskit_aesni_gcmsiv_short;
 aeskit_ctr_cbcmac_fn aeskit_aesni_ctr_cbcmac;
+aeskit_gcmsiv_short_fn aeskit_aesni_gcmsiv_short;
+/* aesni.c's own */
+aeskit_chain_fn aeskit_aesni_cbc_enc;
+aeskit_chain_fn aeskit_aesni_cfb_enc;
+aeskit_chain_fn aeskit_aesni_ofb;
+aeskit_cbc_mac_fn aeskit_aesni_cbc_mac;
 extern const struct aeskit_ccm_impl aeskit_aesni_ccm;   /* the vaes tables' too */
-aeskit_ghash_key_fn aeskit_clmul_ghash_key;
-aeskit_ghash_fn aeskit_clmul_ghash;
-aeskit_ghash_fn aeskit_clmul_polyval;
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * clmul128.h: GHASH's arithmetic on 128-bit registers, written once for the
- * files that multiply with PCLMULQDQ (ghash_clmul.c, aesni_gcm.c and the
+ * files that multiply with PCLMULQDQ (aesni.c, through simd_body.h, and the
  * vaes tables' short path and key setup in vaes_body.h). Include only from
  * code built with PCLMULQDQ and SSSE3.
  *

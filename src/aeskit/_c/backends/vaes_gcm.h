@@ -17,7 +17,7 @@
  * input, all loaded before it stores anything, so dst == src is safe.
  * Encrypting, they are the previous batch's output, reread from dst (hot in
  * L1): the first batch hashes nothing, and the last batch's ciphertext is
- * hashed after the loop with the tail's (gcm_tail). aesni_gcm.c is the
+ * hashed after the loop with the tail's (gcm_tail). simd_body.h's GCM kernel is the
  * same design on 128-bit registers.
  *
  * GCM-SIV's opening (the gcmsiv sub-table's open) is the same kernel in
