@@ -37,7 +37,7 @@ ANY_VALUE = {"backend": "pyca's key-wrap functions accept it and ignore it, as p
 
 # ---- what each class accepts, as the documentation states it -------------------------
 
-KEY_LENGTHS = {"AESXTS": (32, 64), "AESSIV": (32, 48, 64), "AESGCMSIV": (16, 32),
+KEY_LENGTHS = {"AESXTS": (32, 64), "AESSIV": (32, 48, 64),
                "XAES256GCM": (32,)}
 AES_KEY_LENGTHS = (16, 24, 32)
 TWO_KEYS = ("AESXTS", "AESSIV")
