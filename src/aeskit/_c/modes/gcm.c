@@ -225,6 +225,12 @@ void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc
     aeskit_secure_zero(acc, sizeof acc);
 }
 
+size_t aeskit_gcm_hash_blocks(size_t aad_len, size_t len)
+{
+    const size_t blocks = (aad_len + 15) / 16 + (len + 15) / 16;
+    return blocks <= GCM_SHORT_BLOCKS ? blocks + 1 : blocks + 1 + AESKIT_GCM_FUSED_SLACK;
+}
+
 /* ---- the AEAD descriptor (modes/aead.h) ------------------------------- */
 
 static_assert(_Alignof(aeskit_gcm_key) <= 8 && _Alignof(aeskit_gcm) <= 8,

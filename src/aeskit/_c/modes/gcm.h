@@ -80,11 +80,9 @@ void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc
                         uint8_t tag[16]);
 
 /* The max_blocks a GHASH key made for one message of aad_len and len bytes
- * (a 12-byte nonce) is built with, for aeskit_gcm_oneshot: the AAD's blocks,
- * the data's, the lengths block and the fused kernel's slack. */
-static inline size_t aeskit_gcm_hash_blocks(size_t aad_len, size_t len)
-{
-    return (aad_len + 15) / 16 + (len + 15) / 16 + 1 + AESKIT_GCM_FUSED_SLACK;
-}
+ * (a 12-byte nonce) is built with, for aeskit_gcm_oneshot: on the short
+ * path the AAD's blocks, the data's and the lengths block, hashed in one
+ * call; on the long path the fused kernel's slack too. */
+size_t aeskit_gcm_hash_blocks(size_t aad_len, size_t len);
 
 #endif
