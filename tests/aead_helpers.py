@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import aeskit
+import pytest
 from aeskit._modes import BY_NAME, MODES
 from Crypto.Cipher import AES as _PyCryptodomeAES
 from cryptography.exceptions import InvalidTag as _PycaInvalidTag
@@ -452,6 +453,37 @@ def stream_open(obj, spec, nonce, tag, aad_pieces, data_pieces, use_into=()):
     assert type(last) is bytes and len(last) == pending
     out.append(last)
     return b"".join(out)
+
+
+def check_every_bit_tampered(obj, nonce, aad, pt):
+    """Any bit of the tag, the ciphertext, the AAD or the nonce of obj's seal of pt
+    flipped, a byte of AAD more or of the message less: InvalidTag, and decrypt_into
+    leaves zeros (not plaintext) in its buffer, in place too; the message as sealed still
+    opens. For a mode with 16-byte tags after the ciphertext and a nonce argument."""
+    sealed = obj.encrypt(nonce, pt, aad)
+
+    def refused(n, data, a):
+        with pytest.raises(aeskit.InvalidTag):
+            obj.decrypt(n, data, a)
+        buf = bytearray(data)
+        with pytest.raises(aeskit.InvalidTag):
+            obj.decrypt_into(n, buf, a, buf)
+        assert buf[:len(data) - 16] == bytes(len(data) - 16)   # the output's bytes
+
+    def flipped(b, i):
+        c = bytearray(b)
+        c[i // 8] ^= 1 << i % 8
+        return bytes(c)
+    for i in range(8 * len(sealed)):   # ciphertext and tag
+        refused(nonce, flipped(sealed, i), aad)
+    for i in range(8 * len(aad)):
+        refused(nonce, sealed, flipped(aad, i))
+    for i in range(8 * len(nonce)):
+        refused(flipped(nonce, i), sealed, aad)
+    refused(nonce, sealed, aad + b"\x00")
+    refused(nonce, sealed[:-1], aad)
+    assert obj.decrypt(nonce, sealed, aad) == pt
+    return sealed
 
 
 def check_every_path(obj, spec, nonce, aad, pt, sealed):
