@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import aeskit
+import pytest
 from aeskit._modes import BY_NAME, MODES
 from Crypto.Cipher import AES as _PyCryptodomeAES
 from cryptography.exceptions import InvalidTag as _PycaInvalidTag
@@ -87,6 +88,27 @@ def _pyca_ccm_seal(key, nonce, data, aad, tag_length):
 
 def _pyca_ccm_open(key, nonce, ct, tag, aad):
     return _PycaCCM(key, len(tag)).decrypt(nonce, ct + tag, aad)
+
+
+def _xaes_derive(key, nonce):
+    """XAES-256-GCM's AES-256-GCM key and nonce (C2SP XAES-256-GCM.md, "Detailed key
+    derivation algorithm"), from pyca's AES-256 block cipher."""
+    ecb = Cipher(algorithms.AES(key), modes.ECB()).encryptor()
+    l_ = int.from_bytes(ecb.update(bytes(16)), "big")
+    k1 = ((l_ << 1) ^ (0x87 if l_ >> 127 else 0)) & (2**128 - 1)
+    m = [bytes([0, i, 0x58, 0]) + nonce[:12] for i in (1, 2)]
+    kx = ecb.update(b"".join((int.from_bytes(b, "big") ^ k1).to_bytes(16, "big") for b in m))
+    return kx, nonce[12:]
+
+
+def _xaes_seal(key, nonce, data, aad, tag_length):
+    kx, n = _xaes_derive(key, nonce)
+    return _PycaGCM(kx).encrypt(n, data, aad)
+
+
+def _xaes_open(key, nonce, ct, tag, aad):
+    kx, n = _xaes_derive(key, nonce)
+    return _PycaGCM(kx).decrypt(n, ct + tag, aad)
 
 
 def _pycryptodome(mode):
@@ -171,8 +193,10 @@ UNBOUNDED_NONCES = (0, 1, 2, 7, 8, 11, 12, 13, 15, 16, 17, 31, 32, 33, 60, 64, 1
 # AEADs in the registry whose call shape the shared suites do not take, tested in their own
 # file (test_<name lowercased, without "-">.py, known answers in the .txt of that name): the
 # suites stream every AEAD, and GCM-SIV has no streaming (two passes); SIV has none either,
-# and no nonce argument, a list of associated data and its tag first.
-OWN_SUITE_AEADS = ("GCM-SIV", "SIV")
+# and no nonce argument, a list of associated data and its tag first; XAES-256-GCM's
+# 24-byte nonces and one key size are outside the lengths the suites try. XAES-256-GCM's
+# reference (no library has it): the spec's derivation over pyca's AES and AESGCM.
+OWN_SUITE_AEADS = ("GCM-SIV", "SIV", "XAES-256-GCM")
 
 
 def aead_spec(mode):
@@ -429,6 +453,37 @@ def stream_open(obj, spec, nonce, tag, aad_pieces, data_pieces, use_into=()):
     assert type(last) is bytes and len(last) == pending
     out.append(last)
     return b"".join(out)
+
+
+def check_every_bit_tampered(obj, nonce, aad, pt):
+    """Any bit of the tag, the ciphertext, the AAD or the nonce of obj's seal of pt
+    flipped, a byte of AAD more or of the message less: InvalidTag, and decrypt_into
+    leaves zeros (not plaintext) in its buffer, in place too; the message as sealed still
+    opens. For a mode with 16-byte tags after the ciphertext and a nonce argument."""
+    sealed = obj.encrypt(nonce, pt, aad)
+
+    def refused(n, data, a):
+        with pytest.raises(aeskit.InvalidTag):
+            obj.decrypt(n, data, a)
+        buf = bytearray(data)
+        with pytest.raises(aeskit.InvalidTag):
+            obj.decrypt_into(n, buf, a, buf)
+        assert buf[:len(data) - 16] == bytes(len(data) - 16)   # the output's bytes
+
+    def flipped(b, i):
+        c = bytearray(b)
+        c[i // 8] ^= 1 << i % 8
+        return bytes(c)
+    for i in range(8 * len(sealed)):   # ciphertext and tag
+        refused(nonce, flipped(sealed, i), aad)
+    for i in range(8 * len(aad)):
+        refused(nonce, sealed, flipped(aad, i))
+    for i in range(8 * len(nonce)):
+        refused(flipped(nonce, i), sealed, aad)
+    refused(nonce, sealed, aad + b"\x00")
+    refused(nonce, sealed[:-1], aad)
+    assert obj.decrypt(nonce, sealed, aad) == pt
+    return sealed
 
 
 def check_every_path(obj, spec, nonce, aad, pt, sealed):

@@ -37,7 +37,8 @@ ANY_VALUE = {"backend": "pyca's key-wrap functions accept it and ignore it, as p
 
 # ---- what each class accepts, as the documentation states it -------------------------
 
-KEY_LENGTHS = {"AESXTS": (32, 64), "AESSIV": (32, 48, 64), "AESGCMSIV": (16, 32)}
+KEY_LENGTHS = {"AESXTS": (32, 64), "AESSIV": (32, 48, 64),
+               "XAES256GCM": (32,)}
 AES_KEY_LENGTHS = (16, 24, 32)
 TWO_KEYS = ("AESXTS", "AESSIV")
 # nonce: how the message words the lengths, a length taken, lengths refused
@@ -47,6 +48,8 @@ NONCES = {
     "AESCCM": ("7 to 13 bytes", 12, (6, 14)),
     "AESGCMSIV": ("12 bytes", 12, (11, 13)),
     "AESEAX": ("any length", 12, ()),
+    "XAES256GCM": ("24 bytes (XAES-256-GCM's extended nonce: random ones are safe)", 24,
+                   (12, 32)),
 }
 # tag_length: how the message words the lengths, lengths refused
 TAG_LENGTHS = {

@@ -15,11 +15,15 @@ extern const struct aeskit_aead aeskit_gcm_aead;
  *   crypt: CTR with BE32 counters from ctr, and GHASH of the ciphertext
  *          into acc (enc=1: of dst after encrypting; enc=0: of src before
  *          decrypting, so dst == src works), with hk from this backend's
- *          ghash_key for any length. ctr and acc end as the split slots
- *          would leave them. Called only with a public counter (a 12-byte
- *          nonce's), so it may branch on the counter's value; the ctr slot
- *          may not.
+ *          ghash_key built for at least n + AESKIT_GCM_FUSED_SLACK blocks
+ *          (a key for any length, or one made for this message): a kernel
+ *          reads no power of H above the blocks it hashes plus the up to
+ *          15 it may start early, at an aligned counter. ctr and acc end as
+ *          the split slots would leave them. Called only with a public
+ *          counter (a 12-byte nonce's), so it may branch on the counter's
+ *          value; the ctr slot may not.
  */
+#define AESKIT_GCM_FUSED_SLACK 16
 typedef size_t aeskit_gcm_fn(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                              uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
                              const uint8_t *src, size_t n);
@@ -66,10 +70,19 @@ void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t l
 void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16]);   /* full 16 bytes; ends g */
 /* init, aad, update and tag over one whole message, with a shorter path for
  * short messages; dst may equal src or overlap the AAD; aad and src may be
- * NULL when their length is 0. */
+ * NULL when their length is 0. hk may be a key made for this message alone,
+ * built for aeskit_gcm_hash_blocks(aad_len, len) blocks (XAES-256-GCM's,
+ * whose every message has its own key): no ghash call on either path, nor
+ * the fused kernel, reads more powers than that. */
 void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                         const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
                         size_t aad_len, uint8_t *dst, const uint8_t *src, size_t len,
                         uint8_t tag[16]);
+
+/* The max_blocks a GHASH key made for one message of aad_len and len bytes
+ * (a 12-byte nonce) is built with, for aeskit_gcm_oneshot: on the short
+ * path the AAD's blocks, the data's and the lengths block, hashed in one
+ * call; on the long path the fused kernel's slack too. */
+size_t aeskit_gcm_hash_blocks(size_t aad_len, size_t len);
 
 #endif

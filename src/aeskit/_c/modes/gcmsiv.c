@@ -4,8 +4,11 @@
  * with the LE32 counter format of the ctr slot.
  *
  * Per message (RFC 8452 4): the key-generating key encrypts LE32(i) ||
- * nonce for i = 0..3 (0..5 for a 256-bit key), whose first halves make the
- * message's POLYVAL key (i = 0, 1) and AES key (the rest). Then
+ * nonce for i = 0..3 (0..4 for a 192-bit key, 0..5 for a 256-bit one),
+ * whose first halves make the message's POLYVAL key (i = 0, 1) and AES key
+ * (the rest: as long as the key-generating key). RFC 8452 defines 128 and
+ * 256 bits; 192 is the same construction, as OpenSSL 3.2+ and pyca's
+ * AESGCMSIV have it (pyca's aes-192-gcm-siv.txt vectors). Then
  *   S   = POLYVAL(H, AAD padded, plaintext padded, LE64(aad bits) ||
  *         LE64(data bits)), its first 12 bytes XOR the nonce, bit 127 cleared
  *   tag = E(K_enc, S)
@@ -83,7 +86,7 @@ static void mulx_ghash(uint8_t b[16])
  * key-generating key's backend) and the hash key built for blocks. */
 static void derive(siv_msg *m, const aeskit_key *kgk, const uint8_t nonce[12], size_t blocks)
 {
-    const unsigned n = kgk->rounds == 14 ? 6 : 4;
+    const unsigned n = kgk->rounds == 14 ? 6 : kgk->rounds == 12 ? 5 : 4;   /* 2 + key / 8 */
     uint8_t b[6][16], key[32], h[16];
     for (unsigned i = 0; i < n; i++) {
         aeskit_store_le32(b[i], i);
@@ -187,12 +190,21 @@ static size_t blocks_of(size_t aad_len, size_t len)
     return (aad_len + 15) / 16 + (len + 15) / 16 + 1;
 }
 
+/* Whether kgk's backend has a short-message kernel for its key size: the
+ * kernels (aesni's, which the vaes tables share) take 128- and 256-bit
+ * keys, so a 192-bit key takes the general path at every length. */
+static int short_kernel(const aeskit_key *kgk)
+{
+    return kgk->impl->gcmsiv != NULL && kgk->rounds != 12;
+}
+
 void aeskit_gcmsiv_seal(const aeskit_key *kgk, const uint8_t nonce[12], const uint8_t *aad,
                         size_t aad_len, uint8_t *dst, const uint8_t *src, size_t len,
                         uint8_t tag[16])
 {
     const struct aeskit_gcmsiv_impl *fused = kgk->impl->gcmsiv;
-    if (fused != NULL && fused->short_msg(kgk, 1, nonce, aad, aad_len, dst, src, len, NULL, tag))
+    if (short_kernel(kgk) &&
+        fused->short_msg(kgk, 1, nonce, aad, aad_len, dst, src, len, NULL, tag))
         return;
     siv_msg m;
     uint8_t c[16];
@@ -210,7 +222,8 @@ void aeskit_gcmsiv_open(const aeskit_key *kgk, const uint8_t nonce[12], const ui
                         const uint8_t tag[16], uint8_t expect[16])
 {
     const struct aeskit_gcmsiv_impl *fused = kgk->impl->gcmsiv;
-    if (fused != NULL && fused->short_msg(kgk, 0, nonce, aad, aad_len, dst, src, len, tag, expect))
+    if (short_kernel(kgk) &&
+        fused->short_msg(kgk, 0, nonce, aad, aad_len, dst, src, len, tag, expect))
         return;
     siv_msg m;
     uint8_t c[16];
@@ -271,11 +284,11 @@ const struct aeskit_aead aeskit_gcmsiv_aead = {
     .name = "GCM-SIV",
     .type_name = "aeskit.AESGCMSIV",
     .doc = "AESGCMSIV(key, *, backend='auto')\n--\n\nAES-GCM-SIV (RFC 8452), nonce-misuse "
-           "resistant: a repeated nonce shows only that two messages were equal. 16- or "
+           "resistant: a repeated nonce shows only that two messages were equal. 16-, 24- or "
            "32-byte keys, 12-byte nonces, 16-byte tags; data and associated data of at most "
            "2**36 bytes each. Two passes over the data, so no streaming contexts.",
     .facts = {.floor_enc = "clmul then aes", .floor_dec = "aes+clmul"},
-    .key_sizes = AESKIT_KEY128 | AESKIT_KEY256,
+    .key_sizes = AESKIT_KEY_ANY,
     .n_keys = 1,
     .tag_lengths = AESKIT_TAG(16),
     .nonce_min = 12,

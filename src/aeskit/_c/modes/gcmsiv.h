@@ -29,7 +29,9 @@ extern const struct aeskit_aead aeskit_gcmsiv_aead;
  *          mode compares). Reads nonce, aad and src before writing dst
  *          (any of them may overlap dst). Returns 0, having written
  *          nothing, when the message is too long for it; the mode then
- *          takes the general path. Branches on lengths only.
+ *          takes the general path. Branches on lengths only. kgk is
+ *          of 128 or 256 bits: the mode takes the general path for a
+ *          192-bit one.
  */
 typedef size_t aeskit_gcmsiv_open_fn(const aeskit_key *k, const aeskit_ghash_key *hk,
                                      uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
@@ -46,7 +48,7 @@ struct aeskit_gcmsiv_impl {
 /* RFC 8452 6: P_MAX = A_MAX = 2^36 bytes (the 32-bit block counter's reach) */
 #define AESKIT_GCMSIV_MAX (UINT64_C(1) << 36)
 
-/* One message; kgk the key-generating key (128 or 256 bits), nonce 12
+/* One message; kgk the key-generating key (128, 192 or 256 bits), nonce 12
  * bytes, lengths checked by the caller. dst may equal src or overlap the
  * nonce and the AAD; aad and src may be NULL when their length is 0. open
  * decrypts with the received tag and writes the tag the plaintext gives to

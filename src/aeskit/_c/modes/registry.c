@@ -35,7 +35,7 @@
 extern const struct aeskit_cipher aeskit_ecb_cipher, aeskit_cbc_cipher, aeskit_cfb_cipher,
     aeskit_cfb8_cipher, aeskit_ofb_cipher, aeskit_ctr_cipher, aeskit_xts_cipher;
 extern const struct aeskit_aead aeskit_gcm_aead, aeskit_ocb3_aead, aeskit_gcmsiv_aead,
-    aeskit_ccm_aead, aeskit_eax_aead, aeskit_siv_aead;
+    aeskit_ccm_aead, aeskit_eax_aead, aeskit_siv_aead, aeskit_xaes_aead;
 extern const struct aeskit_mac aeskit_cmac_mac;
 
 const struct aeskit_cipher *const aeskit_ciphers[] = {
@@ -52,6 +52,7 @@ const struct aeskit_aead *const aeskit_aeads[] = {
     &aeskit_ccm_aead,
     &aeskit_eax_aead,
     &aeskit_siv_aead,
+    &aeskit_xaes_aead,
     NULL,
 };
 

@@ -93,37 +93,54 @@ static PyObject *aead_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     return (PyObject *)self;
 }
 
+/* bit_length may be left out (or None) where the type takes keys of one
+ * size only (XAES256GCM): pyca's ChaCha20Poly1305.generate_key() has no
+ * argument. */
 static PyObject *aead_generate_key(PyObject *cls, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"bit_length", NULL};
     const struct aeskit_aead *d =
         aeskit_desc_of(aeskit_state_of((PyTypeObject *)cls), (PyTypeObject *)cls);
-    PyObject *arg;
+    PyObject *arg = NULL;
     char fmt[48];
     if (!PyArg_ParseTupleAndKeywords(args, kwds,
-                                     aeskit_format(fmt, sizeof fmt, "O", (PyTypeObject *)cls,
+                                     aeskit_format(fmt, sizeof fmt, "|O", (PyTypeObject *)cls,
                                                    "generate_key"),
                                      kwlist, &arg))
         return NULL;
     const aeskit_at at = AESKIT_AT(cls, "generate_key");
-    if (!PyLong_Check(arg)) {
+    size_t len[3], n = aeskit_key_lengths(d->key_sizes, d->n_keys, len), bytes = len[0];
+    if ((arg == NULL || arg == Py_None) && n != 1) {
+        if (arg == NULL) {   /* CPython's words for a missing argument */
+            PyErr_Format(PyExc_TypeError,
+                         "%s.generate_key() missing required argument 'bit_length' (pos 1)",
+                         aeskit_public_name((PyTypeObject *)cls));
+            return NULL;
+        }
         aeskit_err_type(at, "bit_length", "an int", arg, NULL);
         return NULL;
     }
-    long bits = PyLong_AsLong(arg);
-    if (bits == -1 && PyErr_Occurred())
-        return NULL;
-    size_t len[3], n = aeskit_key_lengths(d->key_sizes, d->n_keys, len), ok = 0;
-    for (size_t i = 0; i < n; i++)
-        ok |= bits >= 0 && (size_t)bits == 8 * len[i];
-    if (!ok) {
-        aeskit_err_bit_length(at, d->key_sizes, d->n_keys, bits);
-        return NULL;
+    if (arg != NULL && arg != Py_None) {
+        if (!PyLong_Check(arg)) {
+            aeskit_err_type(at, "bit_length", "an int", arg, NULL);
+            return NULL;
+        }
+        long bits = PyLong_AsLong(arg);
+        if (bits == -1 && PyErr_Occurred())
+            return NULL;
+        size_t ok = 0;
+        for (size_t i = 0; i < n; i++)
+            ok |= bits >= 0 && (size_t)bits == 8 * len[i];
+        if (!ok) {
+            aeskit_err_bit_length(at, d->key_sizes, d->n_keys, bits);
+            return NULL;
+        }
+        bytes = (size_t)bits / 8;
     }
     PyObject *os = PyImport_ImportModule("os");
     if (os == NULL)
         return NULL;
-    PyObject *r = PyObject_CallMethod(os, "urandom", "l", bits / 8);
+    PyObject *r = PyObject_CallMethod(os, "urandom", "n", (Py_ssize_t)bytes);
     Py_DECREF(os);
     return r;
 }
@@ -374,7 +391,7 @@ static PyObject *aead_decryptor(PyObject *op, PyObject *nonce)
 #define SIG "\n--\n\n"
 
 /* Each docstring starts with its signature, for help() and inspect.signature. */
-#define ONESHOT_METHODS(args)                                                            \
+#define ONESHOT_METHODS(args, genkey)                                                          \
     {"encrypt", (PyCFunction)(void (*)(void))aead_encrypt, METH_FASTCALL | METH_KEYWORDS, \
      PyDoc_STR("encrypt($self, " args ")" SIG "The sealed message (bytes): ciphertext and " \
                "tag.")},                                                                 \
@@ -389,32 +406,45 @@ static PyObject *aead_decryptor(PyObject *op, PyObject *nonce)
      METH_FASTCALL | METH_KEYWORDS,                                                      \
      PyDoc_STR("decrypt_into($self, " args ", buf)" SIG "Write the plaintext into buf "  \
                "and return its length; on InvalidTag those bytes of buf are zeroed.")},  \
+    GENKEY_##genkey, AESKIT_KEY_OBJECT_METHODS
+
+/* generate_key for a type of several key sizes, and of one (its argument
+ * optional): ONESHOT_METHODS' genkey, SIZES or ONE */
+#define GENERATE_KEY(sig, doc)                                                           \
     {"generate_key", (PyCFunction)(void (*)(void))aead_generate_key,                     \
      METH_VARARGS | METH_KEYWORDS | METH_CLASS,                                          \
-     PyDoc_STR("generate_key($type, bit_length)" SIG "A random key (bytes) of one of the " \
-               "allowed sizes, from os.urandom.")},                                      \
-    AESKIT_KEY_OBJECT_METHODS
+     PyDoc_STR("generate_key($type, " sig ")" SIG "A random key (bytes) " doc            \
+               ", from os.urandom.")}
+#define GENKEY_SIZES GENERATE_KEY("bit_length", "of one of the allowed sizes")
+#define GENKEY_ONE GENERATE_KEY("bit_length=None", "of the one size this type takes "    \
+                                "(bit_length, if given, must be it)")
 
-static PyMethodDef stream_methods[] = {
-    ONESHOT_METHODS("nonce, data, associated_data"),
-    {"encryptor", aead_encryptor, METH_O,
-     PyDoc_STR("encryptor($self, nonce, /)" SIG "A streaming encryption: an AEADContext.")},
-    {"decryptor", aead_decryptor, METH_O,
-     PyDoc_STR("decryptor($self, nonce, /)" SIG "A streaming decryption: an AEADContext. Its "
-               "output is UNAUTHENTICATED until finalize_with_tag() succeeds: do not act on "
-               "it before then.")},
-    {NULL, NULL, 0, NULL},
-};
+#define STREAM_METHODS(genkey)                                                           \
+    {                                                                                    \
+        ONESHOT_METHODS("nonce, data, associated_data", genkey),                         \
+        {"encryptor", aead_encryptor, METH_O,                                            \
+         PyDoc_STR("encryptor($self, nonce, /)" SIG "A streaming encryption: an "        \
+                   "AEADContext.")},                                                     \
+        {"decryptor", aead_decryptor, METH_O,                                            \
+         PyDoc_STR("decryptor($self, nonce, /)" SIG "A streaming decryption: an "        \
+                   "AEADContext. Its output is UNAUTHENTICATED until "                   \
+                   "finalize_with_tag() succeeds: do not act on it before then.")},      \
+        {NULL, NULL, 0, NULL},                                                           \
+    }
+#define ONESHOT_ONLY(args, genkey) {ONESHOT_METHODS(args, genkey), {NULL, NULL, 0, NULL}}
 
-static PyMethodDef oneshot_methods[] = {
-    ONESHOT_METHODS("nonce, data, associated_data"),
-    {NULL, NULL, 0, NULL},
-};
+static PyMethodDef stream_sizes[] = STREAM_METHODS(SIZES);
+static PyMethodDef stream_one[] = STREAM_METHODS(ONE);
+static PyMethodDef oneshot_sizes[] = ONESHOT_ONLY("nonce, data, associated_data", SIZES);
+static PyMethodDef oneshot_one[] = ONESHOT_ONLY("nonce, data, associated_data", ONE);
+static PyMethodDef no_nonce_sizes[] = ONESHOT_ONLY("data, associated_data", SIZES);
+static PyMethodDef no_nonce_one[] = ONESHOT_ONLY("data, associated_data", ONE);
 
-static PyMethodDef no_nonce_methods[] = {
-    ONESHOT_METHODS("data, associated_data"),
-    {NULL, NULL, 0, NULL},
-};
+/* The methods of a type that streams, of one that does not, and of one
+ * without a nonce; [1] where it takes keys of one size. */
+static PyMethodDef *const stream_methods[2] = {stream_sizes, stream_one};
+static PyMethodDef *const oneshot_methods[2] = {oneshot_sizes, oneshot_one};
+static PyMethodDef *const no_nonce_methods[2] = {no_nonce_sizes, no_nonce_one};
 
 static PyObject *actx_aad(PyObject *op, PyObject *arg)
 {
@@ -698,9 +728,11 @@ int aeskit_add_aead_types(PyObject *module, aeskit_state *st)
             return -1;
         }
         const aeskit_keyobj_shape shape = {.tag_lengths = d->tag_lengths};
-        PyMethodDef *methods = d->nonce_max == 0 ? no_nonce_methods
-                               : streams         ? stream_methods
-                                                 : oneshot_methods;
+        size_t lengths[3];
+        const int one = aeskit_key_lengths(d->key_sizes, d->n_keys, lengths) == 1;
+        PyMethodDef *methods = d->nonce_max == 0 ? no_nonce_methods[one]
+                               : streams         ? stream_methods[one]
+                                                 : oneshot_methods[one];
         if (aeskit_add_key_type(module, st, d, d->type_name, d->doc, aead_new, methods, &shape,
                                 offsetof(AeadObject, ks) + d->key_state) == NULL)
             return -1;
