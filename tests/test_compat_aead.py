@@ -15,15 +15,16 @@ import os
 import subprocess
 import sys
 
-import aeskit
 import cryptography.exceptions
 import numpy as np
 import pytest
-from aeskit.compat import cryptography as compat
 from compat_helpers import bad_buffers, byte_buffers, huge, outcome
 from cryptography.hazmat.primitives.ciphers import aead as pyca
 from hypothesis import given
 from hypothesis import strategies as st
+
+import aeskit
+from aeskit.compat import cryptography as compat
 
 #: name -> (key sizes in bytes, nonce lengths pyca takes, tag length); SIV has no nonce.
 SPECS = {
@@ -86,7 +87,7 @@ def test_signatures_are_pycas(name):
 @pytest.mark.parametrize("name", SPECS)
 def test_keys_of_every_length_and_type(name):
     P, C = getattr(pyca, name), getattr(compat, name)
-    keys = [bytes(range(n)) for n in range(0, 66)]
+    keys = [bytes(range(n)) for n in range(66)]
     keys += list(bad_buffers().values())
     keys += list(byte_buffers(bytes(SPECS[name][0][0])).values())
     for key in keys:

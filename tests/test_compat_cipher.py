@@ -14,7 +14,6 @@ import warnings
 import cryptography.exceptions
 import pytest
 from aead_helpers import zero_map
-from aeskit.compat import cryptography as compat
 from compat_helpers import bad_buffers, byte_buffers, outcome
 from cryptography.hazmat.decrepit.ciphers import algorithms as pyca_decrepit_algs
 from cryptography.hazmat.decrepit.ciphers import modes as pyca_decrepit
@@ -23,6 +22,8 @@ from cryptography.hazmat.primitives.ciphers import algorithms as pyca_algs
 from cryptography.hazmat.primitives.ciphers import modes as pyca_modes
 from hypothesis import given
 from hypothesis import strategies as st
+
+from aeskit.compat import cryptography as compat
 
 MODE_NAMES = ["ECB", "CBC", "CTR", "CFB", "CFB8", "OFB", "XTS", "GCM"]
 
@@ -60,10 +61,10 @@ def same_failure(a, b, what):
 
 @pytest.mark.parametrize("alg", ["AES", "AES128", "AES256"])
 def test_algorithm_objects(alg):
-    keys = [bytes(n) for n in range(0, 70)] + list(bad_buffers().values())
+    keys = [bytes(n) for n in range(70)] + list(bad_buffers().values())
     keys += list(byte_buffers(bytes(32)).values())
     for key in keys:
-        a, b = both_objects(lambda lib: getattr(lib.algorithms, alg)(key))
+        a, b = both_objects(lambda lib, key=key: getattr(lib.algorithms, alg)(key))
         same_failure(a, b, key)
         if a[0] == "ok":
             for attr in ("name", "block_size", "key_sizes", "key_size"):
@@ -77,7 +78,7 @@ def test_mode_objects(name):
     values += list(bad_buffers().values()) + list(byte_buffers(bytes(16)).values())
     for v in values:
         args = () if name == "ECB" else (v,)
-        a, b = both_objects(lambda lib: getattr(lib.modes, name)(*args))
+        a, b = both_objects(lambda lib, args=args: getattr(lib.modes, name)(*args))
         same_failure(a, b, v)
         if a[0] == "ok":
             assert a[1].name == b[1].name == name
@@ -85,7 +86,7 @@ def test_mode_objects(name):
         for tag, least in itertools.product(
                 [None, b"", bytes(3), bytes(4), bytes(12), bytes(16), bytes(17), bytearray(16),
                  "t" * 16], [16, 12, 4, 3, 0, -1]):
-            a, b = both_objects(lambda lib: lib.modes.GCM(bytes(12), tag, least))
+            a, b = both_objects(lambda lib, tag=tag, least=least: lib.modes.GCM(bytes(12), tag, least))
             same_failure(a, b, (tag, least))
             if a[0] == "ok":
                 assert a[1].tag == b[1].tag
@@ -100,7 +101,7 @@ def test_cipher_construction_and_contexts():
     ivs = [bytes(range(16)), bytes(8), bytes(12)]
     for alg, key, name, iv in itertools.product(["AES", "AES128", "AES256"], keys,
                                                  MODE_NAMES + [None], ivs):
-        def build(lib, cipher):
+        def build(lib, cipher, alg=alg, key=key, name=name, iv=iv):
             algorithm = getattr(lib.algorithms, alg)(key)
             mode = None if name is None else (
                 getattr(lib.modes, name)() if name == "ECB" else getattr(lib.modes, name)(iv))

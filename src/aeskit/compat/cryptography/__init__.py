@@ -23,13 +23,13 @@ from .exceptions import (
 )
 
 __all__ = [
-    "AEADDecryptionContext",
-    "AEADEncryptionContext",
     "AESCCM",
     "AESGCM",
     "AESGCMSIV",
     "AESOCB3",
     "AESSIV",
+    "AEADDecryptionContext",
+    "AEADEncryptionContext",
     "AlreadyFinalized",
     "AlreadyUpdated",
     "Cipher",

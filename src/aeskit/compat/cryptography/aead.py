@@ -14,12 +14,15 @@ refuses it.
 from __future__ import annotations
 
 import os
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import aeskit
 
 from ._buffers import MAX_AEAD, TOO_LONG, not_instance, rbuf, usize, wbuf
-from .exceptions import PYCA, InvalidTag, UnsupportedAlgorithm, UNSUPPORTED_CIPHER
+from .exceptions import PYCA, UNSUPPORTED_CIPHER, InvalidTag, UnsupportedAlgorithm
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["AESCCM", "AESGCM", "AESGCMSIV", "AESOCB3", "AESSIV"]
 
@@ -139,7 +142,7 @@ class AESGCM(_NonceAEAD):
     _nonce_min, _nonce_max = 8, 128
     _nonce_error = "Nonce must be between 8 and 128 bytes"
 
-    def __new__(cls, key: Any) -> AESGCM:
+    def __new__(cls, key: Any) -> Self:
         return cls._make(key)  # type: ignore[no-any-return]
 
     @staticmethod
@@ -158,7 +161,7 @@ class AESOCB3(_NonceAEAD):
     _nonce_min, _nonce_max = 12, 15
     _nonce_error = "Nonce must be between 12 and 15 bytes"
 
-    def __new__(cls, key: Any) -> AESOCB3:
+    def __new__(cls, key: Any) -> Self:
         return cls._make(key)  # type: ignore[no-any-return]
 
     @staticmethod
@@ -196,7 +199,7 @@ class AESGCMSIV(_NonceAEAD):
     def _native(key: Any) -> Any:
         return aeskit.AESGCMSIV(key) if len(key) != 24 else _PycaGCMSIV(key)
 
-    def __new__(cls, key: Any) -> AESGCMSIV:
+    def __new__(cls, key: Any) -> Self:
         return cls._make(key)  # type: ignore[no-any-return]
 
     @staticmethod
@@ -216,7 +219,7 @@ class AESCCM(_NonceAEAD):
     _nonce_min, _nonce_max = 7, 13
     _nonce_error = "Nonce must be between 7 and 13 bytes"
 
-    def __new__(cls, key: Any, tag_length: Any = None) -> AESCCM:
+    def __new__(cls, key: Any, tag_length: Any = None) -> Self:
         t = 16 if tag_length is None else usize(tag_length)
         k = rbuf(key)
         if len(k) not in cls._key_bytes:
@@ -246,7 +249,7 @@ class AESSIV:
     __slots__ = ("_k",)
     _k: Any
 
-    def __new__(cls, key: Any) -> AESSIV:
+    def __new__(cls, key: Any) -> Self:
         k = rbuf(key)
         if len(k) not in (32, 48, 64):
             raise ValueError("AESSIV key must be 256, 384, or 512 bits.")

@@ -77,12 +77,11 @@ _AES_TYPES: dict[type, type | None] = {
     algorithms.AES128: None,
     algorithms.AES256: None,
 }
-_MODE_NAMES: dict[type, str] = {
-    cls: cls.name  # type: ignore[attr-defined]
-    for cls in (modes.ECB, modes.CBC, modes.CTR, modes.CFB, modes.CFB8, modes.OFB,
-                modes.XTS, modes.GCM)
-}
-_PYCA_MODES: frozenset[type] = frozenset()
+_OWN_MODES: tuple[Any, ...] = (
+    modes.ECB, modes.CBC, modes.CTR, modes.CFB, modes.CFB8, modes.OFB, modes.XTS, modes.GCM,
+)
+_MODE_NAMES: dict[type, str] = {cls: cls.name for cls in _OWN_MODES}
+_PYCA_MODES: frozenset[Any] = frozenset()
 try:
     from cryptography.hazmat.decrepit.ciphers import modes as _pyca_decrepit
     from cryptography.hazmat.primitives import _cipheralgorithm as _pyca_alg
@@ -111,6 +110,11 @@ else:
 _M = TypeVar("_M")
 
 
+def _is_instance(obj: Any, types: tuple[type, ...]) -> bool:
+    """isinstance, without narrowing obj's type for mypy (the types are a tuple)."""
+    return isinstance(obj, types)
+
+
 def _finalized() -> Exception:
     return AlreadyFinalized(_FINALIZED)
 
@@ -120,21 +124,26 @@ class Cipher(Generic[_M]):
     ``AES128``, ``AES256`` or pyca's) in one of this module's modes or pyca's. Other
     algorithms raise UnsupportedAlgorithm from ``encryptor()`` and ``decryptor()``."""
 
+    algorithm: Any
+    mode: _M
+
     def __init__(self, algorithm: Any, mode: _M, backend: Any = None) -> None:
-        if not isinstance(algorithm, _ALGORITHM_TYPES):
+        if not _is_instance(algorithm, _ALGORITHM_TYPES):
             raise TypeError("Expected interface of CipherAlgorithm.")
-        if mode is not None:
-            assert isinstance(mode, _MODE_TYPES)
+        m: Any = mode
+        if m is not None:
+            assert _is_instance(m, _MODE_TYPES)
             check_with = _AES_TYPES.get(type(algorithm))
-            if check_with is not None and type(mode) in _PYCA_MODES:
-                mode.validate_for_algorithm(check_with(algorithm.key))
+            if check_with is not None and type(m) in _PYCA_MODES:
+                m.validate_for_algorithm(check_with(algorithm.key))
             else:
-                mode.validate_for_algorithm(algorithm)  # type: ignore[attr-defined]
+                m.validate_for_algorithm(algorithm)
         self.algorithm = algorithm
         self.mode = mode
 
     def encryptor(self) -> Any:
-        if getattr(self.mode, "name", None) == "GCM" and self.mode.tag is not None:  # type: ignore[attr-defined]
+        m: Any = self.mode
+        if _MODE_NAMES.get(type(m)) == "GCM" and m.tag is not None:
             raise ValueError("Authentication tag must be None when encrypting.")
         return self._context(True)
 
@@ -142,16 +151,17 @@ class Cipher(Generic[_M]):
         return self._context(False)
 
     def _context(self, enc: bool) -> Any:
-        algorithm, mode = self.algorithm, self.mode
+        algorithm: Any = self.algorithm
+        mode: Any = self.mode
         name = _MODE_NAMES.get(type(mode))
         if type(algorithm) not in _AES_TYPES or name is None:
-            shown = mode.name if mode else mode  # type: ignore[attr-defined]
+            shown = mode.name if mode else mode
             msg = f"cipher {algorithm.name} in {shown} mode is not supported "
             if algorithm.name != "AES":
                 msg += "by aeskit.compat.cryptography, which runs AES only"
             raise UnsupportedAlgorithm(msg, UNSUPPORTED_CIPHER)
         attr = _IV_ATTR[name]
-        iv = None if attr is None else rbuf(getattr(mode, attr))
+        iv: Any = None if attr is None else rbuf(getattr(mode, attr))
         key = rbuf(algorithm.key)
         if name == "XTS":
             half = len(key) // 2
@@ -173,7 +183,7 @@ class Cipher(Generic[_M]):
 class CipherContext:
     """pyca's ``CipherContext``, for every mode but GCM."""
 
-    __slots__ = ("_ctx", "_key", "_iv", "_enc", "_bs", "_pending", "_name")
+    __slots__ = ("_bs", "_ctx", "_enc", "_iv", "_key", "_name", "_pending")
 
     _ctx: Any
     _key: Any
@@ -265,7 +275,7 @@ class CipherContext:
 
 
 class _GCMContext:
-    __slots__ = ("_ctx", "_mode", "_updated", "_left", "_aad_left")
+    __slots__ = ("_aad_left", "_ctx", "_left", "_mode", "_updated")
 
     _ctx: Any
     _mode: Any

@@ -8,12 +8,12 @@ from __future__ import annotations
 import enum
 
 __all__ = [
+    "PYCA",
     "AlreadyFinalized",
     "AlreadyUpdated",
     "InvalidTag",
     "NotYetFinalized",
     "UnsupportedAlgorithm",
-    "PYCA",
 ]
 
 

@@ -39,6 +39,10 @@ else:
     _AES_FIXED = (algorithms.AES128, algorithms.AES256, _pyca_algs.AES128, _pyca_algs.AES256)
 
 
+def _is_block(algorithm: Any) -> bool:
+    return isinstance(algorithm, _BLOCK)
+
+
 class Mode(metaclass=abc.ABCMeta):
     """A mode: its name, and a check of the algorithm it is used with."""
 
@@ -80,7 +84,7 @@ def _check_aes_key_length(self: Mode, algorithm: Any) -> None:
 
 
 def _check_iv_and_key_length(self: Any, algorithm: Any) -> None:
-    if not isinstance(algorithm, _BLOCK):
+    if not _is_block(algorithm):
         raise UnsupportedAlgorithm(
             f"{self} requires a block cipher algorithm", UNSUPPORTED_CIPHER
         )
@@ -137,7 +141,7 @@ class CTR(ModeWithNonce):
 
     def validate_for_algorithm(self, algorithm: Any) -> None:
         _check_aes_key_length(self, algorithm)
-        if not isinstance(algorithm, _BLOCK):
+        if not _is_block(algorithm):
             raise UnsupportedAlgorithm(
                 f"{self.name} requires a block cipher algorithm", UNSUPPORTED_CIPHER
             )
@@ -205,7 +209,7 @@ class GCM(ModeWithInitializationVector, ModeWithAuthenticationTag):
 
     def validate_for_algorithm(self, algorithm: Any) -> None:
         _check_aes_key_length(self, algorithm)
-        if not isinstance(algorithm, _BLOCK):
+        if not _is_block(algorithm):
             raise UnsupportedAlgorithm(
                 "GCM requires a block cipher algorithm", UNSUPPORTED_CIPHER
             )
