@@ -48,8 +48,9 @@ class _NonceAEAD:
     __slots__ = ("_k", "_t")
 
     _native: ClassVar[Any]
-    _key_bytes: ClassVar[tuple[int, ...]]
+    _key_bytes: ClassVar[tuple[int, ...]] = (16, 24, 32)
     _key_error: ClassVar[str]
+    _bits: ClassVar[tuple[int, ...]] = (128, 192, 256)
     _bits_error: ClassVar[str] = "bit_length must be 128, 192, or 256"
     _nonce_min: ClassVar[int]
     _nonce_max: ClassVar[int]
@@ -57,6 +58,14 @@ class _NonceAEAD:
 
     _k: Any
     _t: int
+
+    def __new__(cls, key: Any) -> Self:
+        return cls._make(key)  # type: ignore[no-any-return]
+
+    @classmethod
+    def generate_key(cls, bit_length: int) -> bytes:
+        """A random key (bytes) of bit_length bits, from os.urandom."""
+        return _generate_key(bit_length, cls._bits, cls._bits_error)
 
     @classmethod
     def _make(cls, key: Any, tag_length: int = 16) -> Any:
@@ -137,17 +146,9 @@ class AESGCM(_NonceAEAD):
 
     __slots__ = ()
     _native = aeskit.AESGCM
-    _key_bytes = (16, 24, 32)
     _key_error = "AESGCM key must be 128, 192, or 256 bits."
     _nonce_min, _nonce_max = 8, 128
     _nonce_error = "Nonce must be between 8 and 128 bytes"
-
-    def __new__(cls, key: Any) -> Self:
-        return cls._make(key)  # type: ignore[no-any-return]
-
-    @staticmethod
-    def generate_key(bit_length: int) -> bytes:
-        return _generate_key(bit_length, (128, 192, 256), AESGCM._bits_error)
 
 
 class AESOCB3(_NonceAEAD):
@@ -156,17 +157,9 @@ class AESOCB3(_NonceAEAD):
 
     __slots__ = ()
     _native = aeskit.AESOCB3
-    _key_bytes = (16, 24, 32)
     _key_error = "AESOCB3 key must be 128, 192, or 256 bits."
     _nonce_min, _nonce_max = 12, 15
     _nonce_error = "Nonce must be between 12 and 15 bytes"
-
-    def __new__(cls, key: Any) -> Self:
-        return cls._make(key)  # type: ignore[no-any-return]
-
-    @staticmethod
-    def generate_key(bit_length: int) -> bytes:
-        return _generate_key(bit_length, (128, 192, 256), AESOCB3._bits_error)
 
 
 class _PycaGCMSIV:
@@ -190,7 +183,6 @@ class AESGCMSIV(_NonceAEAD):
     tags. A 24-byte key runs on pyca itself (aeskit has RFC 8452's two key sizes)."""
 
     __slots__ = ()
-    _key_bytes = (16, 24, 32)
     _key_error = "AES-GCM-SIV key must be 128, 192 or 256 bits."
     _nonce_min = _nonce_max = 12
     _nonce_error = "Nonce must be 12 bytes long"
@@ -198,13 +190,6 @@ class AESGCMSIV(_NonceAEAD):
     @staticmethod
     def _native(key: Any) -> Any:
         return aeskit.AESGCMSIV(key) if len(key) != 24 else _PycaGCMSIV(key)
-
-    def __new__(cls, key: Any) -> Self:
-        return cls._make(key)  # type: ignore[no-any-return]
-
-    @staticmethod
-    def generate_key(bit_length: int) -> bytes:
-        return _generate_key(bit_length, (128, 192, 256), AESGCMSIV._bits_error)
 
 
 class AESCCM(_NonceAEAD):
@@ -214,7 +199,6 @@ class AESCCM(_NonceAEAD):
 
     __slots__ = ()
     _native = aeskit.AESCCM
-    _key_bytes = (16, 24, 32)
     _key_error = "AESCCM key must be 128, 192, or 256 bits."
     _nonce_min, _nonce_max = 7, 13
     _nonce_error = "Nonce must be between 7 and 13 bytes"
@@ -236,10 +220,6 @@ class AESCCM(_NonceAEAD):
         limit = 1 << 8 * (15 - len(nonce))
         if length > limit or (length == limit and not decrypting):
             raise ValueError("Data too long for nonce")
-
-    @staticmethod
-    def generate_key(bit_length: int) -> bytes:
-        return _generate_key(bit_length, (128, 192, 256), AESCCM._bits_error)
 
 
 class AESSIV:

@@ -68,25 +68,23 @@ class AES(BlockCipherAlgorithm):
         return len(self.key) * 8
 
 
-class AES128(BlockCipherAlgorithm):
-    """AES with a 128-bit key."""
-
+class _OneKeySize(BlockCipherAlgorithm):
     name = "AES"
     block_size = 128
+
+    def __init__(self, key: Any) -> None:
+        self.key = _verify_key_size(self, key)
+
+
+class AES128(_OneKeySize):
+    """AES with a 128-bit key."""
+
     key_sizes = frozenset([128])
     key_size = 128
 
-    def __init__(self, key: Any) -> None:
-        self.key = _verify_key_size(self, key)
 
-
-class AES256(BlockCipherAlgorithm):
+class AES256(_OneKeySize):
     """AES with a 256-bit key."""
 
-    name = "AES"
-    block_size = 128
     key_sizes = frozenset([256])
     key_size = 256
-
-    def __init__(self, key: Any) -> None:
-        self.key = _verify_key_size(self, key)
