@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["AESCCM", "AESGCM", "AESGCMSIV", "AESOCB3", "AESSIV"]
 
 _NATIVE_FAILURE = (aeskit.InvalidTag, aeskit.LimitExceeded)
+_DIRECT = frozenset((bytes, bytearray))
 
 
 def _generate_key(bit_length: Any, sizes: tuple[int, ...], message: str) -> bytes:
@@ -34,11 +35,6 @@ def _generate_key(bit_length: Any, sizes: tuple[int, ...], message: str) -> byte
     if bits not in sizes:
         raise ValueError(message)
     return os.urandom(bits // 8)
-
-
-def _check_ad(ad: Any) -> None:
-    if ad is not None and len(ad) > MAX_AEAD:
-        raise OverflowError(TOO_LONG)
 
 
 class _NonceAEAD:
@@ -55,6 +51,7 @@ class _NonceAEAD:
     _nonce_min: ClassVar[int]
     _nonce_max: ClassVar[int]
     _nonce_error: ClassVar[str]
+    _limited: ClassVar[bool] = False
 
     _k: Any
     _t: int
@@ -77,65 +74,98 @@ class _NonceAEAD:
         self._t = tag_length
         return self
 
-    def _nonce(self, nonce: Any) -> None:
-        if not self._nonce_min <= len(nonce) <= self._nonce_max:
-            raise ValueError(self._nonce_error)
-
     def _data_limit(self, nonce: Any, length: int, decrypting: bool) -> None:
         """CCM's limit, set by the nonce's length (the others have none under pyca's
-        2**31 - 1)."""
+        2**31 - 1); called when _limited."""
+
+    # The four methods below take pyca's steps inline, in pyca's order: each call costs
+    # one Python frame over the native call. Bytes and bytearray need no buffer check.
 
     def encrypt(self, nonce: Any, data: Any, associated_data: Any) -> bytes:
-        n, d = rbuf(nonce), rbuf(data)
-        a = None if associated_data is None else rbuf(associated_data)
-        if len(d) > MAX_AEAD:
+        ad = associated_data
+        if type(nonce) not in _DIRECT:
+            nonce = rbuf(nonce)
+        if type(data) not in _DIRECT:
+            data = rbuf(data)
+        if ad is not None and type(ad) not in _DIRECT:
+            ad = rbuf(ad)
+        if len(data) > MAX_AEAD:
             raise OverflowError(TOO_LONG)
-        self._nonce(n)
-        self._data_limit(n, len(d), False)
-        _check_ad(a)
-        return self._k.encrypt(n, d, a)  # type: ignore[no-any-return]
+        if not self._nonce_min <= len(nonce) <= self._nonce_max:
+            raise ValueError(self._nonce_error)
+        if self._limited:
+            self._data_limit(nonce, len(data), False)
+        if ad is not None and len(ad) > MAX_AEAD:
+            raise OverflowError(TOO_LONG)
+        return self._k.encrypt(nonce, data, ad)  # type: ignore[no-any-return]
 
     def encrypt_into(self, nonce: Any, data: Any, associated_data: Any, buf: Any) -> int:
-        n, d = rbuf(nonce), rbuf(data)
-        a = None if associated_data is None else rbuf(associated_data)
-        b = wbuf(buf)
-        self._nonce(n)
-        if len(d) > MAX_AEAD:
+        ad = associated_data
+        if type(nonce) not in _DIRECT:
+            nonce = rbuf(nonce)
+        if type(data) not in _DIRECT:
+            data = rbuf(data)
+        if ad is not None and type(ad) not in _DIRECT:
+            ad = rbuf(ad)
+        if type(buf) is not bytearray:
+            buf = wbuf(buf)
+        if not self._nonce_min <= len(nonce) <= self._nonce_max:
+            raise ValueError(self._nonce_error)
+        if len(data) > MAX_AEAD:
             raise OverflowError(TOO_LONG)
-        self._data_limit(n, len(d), False)
-        want = len(d) + self._t
-        if len(b) != want:
+        if self._limited:
+            self._data_limit(nonce, len(data), False)
+        want = len(data) + self._t
+        if len(buf) != want:
             raise ValueError(f"buffer must be {want} bytes")
-        _check_ad(a)
-        return self._k.encrypt_into(n, d, a, b)  # type: ignore[no-any-return]
+        if ad is not None and len(ad) > MAX_AEAD:
+            raise OverflowError(TOO_LONG)
+        return self._k.encrypt_into(nonce, data, ad, buf)  # type: ignore[no-any-return]
 
     def decrypt(self, nonce: Any, data: Any, associated_data: Any) -> bytes:
-        n, d = rbuf(nonce), rbuf(data)
-        a = None if associated_data is None else rbuf(associated_data)
-        self._nonce(n)
-        if len(d) < self._t:
+        ad = associated_data
+        if type(nonce) not in _DIRECT:
+            nonce = rbuf(nonce)
+        if type(data) not in _DIRECT:
+            data = rbuf(data)
+        if ad is not None and type(ad) not in _DIRECT:
+            ad = rbuf(ad)
+        if not self._nonce_min <= len(nonce) <= self._nonce_max:
+            raise ValueError(self._nonce_error)
+        if len(data) < self._t:
             raise InvalidTag()
-        self._data_limit(n, len(d) - self._t, True)
-        _check_ad(a)
+        if self._limited:
+            self._data_limit(nonce, len(data) - self._t, True)
+        if ad is not None and len(ad) > MAX_AEAD:
+            raise OverflowError(TOO_LONG)
         try:
-            return self._k.decrypt(n, d, a)  # type: ignore[no-any-return]
+            return self._k.decrypt(nonce, data, ad)  # type: ignore[no-any-return]
         except _NATIVE_FAILURE:
             raise InvalidTag() from None
 
     def decrypt_into(self, nonce: Any, data: Any, associated_data: Any, buf: Any) -> int:
-        n, d = rbuf(nonce), rbuf(data)
-        a = None if associated_data is None else rbuf(associated_data)
-        b = wbuf(buf)
-        self._nonce(n)
-        if len(d) < self._t:
+        ad = associated_data
+        if type(nonce) not in _DIRECT:
+            nonce = rbuf(nonce)
+        if type(data) not in _DIRECT:
+            data = rbuf(data)
+        if ad is not None and type(ad) not in _DIRECT:
+            ad = rbuf(ad)
+        if type(buf) is not bytearray:
+            buf = wbuf(buf)
+        if not self._nonce_min <= len(nonce) <= self._nonce_max:
+            raise ValueError(self._nonce_error)
+        if len(data) < self._t:
             raise InvalidTag()
-        want = len(d) - self._t
-        self._data_limit(n, want, True)
-        if len(b) != want:
+        want = len(data) - self._t
+        if self._limited:
+            self._data_limit(nonce, want, True)
+        if len(buf) != want:
             raise ValueError(f"buffer must be {want} bytes")
-        _check_ad(a)
+        if ad is not None and len(ad) > MAX_AEAD:
+            raise OverflowError(TOO_LONG)
         try:
-            return self._k.decrypt_into(n, d, a, b)  # type: ignore[no-any-return]
+            return self._k.decrypt_into(nonce, data, ad, buf)  # type: ignore[no-any-return]
         except _NATIVE_FAILURE:
             raise InvalidTag() from None
 
@@ -202,6 +232,7 @@ class AESCCM(_NonceAEAD):
     _key_error = "AESCCM key must be 128, 192, or 256 bits."
     _nonce_min, _nonce_max = 7, 13
     _nonce_error = "Nonce must be between 7 and 13 bytes"
+    _limited = True
 
     def __new__(cls, key: Any, tag_length: Any = None) -> Self:
         t = 16 if tag_length is None else usize(tag_length)
