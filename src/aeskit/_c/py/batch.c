@@ -11,6 +11,7 @@
  */
 #include <stdatomic.h>
 
+#include "api.h"
 #include "batch.h"
 #include "buffers.h"
 #include "common.h"
@@ -48,7 +49,9 @@ void aeskit_batch_release(aeskit_batch *b)
     b->ok = NULL;
 }
 
-int aeskit_batch_alloc(aeskit_batch *b, size_t n)
+/* Allocates b->msgs and b->ok for n messages (zeroed); -1 with
+ * MemoryError. */
+static int alloc_records(aeskit_batch *b, size_t n)
 {
     b->n = n;
     b->msgs = PyMem_Calloc(n ? n : 1, sizeof *b->msgs);
@@ -73,7 +76,10 @@ static int hold(aeskit_batch *b, PyObject *obj)
     return r;
 }
 
-int aeskit_batch_items(aeskit_batch *b, const char *arg, PyObject *obj, PyObject **tuple,
+/* The sequence argument arg (a list, tuple or other sequence, not a
+ * bytes-like object) as a tuple held by b; *n its length. -1 with
+ * TypeError naming at and arg. */
+static int take_items(aeskit_batch *b, const char *arg, PyObject *obj, PyObject **tuple,
                        size_t *n)
 {
     /* A bytes-like object is a sequence too (of ints): the usual mistake of
@@ -93,7 +99,8 @@ int aeskit_batch_items(aeskit_batch *b, const char *arg, PyObject *obj, PyObject
     return 0;
 }
 
-int aeskit_batch_same_count(aeskit_batch *b, const char *arg, size_t count)
+/* 0 if count (of arg) is b->n, else -1 with ValueError naming both. */
+static int same_count(aeskit_batch *b, const char *arg, size_t count)
 {
     if (count == b->n)
         return 0;
@@ -121,7 +128,9 @@ static Py_buffer *new_view(aeskit_batch *b)
     return &k->v[k->used];
 }
 
-int aeskit_batch_take(aeskit_batch *b, const char *arg, PyObject *tuple, size_t i,
+/* Takes item i of tuple (argument arg) as a buffer held by b: 0 with *p
+ * and *len set, or -1 with TypeError naming arg[i]. flags: AESKIT_BUF_*. */
+static int take_item(aeskit_batch *b, const char *arg, PyObject *tuple, size_t i,
                       unsigned flags, const uint8_t **p, size_t *len)
 {
     Py_buffer *v = new_view(b);
@@ -136,7 +145,9 @@ int aeskit_batch_take(aeskit_batch *b, const char *arg, PyObject *tuple, size_t 
     return 0;
 }
 
-int aeskit_batch_buffer(aeskit_batch *b, const char *arg, PyObject *obj, unsigned flags,
+/* Takes a whole buffer argument (writable with AESKIT_BUF_WRITABLE) held
+ * by b; -1 with TypeError naming arg. */
+static int take_buffer(aeskit_batch *b, const char *arg, PyObject *obj, unsigned flags,
                         Py_buffer **view)
 {
     Py_buffer *v = new_view(b);
@@ -147,7 +158,10 @@ int aeskit_batch_buffer(aeskit_batch *b, const char *arg, PyObject *obj, unsigne
     return 0;
 }
 
-aeskit_span *aeskit_batch_spans(aeskit_batch *b, size_t n)
+/* n spans more for b's associated data: the first, or NULL with
+ * MemoryError. Spans handed out earlier move: a family sets each record's
+ * ad pointer only after all are taken (ad_fix). */
+static aeskit_span *more_spans(aeskit_batch *b, size_t n)
 {
     if (b->cap_spans - b->n_spans < n) {
         size_t cap = b->cap_spans ? 2 * b->cap_spans : 16;
@@ -166,7 +180,9 @@ aeskit_span *aeskit_batch_spans(aeskit_batch *b, size_t n)
     return first;
 }
 
-void aeskit_batch_ad_fix(aeskit_batch *b)
+/* Turns each record's ad, which holds an index into b->spans (cast),
+ * into the pointer it stands for. */
+static void ad_fix(aeskit_batch *b)
 {
     for (size_t i = 0; i < b->n; i++)
         if (b->msgs[i].n_ad > 0)
@@ -250,7 +266,10 @@ static int worth_release(const aeskit_batch *b)
     return work >= AESKIT_GIL_THRESHOLD;
 }
 
-size_t aeskit_batch_run(aeskit_batch *b, aeskit_batch_job job, const void *key, int enc,
+/* Runs job over every record with the GIL released (one release for the
+ * whole batch), split over up to threads OS threads; sets b->ok and
+ * returns the count that failed. */
+static size_t batch_run(aeskit_batch *b, aeskit_batch_job job, const void *key, int enc,
                         unsigned threads)
 {
     if (threads > b->n)
@@ -299,7 +318,10 @@ size_t aeskit_batch_run(aeskit_batch *b, aeskit_batch_job job, const void *key, 
 
 /* ---- failures ------------------------------------------------------- */
 
-int aeskit_batch_fail(aeskit_batch *b, PyObject *exc, const char *what)
+/* The failure of a batch: exc (InvalidTag, InvalidUnwrap, ValueError) with
+ * message "<what> failed for N of n messages (indices i, j, ...)" and
+ * the attribute failed, the list of the indices that failed. -1. */
+static int batch_fail(aeskit_batch *b, PyObject *exc, const char *what)
 {
     PyObject *failed = PyList_New(0);
     char shown[160] = "";
@@ -321,9 +343,10 @@ int aeskit_batch_fail(aeskit_batch *b, PyObject *exc, const char *what)
             used += (size_t)PyOS_snprintf(shown + used, sizeof shown - used, "%s%zu",
                                           count > 1 ? ", " : "", i);
     }
-    aeskit_error(exc, b->at, "%s failed for %zu of %zu message%s (index%s %s%s); nothing is "
+    aeskit_error(exc, b->at, "%s failed for %zu of %zu message%s (%s %s%s); nothing is "
                  "returned, and the failed indices are in .failed", what, count, b->n,
-                 b->n == 1 ? "" : "s", count == 1 ? "" : "es", shown, count > 8 ? ", ..." : "");
+                 b->n == 1 ? "" : "s", count == 1 ? "index" : "indices", shown,
+                 count > 8 ? ", ..." : "");
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
     PyErr_NormalizeException(&type, &value, &tb);
@@ -336,6 +359,19 @@ int aeskit_batch_fail(aeskit_batch *b, PyObject *exc, const char *what)
     }
     Py_DECREF(failed);
     return -1;
+}
+
+/* Offset i of o. */
+static inline uint64_t offset_at(const aeskit_offsets *o, size_t i)
+{
+    if (o->width == 4) {
+        int32_t v;
+        memcpy(&v, o->p + 4 * i, 4);
+        return (uint64_t)(uint32_t)v;
+    }
+    int64_t v;
+    memcpy(&v, o->p + 8 * i, 8);
+    return (uint64_t)v;
 }
 
 /* ---- the packed form -------------------------------------------------- */
@@ -360,7 +396,12 @@ static unsigned int_width(const Py_buffer *v)
     return 0;
 }
 
-int aeskit_batch_offsets(aeskit_batch *b, const char *arg, PyObject *obj, size_t data_len,
+/* The offsets argument arg over data of data_len bytes: a buffer of n + 1
+ * int32 or int64 (format i, l, q or their kin; or plain bytes-like, taken
+ * as int64 if width_hint is 8, else refused), monotone, the last at most
+ * data_len. -1 with TypeError or ValueError naming at and arg, before any
+ * work. */
+static int batch_offsets(aeskit_batch *b, const char *arg, PyObject *obj, size_t data_len,
                          aeskit_offsets *o)
 {
     Py_buffer *v = new_view(b);
@@ -382,12 +423,12 @@ int aeskit_batch_offsets(aeskit_batch *b, const char *arg, PyObject *obj, size_t
         return aeskit_error(PyExc_ValueError, b->at, "%s must hold n + 1 offsets, at least "
                             "one, got none", arg);
     o->n = count - 1;
-    uint64_t prev = aeskit_offset_at(o, 0);
+    uint64_t prev = offset_at(o, 0);
     if (o->width == 4 ? (int64_t)(int32_t)prev < 0 : (int64_t)prev < 0)
         return aeskit_error(PyExc_ValueError, b->at, "%s[0] must be at least 0, got %lld", arg,
                             o->width == 4 ? (long long)(int32_t)prev : (long long)prev);
     for (size_t i = 1; i <= o->n; i++) {
-        const uint64_t cur = aeskit_offset_at(o, i);
+        const uint64_t cur = offset_at(o, i);
         const int neg = o->width == 4 ? (int32_t)cur < 0 : (int64_t)cur < 0;
         if (neg || cur < prev)
             return aeskit_error(PyExc_ValueError, b->at, "%s must not decrease: %s[%zu] is "
@@ -506,12 +547,19 @@ int aeskit_batch_on_failure(aeskit_at at, PyObject *obj, int *zero)
     return aeskit_err_choice(at, "on_failure", "'raise' or 'zero'", obj);
 }
 
+/* 1 if p[0..a) and q[0..b) share a byte. */
+static inline int meets(const void *p, size_t a, const void *q, size_t b)
+{
+    const uintptr_t x = (uintptr_t)p, y = (uintptr_t)q;
+    return a > 0 && b > 0 && x < y + b && y < x + a;
+}
+
 /* dst (dst_len bytes written) against src (src_len): apart, or (in_place
  * allowed) the same start; else -1 with ValueError naming at. */
 static int check_overlap(aeskit_at at, const void *src, size_t src_len, const void *dst,
                          size_t dst_len, int in_place)
 {
-    if (!aeskit_meets(src, src_len, dst, dst_len) || (in_place && src == dst))
+    if (!meets(src, src_len, dst, dst_len) || (in_place && src == dst))
         return 0;
     if (in_place)
         return aeskit_error(PyExc_ValueError, at, "dst partially overlaps src: pass src "
@@ -524,27 +572,24 @@ static int check_overlap(aeskit_at at, const void *src, size_t src_len, const vo
 
 /* ---- collecting the arguments ------------------------------------------ */
 
-/* Record i's associated data: the items of one message, taken from a
- * buffer (list 0) or a list or tuple of them (list 1; None: none) into
- * new spans; the record keeps their first index until aeskit_batch_ad_fix. */
-static int take_ad(aeskit_batch *b, const aeskit_batch_shape *s, PyObject *item, size_t i,
+/* Record i's associated data, item i of items: a buffer (list 0) or a list
+ * or tuple of them (list 1); None: none. Into new spans; the record keeps
+ * their first index until ad_fix. */
+static int take_ad(aeskit_batch *b, const aeskit_batch_shape *s, PyObject *items, size_t i,
                    int list)
 {
     char name[64];
     aeskit_batch_msg *m = &b->msgs[i];
+    PyObject *item = PyTuple_GET_ITEM(items, (Py_ssize_t)i);
     if (item == Py_None)
         return 0;
     if (!list) {
-        aeskit_span *sp = aeskit_batch_spans(b, 1);
+        aeskit_span *sp = more_spans(b, 1);
         if (sp == NULL)
             return -1;
         m->ad = (const aeskit_span *)(uintptr_t)(sp - b->spans);
         m->n_ad = 1;
-        PyObject *one = PyTuple_Pack(1, item);
-        if (one == NULL || hold(b, one) < 0)
-            return -1;
-        aeskit_batch_name(name, sizeof name, "associated_data", i);
-        return aeskit_batch_take(b, name, one, 0, AESKIT_BUF_TEXT, &sp->p, &sp->len);
+        return take_item(b, "associated_data", items, i, AESKIT_BUF_TEXT, &sp->p, &sp->len);
     }
     if (!PyList_Check(item) && !PyTuple_Check(item))
         return aeskit_err_type(b->at, aeskit_batch_name(name, sizeof name, "associated_data",
@@ -559,7 +604,7 @@ static int take_ad(aeskit_batch *b, const aeskit_batch_shape *s, PyObject *item,
                             "%zu items, got %zu", i, s->max_ad, count);
     if (count == 0)
         return 0;
-    aeskit_span *sp = aeskit_batch_spans(b, count);
+    aeskit_span *sp = more_spans(b, count);
     if (sp == NULL)
         return -1;
     const size_t first = (size_t)(sp - b->spans);
@@ -568,7 +613,7 @@ static int take_ad(aeskit_batch *b, const aeskit_batch_shape *s, PyObject *item,
     aeskit_batch_name(name, sizeof name, "associated_data", i);
     for (size_t j = 0; j < count; j++) {
         aeskit_span *x = &b->spans[first + j];
-        if (aeskit_batch_take(b, name, t, j, AESKIT_BUF_TEXT, &x->p, &x->len) < 0)
+        if (take_item(b, name, t, j, AESKIT_BUF_TEXT, &x->p, &x->len) < 0)
             return -1;
     }
     return 0;
@@ -579,39 +624,46 @@ int aeskit_batch_collect(aeskit_batch *b, const aeskit_batch_shape *s, PyObject 
 {
     PyObject *dt, *st = NULL, *at = NULL;
     size_t n, count;
-    if (aeskit_batch_items(b, s->data, data, &dt, &n) < 0 || aeskit_batch_alloc(b, n) < 0)
+    if (take_items(b, s->data, data, &dt, &n) < 0 || alloc_records(b, n) < 0)
         return -1;
-    if (s->side != NULL && (aeskit_batch_items(b, s->side, side, &st, &count) < 0 ||
-                            aeskit_batch_same_count(b, s->side, count) < 0))
+    if (s->side != NULL && (take_items(b, s->side, side, &st, &count) < 0 ||
+                            same_count(b, s->side, count) < 0))
         return -1;
     const int for_all = ad != NULL && ad != Py_None && s->ad == AESKIT_BATCH_AD_ONE &&
                         PyObject_CheckBuffer(ad);
     if (ad != NULL && ad != Py_None && !for_all) {
-        if (aeskit_batch_items(b, "associated_data", ad, &at, &count) < 0 ||
-            aeskit_batch_same_count(b, "associated_data", count) < 0)
+        const int lists = s->ad == AESKIT_BATCH_AD_LISTS;
+        if (PyObject_CheckBuffer(ad) || PyUnicode_Check(ad) || !PySequence_Check(ad))
+            return aeskit_err_type(b->at, "associated_data", lists
+                                   ? "None, or a sequence with one list of bytes-like objects "
+                                     "(or None) per message"
+                                   : "None, one bytes-like object for every message, or a "
+                                     "sequence with one per message", ad,
+                                   lists && PyObject_CheckBuffer(ad)
+                                   ? "for every message, pass [[associated_data]] * n" : NULL);
+        if (take_items(b, "associated_data", ad, &at, &count) < 0 ||
+            same_count(b, "associated_data", count) < 0)
             return -1;
     }
     aeskit_span *one = NULL;
     if (for_all) {
         Py_buffer *v;
-        if (aeskit_batch_buffer(b, "associated_data", ad, AESKIT_BUF_TEXT, &v) < 0 ||
-            (one = aeskit_batch_spans(b, 1)) == NULL)
+        if (take_buffer(b, "associated_data", ad, AESKIT_BUF_TEXT, &v) < 0 ||
+            (one = more_spans(b, 1)) == NULL)
             return -1;
         one->p = v->buf;
         one->len = (size_t)v->len;
     }
     for (size_t i = 0; i < n; i++) {
         aeskit_batch_msg *m = &b->msgs[i];
-        if (aeskit_batch_take(b, s->data, dt, i, s->data_flags, &m->src, &m->len) < 0)
+        if (take_item(b, s->data, dt, i, s->data_flags, &m->src, &m->len) < 0)
             return -1;
-        if (st != NULL && aeskit_batch_take(b, s->side, st, i, 0, &m->iv, &m->iv_len) < 0)
+        if (st != NULL && take_item(b, s->side, st, i, 0, &m->iv, &m->iv_len) < 0)
             return -1;
         if (for_all) {
             m->ad = (const aeskit_span *)(uintptr_t)0;
             m->n_ad = 1;
-        } else if (at != NULL &&
-                   take_ad(b, s, PyTuple_GET_ITEM(at, (Py_ssize_t)i), i,
-                           s->ad == AESKIT_BATCH_AD_LISTS) < 0) {
+        } else if (at != NULL && take_ad(b, s, at, i, s->ad == AESKIT_BATCH_AD_LISTS) < 0) {
             return -1;
         }
     }
@@ -624,14 +676,14 @@ int aeskit_batch_collect_packed(aeskit_batch *b, const aeskit_batch_shape *s, Py
 {
     Py_buffer *sv, *iv = NULL, *av = NULL;
     aeskit_offsets ao;
-    if (aeskit_batch_buffer(b, "src", src, s->data_flags, &sv) < 0 ||
-        aeskit_batch_offsets(b, "offsets", offsets, (size_t)sv->len, o) < 0 ||
-        aeskit_batch_alloc(b, o->n) < 0)
+    if (take_buffer(b, "src", src, s->data_flags, &sv) < 0 ||
+        batch_offsets(b, "offsets", offsets, (size_t)sv->len, o) < 0 ||
+        alloc_records(b, o->n) < 0)
         return -1;
     const size_t n = o->n;
     size_t w = 0;
     if (s->side != NULL) {
-        if (aeskit_batch_buffer(b, s->side, side, 0, &iv) < 0)
+        if (take_buffer(b, s->side, side, 0, &iv) < 0)
             return -1;
         w = n ? (size_t)iv->len / n : 0;
         if ((size_t)iv->len != w * n)
@@ -645,10 +697,10 @@ int aeskit_batch_collect_packed(aeskit_batch *b, const aeskit_batch_shape *s, Py
     if (ad != NULL && ad != Py_None) {
         if (s->ad == AESKIT_BATCH_AD_NONE)
             return aeskit_error(PyExc_TypeError, b->at, "this mode takes no associated_data");
-        if (aeskit_batch_buffer(b, "associated_data", ad, AESKIT_BUF_TEXT, &av) < 0)
+        if (take_buffer(b, "associated_data", ad, AESKIT_BUF_TEXT, &av) < 0)
             return -1;
         if (ad_offsets != NULL && ad_offsets != Py_None) {
-            if (aeskit_batch_offsets(b, "ad_offsets", ad_offsets, (size_t)av->len, &ao) < 0)
+            if (batch_offsets(b, "ad_offsets", ad_offsets, (size_t)av->len, &ao) < 0)
                 return -1;
             if (ao.n != n)
                 return aeskit_error(PyExc_ValueError, b->at, "ad_offsets must have one offset "
@@ -656,7 +708,7 @@ int aeskit_batch_collect_packed(aeskit_batch *b, const aeskit_batch_shape *s, Py
         }
     }
     const int per_message = av != NULL && ad_offsets != NULL && ad_offsets != Py_None;
-    aeskit_span *spans = av == NULL ? NULL : aeskit_batch_spans(b, per_message ? n : 1);
+    aeskit_span *spans = av == NULL ? NULL : more_spans(b, per_message ? n : 1);
     if (av != NULL && spans == NULL)
         return -1;
     if (av != NULL && !per_message) {
@@ -665,9 +717,9 @@ int aeskit_batch_collect_packed(aeskit_batch *b, const aeskit_batch_shape *s, Py
     }
     for (size_t i = 0; i < n; i++) {
         aeskit_batch_msg *m = &b->msgs[i];
-        const uint64_t at = aeskit_offset_at(o, i);
+        const uint64_t at = offset_at(o, i);
         m->src = (const uint8_t *)sv->buf + at;
-        m->len = (size_t)(aeskit_offset_at(o, i + 1) - at);
+        m->len = (size_t)(offset_at(o, i + 1) - at);
         if (iv != NULL) {
             m->iv = (const uint8_t *)iv->buf + i * w;
             m->iv_len = w;
@@ -677,9 +729,9 @@ int aeskit_batch_collect_packed(aeskit_batch *b, const aeskit_batch_shape *s, Py
             m->n_ad = 1;
         }
         if (per_message) {
-            const uint64_t a = aeskit_offset_at(&ao, i);
+            const uint64_t a = offset_at(&ao, i);
             spans[i].p = (const uint8_t *)av->buf + a;
-            spans[i].len = (size_t)(aeskit_offset_at(&ao, i + 1) - a);
+            spans[i].len = (size_t)(offset_at(&ao, i + 1) - a);
         }
     }
     return 0;
@@ -689,7 +741,7 @@ int aeskit_batch_collect_packed(aeskit_batch *b, const aeskit_batch_shape *s, Py
 
 static int check_all(aeskit_batch *b, const aeskit_batch_ops *ops, const void *key, int enc)
 {
-    aeskit_batch_ad_fix(b);
+    ad_fix(b);
     for (size_t i = 0; i < b->n; i++)
         if (ops->check(b, key, enc, i) < 0)
             return -1;
@@ -721,13 +773,13 @@ PyObject *aeskit_batch_seq(aeskit_batch *b, const aeskit_batch_ops *ops, const v
     }
     for (size_t i = 0; i < b->n; i++)
         room[i] = b->msgs[i].out_len;
-    const size_t failed = aeskit_batch_run(b, ops->job, key, enc, threads);
+    const size_t failed = batch_run(b, ops->job, key, enc, threads);
     if (failed != 0) {
         for (size_t i = 0; i < b->n; i++)
             aeskit_secure_zero(b->msgs[i].dst, room[i]);
         PyMem_Free(room);
         Py_DECREF(list);
-        aeskit_batch_fail(b, exc, what);
+        batch_fail(b, exc, what);
         return NULL;
     }
     for (size_t i = 0; i < b->n; i++) {
@@ -755,7 +807,7 @@ PyObject *aeskit_batch_packed(aeskit_batch *b, const aeskit_batch_ops *ops, cons
     Py_buffer *dv;
     size_t total;
     if (check_all(b, ops, key, enc) < 0 ||
-        aeskit_batch_buffer(b, "dst", dst, AESKIT_BUF_WRITABLE, &dv) < 0)
+        take_buffer(b, "dst", dst, AESKIT_BUF_WRITABLE, &dv) < 0)
         return NULL;
     PyObject *out = offsets_out(b, offsets, o, &total);
     if (out == NULL)
@@ -784,11 +836,11 @@ PyObject *aeskit_batch_packed(aeskit_batch *b, const aeskit_batch_ops *ops, cons
         room[i] = b->msgs[i].out_len;
         p += room[i];
     }
-    const size_t failed = aeskit_batch_run(b, ops->job, key, enc, threads);
+    const size_t failed = batch_run(b, ops->job, key, enc, threads);
     PyObject *r = NULL;
     if (failed != 0 && !zero) {
         aeskit_secure_zero(dv->buf, total);
-        aeskit_batch_fail(b, exc, what);
+        batch_fail(b, exc, what);
         goto done;
     }
     int moved = 0;
@@ -816,5 +868,52 @@ PyObject *aeskit_batch_packed(aeskit_batch *b, const aeskit_batch_ops *ops, cons
 done:
     PyMem_Free(room);
     Py_XDECREF(out);
+    return r;
+}
+
+/* ---- a method without associated data ---------------------------------- */
+
+PyObject *aeskit_batch_call(PyObject *op, PyObject *const *argv, Py_ssize_t nargs,
+                            PyObject *kwnames, const char *fname, int into,
+                            const aeskit_batch_shape *s, const aeskit_batch_ops *ops, int enc,
+                            int in_place, PyObject *exc, const char *what)
+{
+    const int has_side = s->side != NULL;
+    const int after = has_side && s->side_after && !into;
+    const char *const names[3][5] = {
+        {s->side, s->data, "threads"},
+        {s->side, "src", "offsets", "dst", "threads"},
+        {s->data, s->side, "threads"},
+    };
+    const int npos = (into ? 4 : 2) - !has_side;
+    const aeskit_params params = {fname, names[after ? 2 : into] + !has_side, npos + 1, npos,
+                                  npos};
+    PyObject *a[5] = {NULL};
+    if (aeskit_parse(Py_TYPE(op), &params, argv, nargs, kwnames, a + !has_side) < 0)
+        return NULL;
+    if (after) {
+        PyObject *data = a[0];
+        a[0] = a[1];
+        a[1] = data;
+    }
+    const aeskit_at at = AESKIT_AT(op, fname);
+    aeskit_batch_shape shape = *s;
+    if (into)
+        shape.data = "src";
+    aeskit_batch b;
+    aeskit_batch_init(&b, at);
+    PyObject *r = NULL;
+    unsigned threads;
+    aeskit_offsets o;
+    if (!into) {
+        if (aeskit_batch_threads(at, a[2], &threads) == 0 &&
+            aeskit_batch_collect(&b, &shape, a[0], a[1], NULL) == 0)
+            r = aeskit_batch_seq(&b, ops, op, enc, threads, exc, what);
+    } else if (aeskit_batch_threads(at, a[4], &threads) == 0 &&
+               aeskit_batch_collect_packed(&b, &shape, a[0], a[1], a[2], NULL, NULL, &o) == 0) {
+        r = aeskit_batch_packed(&b, ops, op, enc, threads, &o, a[2], a[3], in_place, 0, exc,
+                                what);
+    }
+    aeskit_batch_release(&b);
     return r;
 }

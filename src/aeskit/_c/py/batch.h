@@ -9,10 +9,10 @@
  *
  * Two ways in, one engine:
  *   - the sequence form: each argument a sequence of bytes-like objects,
- *     one per message (aeskit_batch_items), each output a new bytes object;
+ *     one per message (aeskit_batch_collect), each output a new bytes object;
  *   - the packed form: the messages back to back in one buffer with n + 1
  *     int32 or int64 offsets, the Arrow binary-column layout
- *     (aeskit_batch_offsets), the outputs back to back in dst.
+ *     (aeskit_batch_collect_packed), the outputs back to back in dst.
  * Every check is made, and every buffer taken (which pins it), before any
  * job runs; a failed batch zeroes what it wrote (the sequence form: every
  * output; the packed form: every output, or with on_failure="zero" only
@@ -65,55 +65,12 @@ typedef struct {
 void aeskit_batch_init(aeskit_batch *b, aeskit_at at);
 void aeskit_batch_release(aeskit_batch *b);
 
-/* Allocates b->msgs and b->ok for n messages (zeroed); -1 with
- * MemoryError. */
-int aeskit_batch_alloc(aeskit_batch *b, size_t n);
-
-/* The sequence argument arg (a list, tuple or other sequence, not a
- * bytes-like object) as a tuple held by b; *n its length. -1 with
- * TypeError naming at and arg. */
-int aeskit_batch_items(aeskit_batch *b, const char *arg, PyObject *obj, PyObject **tuple,
-                       size_t *n);
-
-/* 0 if count (of arg) is b->n, else -1 with ValueError naming both. */
-int aeskit_batch_same_count(aeskit_batch *b, const char *arg, size_t count);
-
-/* Takes item i of tuple (argument arg) as a buffer held by b: 0 with *p
- * and *len set, or -1 with TypeError naming arg[i]. flags: AESKIT_BUF_*. */
-int aeskit_batch_take(aeskit_batch *b, const char *arg, PyObject *tuple, size_t i,
-                      unsigned flags, const uint8_t **p, size_t *len);
-
-/* Takes a whole buffer argument (writable with AESKIT_BUF_WRITABLE) held
- * by b; -1 with TypeError naming arg. */
-int aeskit_batch_buffer(aeskit_batch *b, const char *arg, PyObject *obj, unsigned flags,
-                        Py_buffer **view);
-
-/* n spans more for b's associated data: the first, or NULL with
- * MemoryError. Spans handed out earlier move: a family sets each record's
- * ad pointer only after all are taken (aeskit_batch_ad_fix). */
-aeskit_span *aeskit_batch_spans(aeskit_batch *b, size_t n);
-
-/* Turns each record's ad, which holds an index into b->spans (cast),
- * into the pointer it stands for. */
-void aeskit_batch_ad_fix(aeskit_batch *b);
-
 /* "arg[i]" into buf, for a message about one item. */
 const char *aeskit_batch_name(char *buf, size_t cap, const char *arg, size_t i);
 
 /* threads= (NULL: not given): 1 to AESKIT_BATCH_MAX_THREADS into *out; -1
  * with TypeError or ValueError naming at. */
 int aeskit_batch_threads(aeskit_at at, PyObject *obj, unsigned *out);
-
-/* Runs job over every record with the GIL released (one release for the
- * whole batch), split over up to threads OS threads; sets b->ok and
- * returns the count that failed. */
-size_t aeskit_batch_run(aeskit_batch *b, aeskit_batch_job job, const void *key, int enc,
-                        unsigned threads);
-
-/* The failure of a batch: exc (InvalidTag, InvalidUnwrap, ValueError) with
- * message "<what> failed for N of n messages (indices i, j, ...)" and
- * the attribute failed, the list of the indices that failed. -1. */
-int aeskit_batch_fail(aeskit_batch *b, PyObject *exc, const char *what);
 
 /* ---- a family's batch: its shape and its operations -------------------- */
 
@@ -132,11 +89,13 @@ typedef struct {
     int ad;                     /* AESKIT_BATCH_AD_* */
     size_t max_ad;              /* items per message, for AESKIT_BATCH_AD_LISTS */
     unsigned data_flags;        /* AESKIT_BUF_TEXT where text is the usual mistake */
+    uint8_t side_after;         /* the sequence form takes side after data (verify_many) */
 } aeskit_batch_shape;
 
 typedef struct {
     aeskit_batch_job job;
-    /* With the GIL, before any job (the records' ad pointers set): checks record i as the one-shot call
+    /* With the GIL, before any job (the records' ad pointers set): checks
+     * record i as the one-shot call
      * checks its arguments (the side item's length, the mode's limits),
      * naming the item, and sets its out_len to the most it writes; -1 with
      * an exception. */
@@ -166,27 +125,6 @@ typedef struct {
     unsigned width;             /* 4 (int32) or 8 (int64) */
 } aeskit_offsets;
 
-/* The offsets argument arg over data of data_len bytes: a buffer of n + 1
- * int32 or int64 (format i, l, q or their kin; or plain bytes-like, taken
- * as int64 if width_hint is 8, else refused), monotone, the last at most
- * data_len. -1 with TypeError or ValueError naming at and arg, before any
- * work. */
-int aeskit_batch_offsets(aeskit_batch *b, const char *arg, PyObject *obj, size_t data_len,
-                         aeskit_offsets *o);
-
-/* Offset i of o. */
-static inline uint64_t aeskit_offset_at(const aeskit_offsets *o, size_t i)
-{
-    if (o->width == 4) {
-        int32_t v;
-        memcpy(&v, o->p + 4 * i, 4);
-        return (uint64_t)(uint32_t)v;
-    }
-    int64_t v;
-    memcpy(&v, o->p + 8 * i, 8);
-    return (uint64_t)v;
-}
-
 /* The packed form's arguments into b's records: src with offsets (n + 1
  * of them, into *o), side one buffer of n equal items, ad None, one buffer
  * for all (ad_offsets None) or packed with ad_offsets. -1 with an
@@ -207,15 +145,18 @@ PyObject *aeskit_batch_packed(aeskit_batch *b, const aeskit_batch_ops *ops, cons
                               PyObject *offsets, PyObject *dst, int in_place, int zero,
                               PyObject *exc, const char *what);
 
+/* A whole batch method of a family without associated data, from its
+ * arguments to its result: the sequence form ([side,] data, *, threads=1:
+ * s->side and s->data name them) or, into, the packed form ([side,] src,
+ * offsets, dst, *, threads=1), as aeskit_batch_seq and aeskit_batch_packed
+ * say. op: the key object, the jobs' key. */
+PyObject *aeskit_batch_call(PyObject *op, PyObject *const *argv, Py_ssize_t nargs,
+                            PyObject *kwnames, const char *fname, int into,
+                            const aeskit_batch_shape *s, const aeskit_batch_ops *ops, int enc,
+                            int in_place, PyObject *exc, const char *what);
+
 /* on_failure= (NULL: not given): 0 "raise" or 1 "zero"; -1 with
  * ValueError or TypeError naming at. */
 int aeskit_batch_on_failure(aeskit_at at, PyObject *obj, int *zero);
-
-/* 1 if p[0..a) and q[0..b) share a byte. */
-static inline int aeskit_meets(const void *p, size_t a, const void *q, size_t b)
-{
-    const uintptr_t x = (uintptr_t)p, y = (uintptr_t)q;
-    return a > 0 && b > 0 && x < y + b && y < x + a;
-}
 
 #endif
