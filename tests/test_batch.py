@@ -401,3 +401,18 @@ def test_gil_released_for_the_batch():
     # With the GIL held for the call, the counting thread would not run at all until the
     # call returned; released, it counts for the whole call (hundreds of thousands).
     assert during > 1000, during
+
+
+@pytest.mark.parametrize("what", ("nonces", "associated_data"))
+def test_packed_dst_apart_from_what_later_messages_read(what):
+    """A message's output must not land on a later message's nonce or associated data."""
+    gcm = aeskit.AESGCM(bytes(16))
+    buf = bytearray(200)
+    offsets = array.array("q", [0, 16, 32])
+    src = bytes(32)
+    if what == "nonces":
+        nonces, ad = memoryview(buf)[40:64], None
+    else:
+        nonces, ad = bytes(24), memoryview(buf)[40:50]
+    with pytest.raises(ValueError, match=f"dst overlaps {what}: pass a separate buffer"):
+        gcm.encrypt_many_into(nonces, src, offsets, buf, ad)

@@ -685,6 +685,9 @@ int aeskit_batch_collect_packed(aeskit_batch *b, const aeskit_batch_shape *s, Py
     if (s->side != NULL) {
         if (take_buffer(b, s->side, side, 0, &iv) < 0)
             return -1;
+        b->side_name = s->side;
+        b->side.p = iv->buf;
+        b->side.len = (size_t)iv->len;
         w = n ? (size_t)iv->len / n : 0;
         if ((size_t)iv->len != w * n)
             return aeskit_error(PyExc_ValueError, b->at, "%s must be %zu items of one length "
@@ -699,6 +702,8 @@ int aeskit_batch_collect_packed(aeskit_batch *b, const aeskit_batch_shape *s, Py
             return aeskit_error(PyExc_TypeError, b->at, "this mode takes no associated_data");
         if (take_buffer(b, "associated_data", ad, AESKIT_BUF_TEXT, &av) < 0)
             return -1;
+        b->ad.p = av->buf;
+        b->ad.len = (size_t)av->len;
         if (ad_offsets != NULL && ad_offsets != Py_None) {
             if (batch_offsets(b, "ad_offsets", ad_offsets, (size_t)av->len, &ao) < 0)
                 return -1;
@@ -824,6 +829,18 @@ PyObject *aeskit_batch_packed(aeskit_batch *b, const aeskit_batch_ops *ops, cons
     if (check_overlap(b->at, src, src_len, dv->buf, total, in_place) < 0) {
         Py_DECREF(out);
         return NULL;
+    }
+    /* A message's output must not land on what a later message (or another
+     * thread's) still reads. */
+    const aeskit_span *read[2] = {&b->side, &b->ad};
+    const char *name[2] = {b->side_name, "associated_data"};
+    for (size_t k = 0; k < 2; k++) {
+        if (meets(read[k]->p, read[k]->len, dv->buf, total)) {
+            Py_DECREF(out);
+            aeskit_error(PyExc_ValueError, b->at, "dst overlaps %s: pass a separate buffer",
+                         name[k]);
+            return NULL;
+        }
     }
     size_t *room = PyMem_Malloc((b->n ? b->n : 1) * sizeof *room);
     if (room == NULL) {

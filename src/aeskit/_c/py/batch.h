@@ -60,6 +60,8 @@ typedef struct {
     struct aeskit_batch_views *views;   /* taken, released at the end */
     aeskit_span *spans;         /* associated data of all messages */
     size_t n_spans, cap_spans;
+    aeskit_span side, ad;       /* the packed form's side and associated data buffers */
+    const char *side_name;      /* the side's argument */
 } aeskit_batch;
 
 void aeskit_batch_init(aeskit_batch *b, aeskit_at at);
