@@ -274,6 +274,10 @@ static PyMethodDef pyca_functions[] = {
     {NULL, NULL, 0, NULL},
 };
 
+#define BATCH_METHOD(name, fn, sig, doc)                                                   \
+    {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS,                 \
+     PyDoc_STR(name "($self, " sig ", *, threads=1)\n--\n\n" doc)}
+
 static PyMethodDef key_methods[] = {
     {"wrap", (PyCFunction)(void (*)(void))key_wrap, METH_FASTCALL,
      PyDoc_STR("wrap($self, data, /)\n--\n\nWrap a key (bytes): the result is 8 bytes "
@@ -281,9 +285,6 @@ static PyMethodDef key_methods[] = {
     {"unwrap", (PyCFunction)(void (*)(void))key_unwrap, METH_FASTCALL,
      PyDoc_STR("unwrap($self, data, /)\n--\n\nThe wrapped key (bytes), or InvalidUnwrap "
                "for any wrong length or failed check (nothing is returned).")},
-#define BATCH_METHOD(name, fn, sig, doc)                                                   \
-    {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS,                 \
-     PyDoc_STR(name "($self, " sig ", *, threads=1)\n--\n\n" doc)}
     BATCH_METHOD("wrap_many", key_wrap_many, "keys_to_wrap",
                  "Wrap each key (a list of bytes): one call, the GIL released for the batch."),
     BATCH_METHOD("unwrap_many", key_unwrap_many, "wrapped_keys",
