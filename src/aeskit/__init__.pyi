@@ -757,7 +757,7 @@ class AESEAX:
 #: SIV's associated data: its components in order, a list (or a tuple).
 _Components = list[Buffer] | tuple[Buffer, ...]
 # The packed forms' offsets (n + 1 int32 or int64) and what they return: a copy of
-# offsets (numpy, array.array, ...) when copy.copy gives a writable one, else an array.
+# offsets (numpy, array.array) when its __copy__ gives a writable one, else an array.
 _Offsets = TypeVar("_Offsets", bound=Buffer)
 _OffsetsOut = _Offsets | array[int]
 

@@ -444,13 +444,12 @@ static int batch_offsets(aeskit_batch *b, const char *arg, PyObject *obj, size_t
     return 0;
 }
 
-/* A copy of like (copy.copy) if it is a writable C-contiguous buffer of
- * the same width and count; else NULL without an exception. */
+/* A copy of like by its __copy__ (numpy arrays, array.array) if that is a
+ * writable C-contiguous buffer of the same width and count; else NULL
+ * without an exception. */
 static PyObject *copy_like(PyObject *like, const aeskit_offsets *o, Py_buffer *out)
 {
-    PyObject *copy = PyImport_ImportModule("copy");
-    PyObject *r = copy != NULL ? PyObject_CallMethod(copy, "copy", "O", like) : NULL;
-    Py_XDECREF(copy);
+    PyObject *r = PyObject_CallMethod(like, "__copy__", NULL);
     if (r == NULL || r == like) {
         PyErr_Clear();
         Py_XDECREF(r);
@@ -470,8 +469,8 @@ static PyObject *copy_like(PyObject *like, const aeskit_offsets *o, Py_buffer *o
 }
 
 /* offsets_out for outputs of the records' out_len, of the same width
- * and Python type as like (a copy of it, by copy.copy, when that gives a
- * writable buffer of the same size; else an array.array of the width).
+ * and Python type as like (a copy of it, by its __copy__, when that gives
+ * a writable buffer of the same size; else an array.array of the width).
  * NULL with LimitExceeded when an int32 offset would pass 2**31 - 1.
  * *total: the bytes of dst they span. */
 static PyObject *offsets_out(aeskit_batch *b, PyObject *like, const aeskit_offsets *o,
