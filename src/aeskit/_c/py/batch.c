@@ -80,7 +80,7 @@ static int hold(aeskit_batch *b, PyObject *obj)
  * bytes-like object) as a tuple held by b; *n its length. -1 with
  * TypeError naming at and arg. */
 static int take_items(aeskit_batch *b, const char *arg, PyObject *obj, PyObject **tuple,
-                       size_t *n)
+                      size_t *n)
 {
     /* A bytes-like object is a sequence too (of ints): the usual mistake of
      * passing one message where a batch is wanted. */
@@ -131,7 +131,7 @@ static Py_buffer *new_view(aeskit_batch *b)
 /* Takes item i of tuple (argument arg) as a buffer held by b: 0 with *p
  * and *len set, or -1 with TypeError naming arg[i]. flags: AESKIT_BUF_*. */
 static int take_item(aeskit_batch *b, const char *arg, PyObject *tuple, size_t i,
-                      unsigned flags, const uint8_t **p, size_t *len)
+                     unsigned flags, const uint8_t **p, size_t *len)
 {
     Py_buffer *v = new_view(b);
     if (v == NULL)
@@ -148,7 +148,7 @@ static int take_item(aeskit_batch *b, const char *arg, PyObject *tuple, size_t i
 /* Takes a whole buffer argument (writable with AESKIT_BUF_WRITABLE) held
  * by b; -1 with TypeError naming arg. */
 static int take_buffer(aeskit_batch *b, const char *arg, PyObject *obj, unsigned flags,
-                        Py_buffer **view)
+                       Py_buffer **view)
 {
     Py_buffer *v = new_view(b);
     if (v == NULL || aeskit_take(b->at, arg, obj, v, flags) < 0)
