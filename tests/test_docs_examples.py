@@ -32,6 +32,8 @@ NONCED = {
     "AESGCMSIV": "nonce",
 }
 ENCRYPTING = ("encrypt", "encrypt_into", "encryptor")
+# the batches (docs/batch.md): a sequence of nonces, or n of them packed in one buffer
+BATCHES = ("encrypt_many", "encrypt_many_into")
 
 
 class NonceReuse(AssertionError):
@@ -51,15 +53,27 @@ def _tracked_module(seen):
 
             def __getattr__(self, name):
                 attr = getattr(self._obj, name)
-                if name not in ENCRYPTING:
+                if name not in ENCRYPTING + BATCHES:
                     return attr
 
                 def call(*args, **kwargs):
-                    nonce = bytes(args[0] if args else kwargs[argname])
-                    if (self._key, nonce) in seen:
-                        raise NonceReuse(f"{cls.__name__}.{name}: a key encrypts twice "
-                                         f"with {argname} {nonce.hex()}")
-                    seen.add((self._key, nonce))
+                    first = args[0] if args else kwargs[argname + ("s" if name in BATCHES
+                                                                    else "")]
+                    if name == "encrypt_many":
+                        nonces = [bytes(x) for x in first]
+                    elif name == "encrypt_many_into":
+                        offsets = memoryview(args[2] if len(args) > 2 else kwargs["offsets"])
+                        n = offsets.nbytes // offsets.itemsize - 1
+                        packed = bytes(first)
+                        size = len(packed) // n if n else 0
+                        nonces = [packed[i * size:(i + 1) * size] for i in range(n)]
+                    else:
+                        nonces = [bytes(first)]
+                    for nonce in nonces:
+                        if (self._key, nonce) in seen:
+                            raise NonceReuse(f"{cls.__name__}.{name}: a key encrypts twice "
+                                             f"with {argname} {nonce.hex()}")
+                        seen.add((self._key, nonce))
                     return attr(*args, **kwargs)
                 return call
 
@@ -147,6 +161,16 @@ enc = gcm.encryptor(nonce=bytes(12))
 """
     with pytest.raises(NonceReuse, match="AESGCM.encryptor"):
         _run([gcm], monkeypatch, tmp_path)
+    batch = """
+import array, aeskit
+gcm = aeskit.AESGCM(bytes(16))
+gcm.encrypt_many([bytes(12), bytes([1]) * 12], [b"a", b"b"])
+gcm.encrypt_many_into(bytes(11) + b"\\x02" + bytes([1]) * 12, b"ab", array.array("q", [0, 1, 2]),
+                      bytearray(64))
+"""
+    with pytest.raises(NonceReuse, match="AESGCM.encrypt_many_into: a key encrypts twice "
+                                         "with nonce 010101010101010101010101"):
+        _run([batch], monkeypatch, tmp_path)
 
 
 def _docs_conf():

@@ -12,6 +12,7 @@ None comes from the typed stubs. A public method or parameter that the walk find
 for fails test_every_public_method_and_parameter_has_cases. One backend (the default) is
 enough: this is the glue."""
 
+import array
 import ast
 import dataclasses
 import inspect
@@ -157,7 +158,7 @@ def _values(owner, fn):
 
 def _invoke(fn, params, values, bad_name, bad_value):
     """fn called with values, bad_value in bad_name's place; an optional parameter only
-    when it is the bad one (the API's optional ones are last or keyword-only)."""
+    when it is the bad one, by keyword where it may come so."""
     args, kwargs = [], {}
     for p in params:
         if p.name == bad_name:
@@ -166,7 +167,9 @@ def _invoke(fn, params, values, bad_name, bad_value):
             v = values[p.name]
         else:
             continue
-        if p.kind is inspect.Parameter.KEYWORD_ONLY:
+        if p.kind is inspect.Parameter.KEYWORD_ONLY or (
+                p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+                and p.default is not inspect.Parameter.empty):
             kwargs[p.name] = v
         else:
             args.append(v)
@@ -364,11 +367,154 @@ def _constructor_cases(name, cls):
                        ("padding must be None or 'pkcs7' (in any case), got b'pkcs7'",))
 
 
+# ---- the batch methods (encrypt_many, mac_many_into, ...) ------------------------------
+
+SEQUENCE = "a sequence (list, tuple) of bytes-like objects, one per message"
+
+
+def _batch_values(owner, fn):
+    """A value each parameter of a batch method takes: one message."""
+    one = _values(owner, fn.replace("_many", "").replace("_into", ""))
+    data = one["data"] if owner != "AESCMAC" else bytes(32)
+    nonce = one["nonce"]
+    if not fn.endswith("_into"):
+        return {"nonces": [nonce], "ivs": [bytes(16)], "tweaks": [bytes(16)], "data": [data],
+                "messages": [data], "tags": [bytes(16)], "keys_to_wrap": [bytes(16)],
+                "wrapped_keys": [bytes(24)]}
+    return {"nonces": nonce, "ivs": bytes(16), "tweaks": bytes(16), "src": data,
+            "offsets": array.array("q", [0, len(data)]), "dst": bytearray(8192)}
+
+
+def _batch_cases(where, owner, meth, factory):
+    """A batch method's parameters given bad values: the sequences, their items and their
+    counts, the packed buffers, their offsets, dst, and the options."""
+    values = _batch_values(owner, meth)
+    params = list(inspect.signature(getattr(factory(), meth)).parameters.values())
+    into = meth.endswith("_into")
+    siv = owner == "AESSIV"
+
+    def call_with(param, v):
+        return _caller(factory, meth, param, v, values)
+    for p in params:
+        param = p.name
+        text = param in ("data", "messages", "src", "associated_data") and owner not in KEYWRAPS
+        fix = (f"encode text first, e.g. {param}" if text else "for a hex string, bytes.fromhex")
+        if param == "threads":
+            yield Case(where, param, "str", call_with(param, "1"), TypeError,
+                       ("threads must be an int, not str",))
+            yield Case(where, param, "0", call_with(param, 0), ValueError,
+                       ("threads must be from 1 to 256, got 0",))
+        elif param == "on_failure":
+            yield Case(where, param, "ignore", call_with(param, "ignore"), ValueError,
+                       ("on_failure must be 'raise' or 'zero', got 'ignore'",))
+        elif param == "ad_offsets":
+            yield Case(where, param, "without associated_data",
+                       call_with(param, array.array("q", [0, 0])), ValueError,
+                       ("ad_offsets needs associated_data: pass both, or neither",))
+        elif param == "offsets":
+            yield Case(where, param, "bytes", call_with(param, bytes(16)), TypeError,
+                       ("offsets must be a buffer of int32 or int64", "got format 'B'"))
+            yield Case(where, param, "decreasing", call_with(param, array.array("i", [8, 0])),
+                       ValueError, ("offsets must not decrease: offsets[1] is 0, after 8",))
+            yield Case(where, param, "negative", call_with(param, array.array("q", [-1, 0])),
+                       ValueError, ("offsets[0] must be at least 0, got -1",))
+            yield Case(where, param, "past the data",
+                       call_with(param, array.array("q", [0, 1 << 20])), ValueError,
+                       ("offsets runs past its data: the last offset is 1048576",))
+        elif param == "dst":
+            yield Case(where, param, "bytes", call_with(param, bytes(8192)), TypeError,
+                       ("dst must be a writable bytes-like object, not bytes",))
+            yield Case(where, param, "too small", call_with(param, bytearray(1)), ValueError,
+                       ("dst must be at least ", "bytes for these outputs, got 1"))
+
+            def overlap():
+                whole = bytearray(8192)
+                vals = dict(values, src=memoryview(whole)[:32])
+                return _caller(factory, meth, "dst", memoryview(whole)[1:], vals)()
+            yield Case(where, param, "partly over src", overlap, ValueError,
+                       ("overlaps src",), "separate buffer")
+        elif into:   # a packed buffer: src, nonces, ivs, tweaks, associated_data
+            yield Case(where, param, "str", call_with(param, "text"), TypeError,
+                       (f"{param} must be {ANY_BUFFER}, not str",), fix)
+            if param in ("nonces", "ivs", "tweaks"):
+                yield from _batch_side_lengths(where, owner, param, call_with)
+        elif param == "associated_data":
+            words = ("None, or a sequence with one list of bytes-like objects (or None) per "
+                     "message") if siv else ("None, one bytes-like object for every message, "
+                                             "or a sequence with one per message")
+            yield Case(where, param, "int", call_with(param, 12), TypeError,
+                       (f"associated_data must be {words}, not int",))
+            item = [[b"a", "text"]] if siv else ["text"]
+            arg = "associated_data[0][1]" if siv else "associated_data[0]"
+            yield Case(where, param, "item str", call_with(param, item), TypeError,
+                       (f"{arg} must be {ANY_BUFFER}, not str",), f"{arg}.encode()", arg=arg)
+            yield Case(where, param, "count", call_with(param, [None, None]), ValueError,
+                       ("associated_data must have one item per message (1), got 2",))
+        else:        # a sequence: nonces, ivs, tweaks, data, messages, tags, keys
+            yield Case(where, param, "bytes", call_with(param, bytes(16)), TypeError,
+                       (f"{param} must be {SEQUENCE}, not bytes",),
+                       "for one message, pass a list of it")
+            yield Case(where, param, "item str", call_with(param, ["text"]), TypeError,
+                       (f"{param}[0] must be {ANY_BUFFER}, not str",),
+                       f"{fix}({param}[0])" if not text else f"{param}[0].encode()",
+                       arg=f"{param}[0]")
+            if param in ("nonces", "ivs", "tweaks", "tags"):
+                yield Case(where, param, "count", call_with(param, values[param] * 2),
+                           ValueError, (f"{param} must have one item per message (1), got 2",))
+            if param in ("nonces", "ivs", "tweaks"):
+                yield from _batch_side_lengths(where, owner, param,
+                                               lambda q, v: call_with(q, [v]))
+            if param not in ("nonces", "ivs", "tweaks"):
+                yield from _batch_data_cases(where, owner, meth, param, call_with)
+
+
+def _batch_side_lengths(where, owner, param, call_with):
+    """nonces, ivs or tweaks of a message, of a length refused; call_with(param, item)."""
+    if param == "nonces":
+        words, _, bad = NONCES[owner]
+        for n in bad:
+            yield Case(where, param, f"{n} bytes", call_with(param, bytes(n)), ValueError,
+                       (f"nonces[0] must be {words}, got {n}",), arg="nonces[0]")
+    else:
+        yield Case(where, param, "15 bytes", call_with(param, bytes(15)), ValueError,
+                   (f"{param}[0] must be 16 bytes, got 15",), arg=f"{param}[0]")
+
+
+def _batch_data_cases(where, owner, meth, param, call_with):
+    """A message of a length refused, and a message that fails its check."""
+    if param == "keys_to_wrap":
+        n, words = (15, "a multiple of 8 bytes, at least 16, got 15") if owner == "AESKW" \
+            else (0, "at least 1 byte, got 0")
+        yield Case(where, param, f"{n} bytes", call_with(param, [bytes(n)]), ValueError,
+                   (f"keys_to_wrap[0] must be {words}",), arg="keys_to_wrap[0]")
+    elif param == "wrapped_keys":
+        yield Case(where, param, "not authentic", call_with(param, [bytes(24)]),
+                   aeskit.InvalidUnwrap, ("unwrapping failed for 1 of 1 message (index 0)",
+                                          "the failed indices are in .failed"),
+                   arg="unwrapping")
+    elif param == "tags":
+        yield Case(where, param, "wrong", call_with(param, [bytes(16)]), aeskit.InvalidTag,
+                   ("verification failed for 1 of 1 message (index 0)",), arg="verification")
+    elif owner in ("AESECB", "AESCBC"):
+        yield Case(where, param, "17 bytes", call_with(param, [bytes(17)]), ValueError,
+                   ("data[0] must be a multiple of 16 bytes, got 17",),
+                   "pad it, or make the key object with padding='pkcs7'", arg="data[0]")
+    elif owner == "AESXTS":
+        yield Case(where, param, "15 bytes", call_with(param, [bytes(15)]), ValueError,
+                   ("data[0] must be at least 16 bytes for XTS, got 15",), arg="data[0]")
+    elif meth == "decrypt_many" and (owner in NONCES or owner == "AESSIV"):
+        yield Case(where, param, "wrong tag", call_with(param, [bytes(32)]), aeskit.InvalidTag,
+                   ("decryption failed for 1 of 1 message (index 0)",), arg="decryption")
+
+
 def _method_cases(name, cls, factory, stub_owner, contexts):
     """The cases of every public method of cls, its objects made by factory; the contexts
     they make are added to contexts as {context class: [(owner, maker, factory)]}."""
     for meth in _public_methods(cls):
         where = f"{stub_owner}.{meth}"
+        if meth.endswith(("_many", "_many_into")):
+            yield from _batch_cases(where, name, meth, factory)
+            continue
         params = list(inspect.signature(getattr(factory(), meth)).parameters.values())
         for p in params:
             param = p.name

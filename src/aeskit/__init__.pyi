@@ -4,7 +4,9 @@ Every key object (AESECB .. AESSIV, AESKW, AESKWP, AESCMAC) is immutable: copy.c
 copy.deepcopy return the object itself, and pickling it raises TypeError (it holds a key).
 """
 
-from typing import Final, Literal, NamedTuple, NoReturn, final
+from array import array
+from collections.abc import Sequence
+from typing import Final, Literal, NamedTuple, NoReturn, TypeVar, final
 
 from typing_extensions import Buffer, Self
 
@@ -56,7 +58,10 @@ class AlreadyFinalized(Exception):
     """A streaming context was used after finalize()."""
 
 class InvalidTag(ValueError):
-    """Authentication failed: the tag does not match."""
+    """Authentication failed: the tag does not match. Raised by a batch (decrypt_many,
+    verify_many, ...), it has the attribute failed: the list of the indices that failed."""
+
+    failed: list[int]
 
 class InvalidUnwrap(InvalidTag):
     """A wrapped key failed its integrity check, or has the wrong length: nothing was
@@ -107,6 +112,14 @@ class AESECB:
     def decrypt_into(self, data: Buffer, buf: Buffer) -> int: ...
     def encryptor(self) -> CipherContext: ...
     def decryptor(self) -> CipherContext: ...
+    def encrypt_many(self, data: Sequence[Buffer], *, threads: int = 1) -> list[bytes]: ...
+    def encrypt_many_into(
+        self, src: Buffer, offsets: _Offsets, dst: Buffer, *, threads: int = 1
+    ) -> _OffsetsOut[_Offsets]: ...
+    def decrypt_many(self, data: Sequence[Buffer], *, threads: int = 1) -> list[bytes]: ...
+    def decrypt_many_into(
+        self, src: Buffer, offsets: _Offsets, dst: Buffer, *, threads: int = 1
+    ) -> _OffsetsOut[_Offsets]: ...
     def __copy__(self) -> Self: ...
     def __deepcopy__(self, memo: object, /) -> Self: ...
 
@@ -130,6 +143,18 @@ class AESCBC:
     def decrypt_into(self, iv: Buffer, data: Buffer, buf: Buffer) -> int: ...
     def encryptor(self, iv: Buffer, /) -> CipherContext: ...
     def decryptor(self, iv: Buffer, /) -> CipherContext: ...
+    def encrypt_many(
+        self, ivs: Sequence[Buffer], data: Sequence[Buffer], *, threads: int = 1
+    ) -> list[bytes]: ...
+    def encrypt_many_into(
+        self, ivs: Buffer, src: Buffer, offsets: _Offsets, dst: Buffer, *, threads: int = 1
+    ) -> _OffsetsOut[_Offsets]: ...
+    def decrypt_many(
+        self, ivs: Sequence[Buffer], data: Sequence[Buffer], *, threads: int = 1
+    ) -> list[bytes]: ...
+    def decrypt_many_into(
+        self, ivs: Buffer, src: Buffer, offsets: _Offsets, dst: Buffer, *, threads: int = 1
+    ) -> _OffsetsOut[_Offsets]: ...
     def __copy__(self) -> Self: ...
     def __deepcopy__(self, memo: object, /) -> Self: ...
 
@@ -147,6 +172,18 @@ class AESCFB:
     def decrypt_into(self, iv: Buffer, data: Buffer, buf: Buffer) -> int: ...
     def encryptor(self, iv: Buffer, /) -> CipherContext: ...
     def decryptor(self, iv: Buffer, /) -> CipherContext: ...
+    def encrypt_many(
+        self, ivs: Sequence[Buffer], data: Sequence[Buffer], *, threads: int = 1
+    ) -> list[bytes]: ...
+    def encrypt_many_into(
+        self, ivs: Buffer, src: Buffer, offsets: _Offsets, dst: Buffer, *, threads: int = 1
+    ) -> _OffsetsOut[_Offsets]: ...
+    def decrypt_many(
+        self, ivs: Sequence[Buffer], data: Sequence[Buffer], *, threads: int = 1
+    ) -> list[bytes]: ...
+    def decrypt_many_into(
+        self, ivs: Buffer, src: Buffer, offsets: _Offsets, dst: Buffer, *, threads: int = 1
+    ) -> _OffsetsOut[_Offsets]: ...
     def __copy__(self) -> Self: ...
     def __deepcopy__(self, memo: object, /) -> Self: ...
 
@@ -164,6 +201,18 @@ class AESCFB8:
     def decrypt_into(self, iv: Buffer, data: Buffer, buf: Buffer) -> int: ...
     def encryptor(self, iv: Buffer, /) -> CipherContext: ...
     def decryptor(self, iv: Buffer, /) -> CipherContext: ...
+    def encrypt_many(
+        self, ivs: Sequence[Buffer], data: Sequence[Buffer], *, threads: int = 1
+    ) -> list[bytes]: ...
+    def encrypt_many_into(
+        self, ivs: Buffer, src: Buffer, offsets: _Offsets, dst: Buffer, *, threads: int = 1
+    ) -> _OffsetsOut[_Offsets]: ...
+    def decrypt_many(
+        self, ivs: Sequence[Buffer], data: Sequence[Buffer], *, threads: int = 1
+    ) -> list[bytes]: ...
+    def decrypt_many_into(
+        self, ivs: Buffer, src: Buffer, offsets: _Offsets, dst: Buffer, *, threads: int = 1
+    ) -> _OffsetsOut[_Offsets]: ...
     def __copy__(self) -> Self: ...
     def __deepcopy__(self, memo: object, /) -> Self: ...
 
@@ -181,6 +230,18 @@ class AESOFB:
     def decrypt_into(self, iv: Buffer, data: Buffer, buf: Buffer) -> int: ...
     def encryptor(self, iv: Buffer, /) -> CipherContext: ...
     def decryptor(self, iv: Buffer, /) -> CipherContext: ...
+    def encrypt_many(
+        self, ivs: Sequence[Buffer], data: Sequence[Buffer], *, threads: int = 1
+    ) -> list[bytes]: ...
+    def encrypt_many_into(
+        self, ivs: Buffer, src: Buffer, offsets: _Offsets, dst: Buffer, *, threads: int = 1
+    ) -> _OffsetsOut[_Offsets]: ...
+    def decrypt_many(
+        self, ivs: Sequence[Buffer], data: Sequence[Buffer], *, threads: int = 1
+    ) -> list[bytes]: ...
+    def decrypt_many_into(
+        self, ivs: Buffer, src: Buffer, offsets: _Offsets, dst: Buffer, *, threads: int = 1
+    ) -> _OffsetsOut[_Offsets]: ...
     def __copy__(self) -> Self: ...
     def __deepcopy__(self, memo: object, /) -> Self: ...
 
@@ -198,6 +259,18 @@ class AESCTR:
     def decrypt_into(self, iv: Buffer, data: Buffer, buf: Buffer) -> int: ...
     def encryptor(self, iv: Buffer, /) -> CipherContext: ...
     def decryptor(self, iv: Buffer, /) -> CipherContext: ...
+    def encrypt_many(
+        self, ivs: Sequence[Buffer], data: Sequence[Buffer], *, threads: int = 1
+    ) -> list[bytes]: ...
+    def encrypt_many_into(
+        self, ivs: Buffer, src: Buffer, offsets: _Offsets, dst: Buffer, *, threads: int = 1
+    ) -> _OffsetsOut[_Offsets]: ...
+    def decrypt_many(
+        self, ivs: Sequence[Buffer], data: Sequence[Buffer], *, threads: int = 1
+    ) -> list[bytes]: ...
+    def decrypt_many_into(
+        self, ivs: Buffer, src: Buffer, offsets: _Offsets, dst: Buffer, *, threads: int = 1
+    ) -> _OffsetsOut[_Offsets]: ...
     def __copy__(self) -> Self: ...
     def __deepcopy__(self, memo: object, /) -> Self: ...
 
@@ -228,6 +301,18 @@ class AESXTS:
     def decrypt_sectors_into(
         self, first_sector: int, data: Buffer, buf: Buffer, *, sector_size: int = 4096
     ) -> int: ...
+    def encrypt_many(
+        self, tweaks: Sequence[Buffer], data: Sequence[Buffer], *, threads: int = 1
+    ) -> list[bytes]: ...
+    def encrypt_many_into(
+        self, tweaks: Buffer, src: Buffer, offsets: _Offsets, dst: Buffer, *, threads: int = 1
+    ) -> _OffsetsOut[_Offsets]: ...
+    def decrypt_many(
+        self, tweaks: Sequence[Buffer], data: Sequence[Buffer], *, threads: int = 1
+    ) -> list[bytes]: ...
+    def decrypt_many_into(
+        self, tweaks: Buffer, src: Buffer, offsets: _Offsets, dst: Buffer, *, threads: int = 1
+    ) -> _OffsetsOut[_Offsets]: ...
     def __copy__(self) -> Self: ...
     def __deepcopy__(self, memo: object, /) -> Self: ...
 
@@ -273,6 +358,45 @@ class AESGCM:
     ) -> int: ...
     def encryptor(self, nonce: Buffer, /) -> AEADContext: ...
     def decryptor(self, nonce: Buffer, /) -> AEADContext: ...
+    def encrypt_many(
+        self,
+        nonces: Sequence[Buffer],
+        data: Sequence[Buffer],
+        associated_data: Buffer | Sequence[Buffer | None] | None = None,
+        *,
+        threads: int = 1,
+    ) -> list[bytes]: ...
+    def decrypt_many(
+        self,
+        nonces: Sequence[Buffer],
+        data: Sequence[Buffer],
+        associated_data: Buffer | Sequence[Buffer | None] | None = None,
+        *,
+        threads: int = 1,
+    ) -> list[bytes]: ...
+    def encrypt_many_into(
+        self,
+        nonces: Buffer,
+        src: Buffer,
+        offsets: _Offsets,
+        dst: Buffer,
+        associated_data: Buffer | None = None,
+        ad_offsets: Buffer | None = None,
+        *,
+        threads: int = 1,
+    ) -> _OffsetsOut[_Offsets]: ...
+    def decrypt_many_into(
+        self,
+        nonces: Buffer,
+        src: Buffer,
+        offsets: _Offsets,
+        dst: Buffer,
+        associated_data: Buffer | None = None,
+        ad_offsets: Buffer | None = None,
+        *,
+        threads: int = 1,
+        on_failure: Literal["raise", "zero"] = "raise",
+    ) -> _OffsetsOut[_Offsets] | bytearray: ...
     def __copy__(self) -> Self: ...
     def __deepcopy__(self, memo: object, /) -> Self: ...
 
@@ -299,6 +423,45 @@ class AESOCB3:
     ) -> int: ...
     def encryptor(self, nonce: Buffer, /) -> AEADContext: ...
     def decryptor(self, nonce: Buffer, /) -> AEADContext: ...
+    def encrypt_many(
+        self,
+        nonces: Sequence[Buffer],
+        data: Sequence[Buffer],
+        associated_data: Buffer | Sequence[Buffer | None] | None = None,
+        *,
+        threads: int = 1,
+    ) -> list[bytes]: ...
+    def decrypt_many(
+        self,
+        nonces: Sequence[Buffer],
+        data: Sequence[Buffer],
+        associated_data: Buffer | Sequence[Buffer | None] | None = None,
+        *,
+        threads: int = 1,
+    ) -> list[bytes]: ...
+    def encrypt_many_into(
+        self,
+        nonces: Buffer,
+        src: Buffer,
+        offsets: _Offsets,
+        dst: Buffer,
+        associated_data: Buffer | None = None,
+        ad_offsets: Buffer | None = None,
+        *,
+        threads: int = 1,
+    ) -> _OffsetsOut[_Offsets]: ...
+    def decrypt_many_into(
+        self,
+        nonces: Buffer,
+        src: Buffer,
+        offsets: _Offsets,
+        dst: Buffer,
+        associated_data: Buffer | None = None,
+        ad_offsets: Buffer | None = None,
+        *,
+        threads: int = 1,
+        on_failure: Literal["raise", "zero"] = "raise",
+    ) -> _OffsetsOut[_Offsets] | bytearray: ...
     def __copy__(self) -> Self: ...
     def __deepcopy__(self, memo: object, /) -> Self: ...
 
@@ -325,6 +488,45 @@ class AESGCMSIV:
     def decrypt_into(
         self, nonce: Buffer, data: Buffer, associated_data: Buffer | None, buf: Buffer
     ) -> int: ...
+    def encrypt_many(
+        self,
+        nonces: Sequence[Buffer],
+        data: Sequence[Buffer],
+        associated_data: Buffer | Sequence[Buffer | None] | None = None,
+        *,
+        threads: int = 1,
+    ) -> list[bytes]: ...
+    def decrypt_many(
+        self,
+        nonces: Sequence[Buffer],
+        data: Sequence[Buffer],
+        associated_data: Buffer | Sequence[Buffer | None] | None = None,
+        *,
+        threads: int = 1,
+    ) -> list[bytes]: ...
+    def encrypt_many_into(
+        self,
+        nonces: Buffer,
+        src: Buffer,
+        offsets: _Offsets,
+        dst: Buffer,
+        associated_data: Buffer | None = None,
+        ad_offsets: Buffer | None = None,
+        *,
+        threads: int = 1,
+    ) -> _OffsetsOut[_Offsets]: ...
+    def decrypt_many_into(
+        self,
+        nonces: Buffer,
+        src: Buffer,
+        offsets: _Offsets,
+        dst: Buffer,
+        associated_data: Buffer | None = None,
+        ad_offsets: Buffer | None = None,
+        *,
+        threads: int = 1,
+        on_failure: Literal["raise", "zero"] = "raise",
+    ) -> _OffsetsOut[_Offsets] | bytearray: ...
     def __copy__(self) -> Self: ...
     def __deepcopy__(self, memo: object, /) -> Self: ...
 
@@ -341,6 +543,14 @@ class AESKW:
     def key_size(self) -> int: ...
     def wrap(self, data: Buffer, /) -> bytes: ...
     def unwrap(self, data: Buffer, /) -> bytes: ...
+    def wrap_many(self, keys_to_wrap: Sequence[Buffer], *, threads: int = 1) -> list[bytes]: ...
+    def unwrap_many(self, wrapped_keys: Sequence[Buffer], *, threads: int = 1) -> list[bytes]: ...
+    def wrap_many_into(
+        self, src: Buffer, offsets: _Offsets, dst: Buffer, *, threads: int = 1
+    ) -> _OffsetsOut[_Offsets]: ...
+    def unwrap_many_into(
+        self, src: Buffer, offsets: _Offsets, dst: Buffer, *, threads: int = 1
+    ) -> _OffsetsOut[_Offsets]: ...
     def __copy__(self) -> Self: ...
     def __deepcopy__(self, memo: object, /) -> Self: ...
 
@@ -358,6 +568,14 @@ class AESKWP:
     def key_size(self) -> int: ...
     def wrap(self, data: Buffer, /) -> bytes: ...
     def unwrap(self, data: Buffer, /) -> bytes: ...
+    def wrap_many(self, keys_to_wrap: Sequence[Buffer], *, threads: int = 1) -> list[bytes]: ...
+    def unwrap_many(self, wrapped_keys: Sequence[Buffer], *, threads: int = 1) -> list[bytes]: ...
+    def wrap_many_into(
+        self, src: Buffer, offsets: _Offsets, dst: Buffer, *, threads: int = 1
+    ) -> _OffsetsOut[_Offsets]: ...
+    def unwrap_many_into(
+        self, src: Buffer, offsets: _Offsets, dst: Buffer, *, threads: int = 1
+    ) -> _OffsetsOut[_Offsets]: ...
     def __copy__(self) -> Self: ...
     def __deepcopy__(self, memo: object, /) -> Self: ...
 
@@ -385,6 +603,45 @@ class AESCCM:
     def decrypt_into(
         self, nonce: Buffer, data: Buffer, associated_data: Buffer | None, buf: Buffer
     ) -> int: ...
+    def encrypt_many(
+        self,
+        nonces: Sequence[Buffer],
+        data: Sequence[Buffer],
+        associated_data: Buffer | Sequence[Buffer | None] | None = None,
+        *,
+        threads: int = 1,
+    ) -> list[bytes]: ...
+    def decrypt_many(
+        self,
+        nonces: Sequence[Buffer],
+        data: Sequence[Buffer],
+        associated_data: Buffer | Sequence[Buffer | None] | None = None,
+        *,
+        threads: int = 1,
+    ) -> list[bytes]: ...
+    def encrypt_many_into(
+        self,
+        nonces: Buffer,
+        src: Buffer,
+        offsets: _Offsets,
+        dst: Buffer,
+        associated_data: Buffer | None = None,
+        ad_offsets: Buffer | None = None,
+        *,
+        threads: int = 1,
+    ) -> _OffsetsOut[_Offsets]: ...
+    def decrypt_many_into(
+        self,
+        nonces: Buffer,
+        src: Buffer,
+        offsets: _Offsets,
+        dst: Buffer,
+        associated_data: Buffer | None = None,
+        ad_offsets: Buffer | None = None,
+        *,
+        threads: int = 1,
+        on_failure: Literal["raise", "zero"] = "raise",
+    ) -> _OffsetsOut[_Offsets] | bytearray: ...
     def __copy__(self) -> Self: ...
     def __deepcopy__(self, memo: object, /) -> Self: ...
 
@@ -422,6 +679,13 @@ class AESCMAC:
     def mac(self, data: Buffer, /) -> bytes: ...
     def verify(self, data: Buffer, tag: Buffer, /) -> None: ...
     def new(self, data: Buffer | None = None, /) -> MACContext: ...
+    def mac_many(self, messages: Sequence[Buffer], *, threads: int = 1) -> list[bytes]: ...
+    def mac_many_into(
+        self, src: Buffer, offsets: _Offsets, dst: Buffer, *, threads: int = 1
+    ) -> _OffsetsOut[_Offsets]: ...
+    def verify_many(
+        self, messages: Sequence[Buffer], tags: Sequence[Buffer], *, threads: int = 1
+    ) -> None: ...
     def __copy__(self) -> Self: ...
     def __deepcopy__(self, memo: object, /) -> Self: ...
 
@@ -449,11 +713,54 @@ class AESEAX:
     ) -> int: ...
     def encryptor(self, nonce: Buffer, /) -> AEADContext: ...
     def decryptor(self, nonce: Buffer, /) -> AEADContext: ...
+    def encrypt_many(
+        self,
+        nonces: Sequence[Buffer],
+        data: Sequence[Buffer],
+        associated_data: Buffer | Sequence[Buffer | None] | None = None,
+        *,
+        threads: int = 1,
+    ) -> list[bytes]: ...
+    def decrypt_many(
+        self,
+        nonces: Sequence[Buffer],
+        data: Sequence[Buffer],
+        associated_data: Buffer | Sequence[Buffer | None] | None = None,
+        *,
+        threads: int = 1,
+    ) -> list[bytes]: ...
+    def encrypt_many_into(
+        self,
+        nonces: Buffer,
+        src: Buffer,
+        offsets: _Offsets,
+        dst: Buffer,
+        associated_data: Buffer | None = None,
+        ad_offsets: Buffer | None = None,
+        *,
+        threads: int = 1,
+    ) -> _OffsetsOut[_Offsets]: ...
+    def decrypt_many_into(
+        self,
+        nonces: Buffer,
+        src: Buffer,
+        offsets: _Offsets,
+        dst: Buffer,
+        associated_data: Buffer | None = None,
+        ad_offsets: Buffer | None = None,
+        *,
+        threads: int = 1,
+        on_failure: Literal["raise", "zero"] = "raise",
+    ) -> _OffsetsOut[_Offsets] | bytearray: ...
     def __copy__(self) -> Self: ...
     def __deepcopy__(self, memo: object, /) -> Self: ...
 
 #: SIV's associated data: its components in order, a list (or a tuple).
 _Components = list[Buffer] | tuple[Buffer, ...]
+# The packed forms' offsets (n + 1 int32 or int64) and what they return: a copy of
+# offsets (numpy, array.array) when its __copy__ gives a writable one, else an array.
+_Offsets = TypeVar("_Offsets", bound=Buffer)
+_OffsetsOut = _Offsets | array[int]
 
 @final
 class AESSIV:
@@ -480,6 +787,41 @@ class AESSIV:
     def decrypt_into(
         self, data: Buffer, associated_data: _Components | None, buf: Buffer
     ) -> int: ...
+    def encrypt_many(
+        self,
+        data: Sequence[Buffer],
+        associated_data: Sequence[_Components | None] | None = None,
+        *,
+        threads: int = 1,
+    ) -> list[bytes]: ...
+    def decrypt_many(
+        self,
+        data: Sequence[Buffer],
+        associated_data: Sequence[_Components | None] | None = None,
+        *,
+        threads: int = 1,
+    ) -> list[bytes]: ...
+    def encrypt_many_into(
+        self,
+        src: Buffer,
+        offsets: _Offsets,
+        dst: Buffer,
+        associated_data: Buffer | None = None,
+        ad_offsets: Buffer | None = None,
+        *,
+        threads: int = 1,
+    ) -> _OffsetsOut[_Offsets]: ...
+    def decrypt_many_into(
+        self,
+        src: Buffer,
+        offsets: _Offsets,
+        dst: Buffer,
+        associated_data: Buffer | None = None,
+        ad_offsets: Buffer | None = None,
+        *,
+        threads: int = 1,
+        on_failure: Literal["raise", "zero"] = "raise",
+    ) -> _OffsetsOut[_Offsets] | bytearray: ...
     def __copy__(self) -> Self: ...
     def __deepcopy__(self, memo: object, /) -> Self: ...
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import aeskit
 
-from . import floor, paths, plot, report, selfcheck, sizes, system
+from . import batch, floor, paths, plot, report, selfcheck, sizes, system
 from .anomaly import find_anomalies
 from .measure import Budget, GroupResult, Noise, Series, Settings, run_group
 from .progress import Progress
@@ -126,6 +126,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     view.add_argument("--log-y", action="store_true",
                       help="MiB/s on a log scale in the terminal and file plots, so slow "
                            "peers and portable do not sit flat on zero; implies --sizes")
+    view.add_argument("--batch", action="store_true",
+                      help="the batch view instead: n messages of L bytes in one batch call "
+                           "(packed and sequence forms) beside one call per message and "
+                           "pyca's, per message; --modes (default "
+                           f"{','.join(batch.DEFAULT_MODES)}), --backend (one), --quick "
+                           "(a smaller grid), --repetitions and --cpu-mhz apply")
     view.add_argument("--json", nargs="?", const="-", metavar="FILE",
                       help="write JSON with metadata to FILE, or alone to stdout")
     view.add_argument("--csv", nargs="?", const="-", metavar="FILE",
@@ -737,6 +743,8 @@ def _color() -> bool:
 
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """The whole command: exit status 0, or 130 after Ctrl-C (with what was measured)."""
+    if args.batch:
+        return batch.run(args, parser)
     opts = resolve(args, parser)
     progress = Progress()
     try:

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "api.h"
+#include "batch.h"
 #include "buffers.h"
 #include "common.h"
 #include "guard.h"
@@ -347,6 +348,119 @@ done:
 
 AESKIT_CALL_METHODS(aead, , aead_oneshot)
 
+/* ---- batches (py/batch.h) ----------------------------------------------- */
+
+/* One message of a batch: sealed, or opened and its tag compared (a
+ * message shorter than the tag fails, as a wrong tag does). dst is apart
+ * from everything the message reads. */
+static int aead_job(const void *key, int enc, aeskit_batch_msg *m)
+{
+    const AeadObject *self = key;
+    const struct aeskit_aead *d = self->head.aead;
+    const size_t t = self->head.tag_len;
+    const aeskit_aead_msg msg = {
+        .nonce = m->iv, .nonce_len = m->iv_len, .ad = m->ad, .n_ad = m->n_ad,
+    };
+    if (enc) {
+        uint8_t tag[16];
+        d->seal(self->ks, &msg, m->dst + (d->tag_first ? t : 0), m->src, m->len, tag);
+        memcpy(d->tag_first ? m->dst : m->dst + m->len, tag, t);
+        aeskit_secure_zero(tag, sizeof tag);
+        return 1;
+    }
+    if (m->len < t)
+        return 0;
+    const size_t body = m->len - t;
+    const uint8_t *in = m->src + (d->tag_first ? t : 0);
+    const uint8_t *want = d->tag_first ? m->src : m->src + body;
+    return aeskit_aead_open_verified(d, self->ks, &msg, m->dst, in, body, want, t);
+}
+
+/* A message's checks, as the one-shot call's: its nonce, its limits. */
+static int aead_check(aeskit_batch *b, const void *key, int enc, size_t i)
+{
+    const AeadObject *self = key;
+    const struct aeskit_aead *d = self->head.aead;
+    aeskit_batch_msg *m = &b->msgs[i];
+    const size_t t = self->head.tag_len;
+    char name[64];
+    if (d->nonce_max > 0 && (m->iv_len < d->nonce_min || m->iv_len > d->nonce_max))
+        return aeskit_err_length(b->at, aeskit_batch_name(name, sizeof name, "nonces", i),
+                                 d->nonce_min, d->nonce_max, d->nonce_note, m->iv_len);
+    if (!enc && m->len < t) {
+        m->out_len = 0;
+        return 0;
+    }
+    uint64_t ad_total = 0;
+    for (size_t j = 0; j < m->n_ad; j++)
+        ad_total += m->ad[j].len;
+    const size_t body = enc ? m->len : m->len - t;
+    if (check_limits(b->at, d, ad_total, aeskit_aead_max_data(d, m->iv_len), body, 0) < 0)
+        return -1;
+    m->out_len = enc ? m->len + t : body;
+    return 0;
+}
+
+static const aeskit_batch_ops aead_batch_ops = {aead_job, aead_check};
+
+/* encrypt_many / decrypt_many ([nonces,] data, associated_data=None, *,
+ * threads=1) and their packed forms ([nonces,] src, offsets, dst,
+ * associated_data=None, ad_offsets=None, *, [on_failure="raise",]
+ * threads=1). */
+static PyObject *aead_many(PyObject *op, PyObject *const *argv, Py_ssize_t nargs,
+                           PyObject *kwnames, int enc, int into, const char *fname)
+{
+    static const char *const names[2][2][8] = {
+        {{"nonces", "data", "associated_data", "threads"},
+         {"nonces", "src", "offsets", "dst", "associated_data", "ad_offsets", "threads",
+          "on_failure"}},
+        {{"nonces", "data", "associated_data", "threads"},
+         {"nonces", "src", "offsets", "dst", "associated_data", "ad_offsets", "threads"}},
+    };
+    AeadObject *self = (AeadObject *)op;
+    const struct aeskit_aead *d = self->head.aead;
+    const int has_nonce = d->nonce_max > 0;
+    /* without a nonce, the names from the second on */
+    const int n = (into ? 7 + !enc : 4) - !has_nonce, npos = (into ? 6 : 3) - !has_nonce;
+    const int nreq = (into ? 4 : 2) - !has_nonce;
+    const aeskit_params params = {fname, names[enc][into] + !has_nonce, n, npos, nreq};
+    PyObject *a[8] = {NULL};
+    if (aeskit_parse(Py_TYPE(op), &params, argv, nargs, kwnames, a + !has_nonce) < 0)
+        return NULL;
+    const aeskit_at at = AESKIT_AT(op, fname);
+    const aeskit_batch_shape shape = {
+        .data = into ? "src" : "data",
+        .side = has_nonce ? "nonces" : NULL,
+        .ad = d->ad_list ? AESKIT_BATCH_AD_LISTS : AESKIT_BATCH_AD_ONE,
+        .max_ad = d->max_ad,
+        .data_flags = AESKIT_BUF_TEXT,
+    };
+    PyObject *invalid = aeskit_state_of(Py_TYPE(op))->InvalidTag, *r = NULL;
+    aeskit_batch b;
+    aeskit_batch_init(&b, at);
+    unsigned threads;
+    int zero = 0;
+    if (!into) {
+        if (aeskit_batch_threads(at, a[3], &threads) < 0 ||
+            aeskit_batch_collect(&b, &shape, a[0], a[1], a[2]) < 0)
+            goto done;
+        r = aeskit_batch_seq(&b, &aead_batch_ops, self, enc, threads, invalid, "decryption");
+        goto done;
+    }
+    aeskit_offsets o;
+    if (aeskit_batch_threads(at, a[6], &threads) < 0 ||
+        (!enc && aeskit_batch_on_failure(at, a[7], &zero) < 0) ||
+        aeskit_batch_collect_packed(&b, &shape, a[0], a[1], a[2], a[4], a[5], &o) < 0)
+        goto done;
+    r = aeskit_batch_packed(&b, &aead_batch_ops, self, enc, threads, &o, a[2], a[3], 0, zero,
+                            invalid, "decryption");
+done:
+    aeskit_batch_release(&b);
+    return r;
+}
+
+AESKIT_CALL_METHODS(aead, _many, aead_many)
+
 /* ---- streaming ---------------------------------------------------------- */
 
 static PyObject *aead_context(PyObject *op, PyObject *nonceobj, int enc)
@@ -391,7 +505,7 @@ static PyObject *aead_decryptor(PyObject *op, PyObject *nonce)
 #define SIG "\n--\n\n"
 
 /* Each docstring starts with its signature, for help() and inspect.signature. */
-#define ONESHOT_METHODS(args, genkey)                                                          \
+#define ONESHOT_METHODS(args, many, packed, genkey)                                      \
     {"encrypt", (PyCFunction)(void (*)(void))aead_encrypt, METH_FASTCALL | METH_KEYWORDS, \
      PyDoc_STR("encrypt($self, " args ")" SIG "The sealed message (bytes): ciphertext and " \
                "tag.")},                                                                 \
@@ -406,7 +520,7 @@ static PyObject *aead_decryptor(PyObject *op, PyObject *nonce)
      METH_FASTCALL | METH_KEYWORDS,                                                      \
      PyDoc_STR("decrypt_into($self, " args ", buf)" SIG "Write the plaintext into buf "  \
                "and return its length; on InvalidTag those bytes of buf are zeroed.")},  \
-    GENKEY_##genkey, AESKIT_KEY_OBJECT_METHODS
+    GENKEY_##genkey, BATCH_METHODS(many, packed), AESKIT_KEY_OBJECT_METHODS
 
 /* generate_key for a type of several key sizes, and of one (its argument
  * optional): ONESHOT_METHODS' genkey, SIZES or ONE */
@@ -419,9 +533,32 @@ static PyObject *aead_decryptor(PyObject *op, PyObject *nonce)
 #define GENKEY_ONE GENERATE_KEY("bit_length=None", "of the one size this type takes "    \
                                 "(bit_length, if given, must be it)")
 
+/* The batch forms (docs/batch.md): many, the sequence form's arguments;
+ * packed, the packed form's. */
+#define BATCH_METHOD(name, fn, sig, doc)                                                 \
+    {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS,               \
+     PyDoc_STR(name "($self, " sig ")" SIG doc)}
+#define BATCH_METHODS(many, packed)                                                      \
+    BATCH_METHOD("encrypt_many", aead_encrypt_many,                                      \
+                 many "=None, *, threads=1",                                             \
+                 "Seal each message (a list of bytes): one call, the GIL released for the " \
+                 "batch."),                                                              \
+    BATCH_METHOD("decrypt_many", aead_decrypt_many,                                      \
+                 many "=None, *, threads=1",                                             \
+                 "Open each message (a list of bytes); if any fails, InvalidTag with its " \
+                 "indices in .failed, and nothing is returned."),                        \
+    BATCH_METHOD("encrypt_many_into", aead_encrypt_many_into,                            \
+                 packed ", *, threads=1",                                    \
+                 "Seal messages packed in src (offsets: n + 1 int32 or int64) into dst, " \
+                 "back to back; returns their offsets, of the type of offsets."),        \
+    BATCH_METHOD("decrypt_many_into", aead_decrypt_many_into,                            \
+                 packed ", *, threads=1, on_failure='raise'",                \
+                 "Open packed messages into dst; returns their offsets. on_failure='zero' " \
+                 "returns a bytearray of 1 (opened) or 0 (failed, its output zeroed).")
+
 #define STREAM_METHODS(genkey)                                                           \
     {                                                                                    \
-        ONESHOT_METHODS("nonce, data, associated_data", genkey),                         \
+        ONESHOT_METHODS(NONCE_ONE, NONCE_MANY, NONCE_PACKED, genkey),                   \
         {"encryptor", aead_encryptor, METH_O,                                            \
          PyDoc_STR("encryptor($self, nonce, /)" SIG "A streaming encryption: an "        \
                    "AEADContext.")},                                                     \
@@ -431,14 +568,24 @@ static PyObject *aead_decryptor(PyObject *op, PyObject *nonce)
                    "finalize_with_tag() succeeds: do not act on it before then.")},      \
         {NULL, NULL, 0, NULL},                                                           \
     }
-#define ONESHOT_ONLY(args, genkey) {ONESHOT_METHODS(args, genkey), {NULL, NULL, 0, NULL}}
+#define ONESHOT_ONLY(args, many, packed, genkey)                                         \
+    {ONESHOT_METHODS(args, many, packed, genkey), {NULL, NULL, 0, NULL}}
+/* each form's arguments, with a nonce and without */
+#define NONCE_ONE "nonce, data, associated_data"
+#define NONCE_MANY "nonces, data, associated_data"
+#define NONCE_PACKED "nonces, src, offsets, dst, associated_data=None, ad_offsets=None"
+#define NO_NONCE_ONE "data, associated_data"
+#define NO_NONCE_MANY "data, associated_data"
+#define NO_NONCE_PACKED "src, offsets, dst, associated_data=None, ad_offsets=None"
 
 static PyMethodDef stream_sizes[] = STREAM_METHODS(SIZES);
 static PyMethodDef stream_one[] = STREAM_METHODS(ONE);
-static PyMethodDef oneshot_sizes[] = ONESHOT_ONLY("nonce, data, associated_data", SIZES);
-static PyMethodDef oneshot_one[] = ONESHOT_ONLY("nonce, data, associated_data", ONE);
-static PyMethodDef no_nonce_sizes[] = ONESHOT_ONLY("data, associated_data", SIZES);
-static PyMethodDef no_nonce_one[] = ONESHOT_ONLY("data, associated_data", ONE);
+static PyMethodDef oneshot_sizes[] = ONESHOT_ONLY(NONCE_ONE, NONCE_MANY, NONCE_PACKED, SIZES);
+static PyMethodDef oneshot_one[] = ONESHOT_ONLY(NONCE_ONE, NONCE_MANY, NONCE_PACKED, ONE);
+static PyMethodDef no_nonce_sizes[] =
+    ONESHOT_ONLY(NO_NONCE_ONE, NO_NONCE_MANY, NO_NONCE_PACKED, SIZES);
+static PyMethodDef no_nonce_one[] =
+    ONESHOT_ONLY(NO_NONCE_ONE, NO_NONCE_MANY, NO_NONCE_PACKED, ONE);
 
 /* The methods of a type that streams, of one that does not, and of one
  * without a nonce; [1] where it takes keys of one size. */

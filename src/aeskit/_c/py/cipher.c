@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "api.h"
+#include "batch.h"
 #include "buffers.h"
 #include "common.h"
 #include "guard.h"
@@ -60,25 +61,26 @@ static size_t padded_out_len(aeskit_at at, int enc, size_t len)
 
 /* ---- key objects ------------------------------------------------------ */
 
-AESKIT_COLD static int len_error(aeskit_at at, const struct aeskit_cipher *d, uint64_t len,
-                                 int final)
+AESKIT_COLD static int len_error(aeskit_at at, const struct aeskit_cipher *d, const char *arg,
+                                 uint64_t len, int final)
 {
     if (final && len < d->min_len)
-        return aeskit_error(PyExc_ValueError, at, "data must be at least %u bytes%s for %s, "
-                            "got %llu", (unsigned)d->min_len, final == 2 ? " in all" : "",
+        return aeskit_error(PyExc_ValueError, at, "%s must be at least %u bytes%s for %s, "
+                            "got %llu", arg, (unsigned)d->min_len, final == 2 ? " in all" : "",
                             d->name, (unsigned long long)len);
-    return aeskit_err_limit(aeskit_state_of(aeskit_at_type(at))->LimitExceeded, at, "data",
+    return aeskit_err_limit(aeskit_state_of(aeskit_at_type(at))->LimitExceeded, at, arg,
                             d->max_len, final == 0 ? " per data unit, in all" : " per data unit",
                             len);
 }
 
-/* 0 if a data unit of len bytes is within d's limits; else -1 with
- * ValueError (too short, when final: 2 at finalize) or LimitExceeded. */
-static inline int check_len(aeskit_at at, const struct aeskit_cipher *d, uint64_t len,
-                            int final)
+/* 0 if a data unit of len bytes (the argument arg) is within d's limits;
+ * else -1 with ValueError (too short, when final: 2 at finalize) or
+ * LimitExceeded. */
+static inline int check_len(aeskit_at at, const struct aeskit_cipher *d, const char *arg,
+                            uint64_t len, int final)
 {
     if ((final && len < d->min_len) || (d->max_len != 0 && len > d->max_len))
-        return len_error(at, d, len, final);
+        return len_error(at, d, arg, len, final);
     return 0;
 }
 
@@ -142,6 +144,49 @@ AESKIT_COLD static void finish_error(aeskit_at at, const struct aeskit_cipher *d
                  d->pkcs7 != NULL ? ", or the key object made with padding='pkcs7'" : "");
 }
 
+/* One message whole, touching no Python object: d's one-shot kernel, or
+ * its stream from init to finish (the padding added or checked and
+ * removed). *n: the bytes written; with an error, what finish reported. */
+static enum aeskit_finish one_message(const KeyObject *self, int enc, const uint8_t *iv,
+                                      uint8_t *dst, const uint8_t *src, size_t len, size_t *n)
+{
+    const struct aeskit_cipher *d = self->head.cipher;
+    if (d->oneshot != NULL && !self->head.pkcs7) {
+        d->oneshot(self->keys, enc, iv, dst, src, len);
+        *n = len;
+        return AESKIT_FINISH_OK;
+    }
+    uint64_t st[AESKIT_CIPHER_STATE_MAX / 8];
+    size_t tail;
+    d->init(st, self->keys, enc, iv);
+    if (self->head.pkcs7)
+        d->pkcs7(st);
+    const size_t done = d->update(st, dst, src, len);
+    const enum aeskit_finish end = d->finish(st, dst + done, &tail);
+    aeskit_secure_zero(st, d->state);
+    *n = end == AESKIT_FINISH_OK ? done + tail : tail;
+    return end;
+}
+
+/* A message of len bytes (the argument arg) checked as one call takes it:
+ * whole blocks, or padding's lengths, and the mode's limits; *out_len the
+ * most it writes. -1 with an exception naming at and arg. */
+static int check_message(aeskit_at at, const KeyObject *self, int enc, const char *arg,
+                         size_t len, size_t *out_len)
+{
+    const struct aeskit_cipher *d = self->head.cipher;
+    *out_len = len;
+    if (self->head.pkcs7) {
+        if ((*out_len = padded_out_len(at, enc, len)) == 0)
+            return -1;
+    } else if (d->whole_blocks && len % 16 != 0) {
+        return aeskit_err_multiple(at, arg, 16, len,
+                                   d->pkcs7 != NULL ? "pad it, or make the key object with "
+                                                      "padding='pkcs7'" : NULL);
+    }
+    return check_len(at, d, arg, len, 1);
+}
+
 /* encrypt/decrypt(,_into): [iv,] data[, buf], by position or keyword */
 AESKIT_INLINE PyObject *oneshot(PyObject *op, PyObject *const *argv, Py_ssize_t nargs,
                                 PyObject *kwnames, int enc, int into, const char *fname)
@@ -166,50 +211,29 @@ AESKIT_INLINE PyObject *oneshot(PyObject *op, PyObject *const *argv, Py_ssize_t 
     if (aeskit_take(at, "data", args[has_iv], &data, AESKIT_BUF_TEXT) < 0)
         goto done;
     const size_t len = (size_t)data.len;
-    size_t out_len = len;
-    if (self->head.pkcs7) {
-        if ((out_len = padded_out_len(at, enc, len)) == 0)
-            goto done;
-    } else if (d->whole_blocks && len % 16 != 0) {
-        aeskit_err_multiple(at, "data", 16, len,
-                            d->pkcs7 != NULL ? "pad it, or make the key object with "
-                                               "padding='pkcs7'" : NULL);
-        goto done;
-    }
-    if (check_len(at, d, len, 1) < 0)
+    size_t out_len;
+    if (check_message(at, self, enc, "data", len, &out_len) < 0)
         goto done;
     uint8_t *dst;
     if (aeskit_output(at, into ? args[has_iv + 1] : NULL, &data, out_len, &out, &result,
                       &dst) < 0)
         goto done;
-    if (d->oneshot != NULL && !self->head.pkcs7) {
-        if (len >= AESKIT_GIL_THRESHOLD) {
-            Py_BEGIN_ALLOW_THREADS
-            d->oneshot(self->keys, enc, iv.buf, dst, data.buf, len);
-            Py_END_ALLOW_THREADS
-        } else {
-            d->oneshot(self->keys, enc, iv.buf, dst, data.buf, len);
-        }
-        if (into)
-            result = PyLong_FromSize_t(len);
-        goto done;
+    size_t n;
+    enum aeskit_finish end;
+    if (len >= AESKIT_GIL_THRESHOLD) {
+        Py_BEGIN_ALLOW_THREADS
+        end = one_message(self, enc, iv.buf, dst, data.buf, len, &n);
+        Py_END_ALLOW_THREADS
+    } else {
+        end = one_message(self, enc, iv.buf, dst, data.buf, len, &n);
     }
-    uint64_t st[AESKIT_CIPHER_STATE_MAX / 8];
-    size_t tail;
-    d->init(st, self->keys, enc, has_iv ? iv.buf : NULL);
-    if (self->head.pkcs7)
-        d->pkcs7(st);
-    const size_t done = run(d, st, dst, data.buf, len);
-    const enum aeskit_finish end = d->finish(st, dst + done, &tail);
-    aeskit_secure_zero(st, d->state);
     if (end != AESKIT_FINISH_OK) {
         /* A failed decryption releases nothing: it wrote plaintext. */
         aeskit_secure_zero(dst, out_len);
-        finish_error(at, d, end, tail);
+        finish_error(at, d, end, n);
         Py_CLEAR(result);
         goto done;
     }
-    const size_t n = done + tail;
     assert(n == out_len || (self->head.pkcs7 && !enc && n < out_len));
     if (into)
         result = PyLong_FromSize_t(n);
@@ -223,6 +247,54 @@ done:
 }
 
 AESKIT_CALL_METHODS(key, , oneshot)
+
+/* ---- batches (py/batch.h) ----------------------------------------------- */
+
+static int batch_job(const void *key, int enc, aeskit_batch_msg *m)
+{
+    size_t n;
+    const enum aeskit_finish end = one_message(key, enc, m->iv, m->dst, m->src, m->len, &n);
+    m->out_len = n;
+    return end == AESKIT_FINISH_OK;
+}
+
+static int batch_check(aeskit_batch *b, const void *key, int enc, size_t i)
+{
+    const KeyObject *self = key;
+    const struct aeskit_cipher *d = self->head.cipher;
+    aeskit_batch_msg *m = &b->msgs[i];
+    char name[64];
+    if (d->iv_name != NULL && m->iv_len != 16) {
+        PyOS_snprintf(name, sizeof name, "%ss[%zu]", d->iv_name, i);
+        return aeskit_err_length(b->at, name, 16, 16, "", m->iv_len);
+    }
+    return check_message(b->at, self, enc, aeskit_batch_name(name, sizeof name, "data", i),
+                         m->len, &m->out_len);
+}
+
+static const aeskit_batch_ops batch_ops = {batch_job, batch_check};
+
+/* encrypt_many / decrypt_many ([ivs | tweaks,] data, *, threads=1) and
+ * their packed forms: each message one call's, under its own iv or tweak.
+ * The packed form may run exactly in place: each output is as long as its
+ * input, or (padding removed) shorter. */
+static PyObject *batch_call(PyObject *op, PyObject *const *argv, Py_ssize_t nargs,
+                            PyObject *kwnames, int enc, int into, const char *fname)
+{
+    const KeyObject *self = (const KeyObject *)op;
+    const struct aeskit_cipher *d = self->head.cipher;
+    char side[32];
+    if (d->iv_name != NULL)
+        PyOS_snprintf(side, sizeof side, "%ss", d->iv_name);
+    const aeskit_batch_shape shape = {
+        .data = "data", .side = d->iv_name != NULL ? side : NULL, .data_flags = AESKIT_BUF_TEXT,
+    };
+    return aeskit_batch_call(op, argv, nargs, kwnames, fname, into, &shape, &batch_ops, enc,
+                             !self->head.pkcs7 || !enc, PyExc_ValueError,
+                             "removing the padding");
+}
+
+AESKIT_CALL_METHODS(key, _many, batch_call)
 
 /* ---- data units laid end to end (a descriptor with sectors) ------------ */
 
@@ -397,10 +469,11 @@ static PyObject *key_decryptor(PyObject *op, PyObject *const *a, Py_ssize_t n)
     {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, PyDoc_STR(doc)}
 #define SIG "\n--\n\n"
 
-/* The one-shot and context methods of a mode; ARGS: "", "iv, " or "tweak, "
- * (its 16-byte argument), UNIT: what the one-shots take, STREAM: what a
- * context streams, for the docstrings. */
-#define CALL_METHODS(ARGS, UNIT, STREAM)                                                   \
+/* The one-shot, batch and context methods of a mode; ARGS: "", "iv, " or
+ * "tweak, " (its 16-byte argument), ARGS2 its plural, UNIT: what the
+ * one-shots take, STREAM: what a context streams, STREAM2: what each
+ * message of a batch is under, for the docstrings. */
+#define CALL_METHODS(ARGS, ARGS2, UNIT, STREAM, STREAM2)                                   \
     KEY_METHOD("encrypt", key_encrypt,                                                     \
                "encrypt($self, " ARGS "data)" SIG "Encrypt " UNIT "; returns the "         \
                "ciphertext (bytes)."),                                                     \
@@ -418,24 +491,41 @@ static PyObject *key_decryptor(PyObject *op, PyObject *const *a, Py_ssize_t n)
                "CipherContext."),                                                          \
     CTX_METHOD("decryptor", key_decryptor,                                                 \
                "decryptor($self, " ARGS "/)" SIG "A streaming decryption" STREAM ": a "    \
-               "CipherContext.")
+               "CipherContext."),                                                          \
+    KEY_METHOD("encrypt_many", key_encrypt_many,                                           \
+               "encrypt_many($self, " ARGS2 "data, *, threads=1)" SIG "Encrypt each "       \
+               "message of data (a list of bytes) as encrypt() would" STREAM2 "; one call, "\
+               "the GIL released for the batch."),                                         \
+    KEY_METHOD("decrypt_many", key_decrypt_many,                                           \
+               "decrypt_many($self, " ARGS2 "data, *, threads=1)" SIG "Decrypt each "       \
+               "message of data (a list of bytes) as decrypt() would" STREAM2 "."),        \
+    KEY_METHOD("encrypt_many_into", key_encrypt_many_into,                                 \
+               "encrypt_many_into($self, " ARGS2 "src, offsets, dst, *, threads=1)" SIG     \
+               "Encrypt the messages packed in src (offsets: n + 1 int32 or int64) into "  \
+               "dst (src itself allowed), back to back; returns their offsets."),          \
+    KEY_METHOD("decrypt_many_into", key_decrypt_many_into,                                 \
+               "decrypt_many_into($self, " ARGS2 "src, offsets, dst, *, threads=1)" SIG     \
+               "Decrypt the messages packed in src into dst (src itself allowed), back to " \
+               "back; returns their offsets.")
 
 static PyMethodDef plain_methods[] = {
-    CALL_METHODS("", "data (a multiple of 16 bytes; any length with padding='pkcs7', "
-                 "which decryption checks and removes)", ""),
+    CALL_METHODS("", "", "data (a multiple of 16 bytes; any length with padding='pkcs7', "
+                 "which decryption checks and removes)", "", ""),
     AESKIT_KEY_OBJECT_METHODS,
     {NULL, NULL, 0, NULL},
 };
 
 static PyMethodDef iv_methods[] = {
-    CALL_METHODS("iv, ", "data under the 16-byte iv", " from the 16-byte iv"),
+    CALL_METHODS("iv, ", "ivs, ", "data under the 16-byte iv", " from the 16-byte iv",
+                 ", under its iv of ivs"),
     AESKIT_KEY_OBJECT_METHODS,
     {NULL, NULL, 0, NULL},
 };
 
 /* A mode with sectors: its 16-byte argument is a tweak, one data unit per call. */
 static PyMethodDef sector_methods[] = {
-    CALL_METHODS("tweak, ", "one data unit under the 16-byte tweak", " of one data unit"),
+    CALL_METHODS("tweak, ", "tweaks, ", "one data unit under the 16-byte tweak",
+                 " of one data unit", ", a data unit under its tweak of tweaks"),
     KEY_METHOD("encrypt_sectors", key_encrypt_sectors,
                "encrypt_sectors($self, first_sector, data, *, sector_size=4096)" SIG
                "Encrypt whole sectors; sector i is a data unit whose tweak is "
@@ -467,7 +557,7 @@ static int ctx_prepare(PyObject *op, aeskit_at at, size_t len, size_t *out)
 {
     const CtxObject *ctx = (const CtxObject *)op;
     const struct aeskit_cipher *d = ctx->owner->head.cipher;
-    if (check_len(at, d, ctx->total + len, 0) < 0)
+    if (check_len(at, d, "data", ctx->total + len, 0) < 0)
         return -1;
     *out = d->out_len(ctx->st, len);
     return 0;
@@ -510,7 +600,7 @@ static PyObject *ctx_finalize(PyObject *op, PyObject *unused)
     aeskit_guard_leave(&ctx->guard);
     PyObject *r = NULL;
     if (short_unit)
-        check_len(at, d, ctx->total, 2);
+        check_len(at, d, "data", ctx->total, 2);
     else if (end != AESKIT_FINISH_OK)
         finish_error(at, d, end, n);
     else

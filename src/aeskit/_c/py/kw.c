@@ -15,6 +15,7 @@
  * 16, 24 or 32 bytes, got 15".
  */
 #include "api.h"
+#include "batch.h"
 #include "buffers.h"
 #include "common.h"
 #include "keyobj.h"
@@ -146,6 +147,63 @@ static PyObject *key_unwrap(PyObject *op, PyObject *const *args, Py_ssize_t narg
     return key_call(op, args, nargs, 0);
 }
 
+/* ---- batches (py/batch.h) ----------------------------------------------- */
+
+/* One key wrapped (enc 1) or unwrapped (enc 0): an unwrap of a wrong
+ * length, or one that fails its check, fails (the unwrap zeroed dst). */
+static int batch_job(const void *key, int enc, aeskit_batch_msg *m)
+{
+    const KeyObject *self = key;
+    const struct aeskit_keywrap *d = self->head.keywrap;
+    if (enc) {
+        d->wrap(&self->key, m->dst, m->src, m->len);
+        return 1;
+    }
+    if (m->len < d->unwrap_min || m->len % AESKIT_SEMIBLOCK != 0 ||
+        (uint64_t)m->len > d->unwrap_max)
+        return 0;
+    m->out_len = d->unwrap(&self->key, m->dst, m->src, m->len);
+    return m->out_len != 0;
+}
+
+/* A key to wrap is checked as wrap() checks it; a wrapped key of a wrong
+ * length fails in its job, as one that fails its check does. */
+static int batch_check(aeskit_batch *b, const void *key, int enc, size_t i)
+{
+    const struct aeskit_keywrap *d = ((const KeyObject *)key)->head.keywrap;
+    aeskit_batch_msg *m = &b->msgs[i];
+    char name[64];
+    if (!enc) {
+        m->out_len = m->len >= AESKIT_SEMIBLOCK ? m->len - AESKIT_SEMIBLOCK : 0;
+        return 0;
+    }
+    if (!length_ok(b->at, aeskit_state_of(aeskit_at_type(b->at)), d, 1,
+                   aeskit_batch_name(name, sizeof name, "keys_to_wrap", i), m->len))
+        return -1;
+    m->out_len = d->wrapped_len(m->len);
+    return 0;
+}
+
+static const aeskit_batch_ops batch_ops = {batch_job, batch_check};
+
+static PyObject *key_batch(PyObject *op, PyObject *const *argv, Py_ssize_t nargs,
+                           PyObject *kwnames, int wrap, int into, const char *fname)
+{
+    const aeskit_batch_shape shape = {.data = wrap ? "keys_to_wrap" : "wrapped_keys"};
+    return aeskit_batch_call(op, argv, nargs, kwnames, fname, into, &shape, &batch_ops, wrap, 0,
+                             aeskit_state_of(Py_TYPE(op))->InvalidUnwrap, "unwrapping");
+}
+
+#define KEY_BATCH(fn, wrap, into, name)                                                    \
+    static PyObject *fn(PyObject *op, PyObject *const *a, Py_ssize_t n, PyObject *kw)      \
+    {                                                                                      \
+        return key_batch(op, a, n, kw, wrap, into, name);                                  \
+    }
+KEY_BATCH(key_wrap_many, 1, 0, "wrap_many")
+KEY_BATCH(key_unwrap_many, 0, 0, "unwrap_many")
+KEY_BATCH(key_wrap_many_into, 1, 1, "wrap_many_into")
+KEY_BATCH(key_unwrap_many_into, 0, 1, "unwrap_many_into")
+
 /* ---- pyca/cryptography's functions ----------------------------------------- */
 
 /* fname(wrapping_key, key_to_wrap | wrapped_key, backend=None): backend is
@@ -216,6 +274,10 @@ static PyMethodDef pyca_functions[] = {
     {NULL, NULL, 0, NULL},
 };
 
+#define BATCH_METHOD(name, fn, sig, doc)                                                   \
+    {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS,                 \
+     PyDoc_STR(name "($self, " sig ", *, threads=1)\n--\n\n" doc)}
+
 static PyMethodDef key_methods[] = {
     {"wrap", (PyCFunction)(void (*)(void))key_wrap, METH_FASTCALL,
      PyDoc_STR("wrap($self, data, /)\n--\n\nWrap a key (bytes): the result is 8 bytes "
@@ -223,6 +285,17 @@ static PyMethodDef key_methods[] = {
     {"unwrap", (PyCFunction)(void (*)(void))key_unwrap, METH_FASTCALL,
      PyDoc_STR("unwrap($self, data, /)\n--\n\nThe wrapped key (bytes), or InvalidUnwrap "
                "for any wrong length or failed check (nothing is returned).")},
+    BATCH_METHOD("wrap_many", key_wrap_many, "keys_to_wrap",
+                 "Wrap each key (a list of bytes): one call, the GIL released for the batch."),
+    BATCH_METHOD("unwrap_many", key_unwrap_many, "wrapped_keys",
+                 "Unwrap each key (a list of bytes); if any fails, InvalidUnwrap with its "
+                 "indices in .failed, and nothing is returned."),
+    BATCH_METHOD("wrap_many_into", key_wrap_many_into, "src, offsets, dst",
+                 "Wrap the keys packed in src (offsets: n + 1 int32 or int64) into dst, back "
+                 "to back; returns their offsets."),
+    BATCH_METHOD("unwrap_many_into", key_unwrap_many_into, "src, offsets, dst",
+                 "Unwrap the keys packed in src into dst, back to back; returns their "
+                 "offsets; InvalidUnwrap with .failed (dst zeroed) if any fails."),
     AESKIT_KEY_OBJECT_METHODS,
     {NULL, NULL, 0, NULL},
 };

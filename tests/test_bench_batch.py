@@ -1,0 +1,50 @@
+"""``aeskit bench --batch``: the batch view's grid, its ways and their agreement."""
+
+import pytest
+
+from aeskit import cli
+from aeskit.bench import batch
+
+
+def test_every_batch_family_is_measured_and_agrees():
+    """One mode of each family: each way gives the same bytes (checked before timing) and
+    a positive time per message; pyca where it has the mode."""
+    cells = batch.measure(["GCM", "SIV", "ECB", "XTS", "CMAC", "KWP"], "auto", (64,), (1, 3),
+                          repetitions=1)
+    assert [(c.mode, c.count) for c in cells] == [
+        (m, n) for m in ("GCM", "SIV", "ECB", "XTS", "CMAC", "KWP") for n in (1, 3)]
+    for c in cells:
+        assert set(c.ns) >= {"packed", "seq", "loop"} and all(v > 0 for v in c.ns.values())
+    assert "pyca" in cells[0].ns and "pyca" in cells[-1].ns
+
+
+def test_lengths_a_mode_does_not_take_are_left_out():
+    cells = batch.measure(["KW", "CBC", "CTR"], "auto", (20, 32), (1,), repetitions=1)
+    assert [(c.mode, c.length) for c in cells] == [("KW", 32), ("CBC", 32), ("CTR", 20),
+                                                   ("CTR", 32)]
+
+
+def test_table_has_a_row_per_cell_with_cycles_per_byte():
+    cell = batch.Cell("GCM", 64, 16, {"packed": 100.0, "seq": 150.0, "loop": 300.0})
+    lines = batch.table([cell], mhz=3000.0)
+    assert len(lines) == 3
+    row = lines[2].split()
+    assert row[:4] == ["GCM", "64", "16", "100.0"]
+    assert row[4] == "4.69" and row[-1] == "3.0x" and "-" in row   # no pyca: a dash
+
+
+def test_modes_resolve_by_any_name():
+    assert batch.resolve_modes("aesgcm,OCB,gcmsiv,GCM") == ["GCM", "OCB3", "GCM-SIV"]
+    assert batch.resolve_modes(None) == list(batch.DEFAULT_MODES)
+    with pytest.raises(ValueError, match="unknown mode 'GHASH' for --batch"):
+        batch.resolve_modes("GHASH")
+
+
+def test_cli_batch_view(capsys):
+    assert cli.main(["bench", "--batch", "--quick", "--modes", "CMAC", "--repetitions",
+                     "1", "--cpu-mhz", "3000"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("aeskit bench --batch: backend ") and "3000 MHz" in out[0]
+    rows = [line.split() for line in out[3:]]
+    assert [(r[0], r[1], r[2]) for r in rows] == [
+        ("CMAC", str(length), str(n)) for length in (64, 1500) for n in (1, 64, 4096)]
