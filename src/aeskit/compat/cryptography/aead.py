@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import aeskit
 
 from ._buffers import MAX_AEAD, TOO_LONG, not_instance, rbuf, usize, wbuf
-from .exceptions import PYCA, UNSUPPORTED_CIPHER, InvalidTag, UnsupportedAlgorithm
+from .exceptions import InvalidTag
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -192,25 +192,9 @@ class AESOCB3(_NonceAEAD):
     _nonce_error = "Nonce must be between 12 and 15 bytes"
 
 
-class _PycaGCMSIV:
-    """AES-192-GCM-SIV, which RFC 8452 does not define and aeskit does not implement:
-    pyca's own class, when pyca is installed."""
-
-    def __new__(cls, key: Any) -> Any:
-        if not PYCA:
-            raise UnsupportedAlgorithm(
-                "AES-GCM-SIV with a 192-bit key is not supported by aeskit "
-                "(RFC 8452 defines 128- and 256-bit keys); install cryptography for it",
-                UNSUPPORTED_CIPHER,
-            )
-        from cryptography.hazmat.primitives.ciphers.aead import AESGCMSIV as Pyca
-
-        return Pyca(key)
-
-
 class AESGCMSIV(_NonceAEAD):
     """AES-GCM-SIV as pyca has it: 16-, 24- or 32-byte keys, 12-byte nonces, 16-byte
-    tags. A 24-byte key runs on pyca itself (aeskit has RFC 8452's two key sizes)."""
+    tags."""
 
     __slots__ = ()
     _key_error = "AES-GCM-SIV key must be 128, 192 or 256 bits."
@@ -219,7 +203,7 @@ class AESGCMSIV(_NonceAEAD):
 
     @staticmethod
     def _native(key: Any) -> Any:
-        return aeskit.AESGCMSIV(key) if len(key) != 24 else _PycaGCMSIV(key)
+        return aeskit.AESGCMSIV(key)
 
 
 class AESCCM(_NonceAEAD):
