@@ -850,5 +850,44 @@ class XAES256GCM:
     ) -> int: ...
     def encryptor(self, nonce: Buffer, /) -> AEADContext: ...
     def decryptor(self, nonce: Buffer, /) -> AEADContext: ...
+    def encrypt_many(
+        self,
+        nonces: Sequence[Buffer],
+        data: Sequence[Buffer],
+        associated_data: Buffer | Sequence[Buffer | None] | None = None,
+        *,
+        threads: int = 1,
+    ) -> list[bytes]: ...
+    def decrypt_many(
+        self,
+        nonces: Sequence[Buffer],
+        data: Sequence[Buffer],
+        associated_data: Buffer | Sequence[Buffer | None] | None = None,
+        *,
+        threads: int = 1,
+    ) -> list[bytes]: ...
+    def encrypt_many_into(
+        self,
+        nonces: Buffer,
+        src: Buffer,
+        offsets: _Offsets,
+        dst: Buffer,
+        associated_data: Buffer | None = None,
+        ad_offsets: Buffer | None = None,
+        *,
+        threads: int = 1,
+    ) -> _OffsetsOut[_Offsets]: ...
+    def decrypt_many_into(
+        self,
+        nonces: Buffer,
+        src: Buffer,
+        offsets: _Offsets,
+        dst: Buffer,
+        associated_data: Buffer | None = None,
+        ad_offsets: Buffer | None = None,
+        *,
+        threads: int = 1,
+        on_failure: Literal["raise", "zero"] = "raise",
+    ) -> _OffsetsOut[_Offsets] | bytearray: ...
     def __copy__(self) -> Self: ...
     def __deepcopy__(self, memo: object, /) -> Self: ...
