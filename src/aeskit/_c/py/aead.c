@@ -237,13 +237,6 @@ static inline int ad_take(aeskit_at at, const struct aeskit_aead *d, PyObject *o
     return 0;
 }
 
-/* Does p[0..a) meet q[0..b)? */
-static int meets(const void *p, size_t a, const void *q, size_t b)
-{
-    const uintptr_t x = (uintptr_t)p, y = (uintptr_t)q;
-    return a > 0 && b > 0 && x < y + b && y < x + a;
-}
-
 AESKIT_INLINE PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames, int enc, int into, const char *fname)
 {
@@ -293,12 +286,12 @@ AESKIT_INLINE PyObject *aead_oneshot(PyObject *op, PyObject *const *args, Py_ssi
     uint8_t *ct = dst + (d->tag_first && enc ? t : 0);
     if (!enc)
         memcpy(want, d->tag_first ? (const uint8_t *)data.buf : in + body, t);
-    if (d->tag_first && in != ct && meets(in, body, ct, body)) {
+    if (d->tag_first && in != ct && aeskit_meets(in, body, ct, body)) {
         /* In place with the tag first, the body moves by the tag's length:
          * move it before the mode runs, which wants dst == src or apart.
          * Associated data in the way would be overwritten first. */
         for (size_t i = 0; i < ad.n; i++) {
-            if (meets(ad.spans[i].p, ad.spans[i].len, ct, body)) {
+            if (aeskit_meets(ad.spans[i].p, ad.spans[i].len, ct, body)) {
                 aeskit_error(PyExc_ValueError, at, "buf overlaps associated_data: with the tag "
                              "first, pass a buffer apart from both");
                 Py_CLEAR(result);

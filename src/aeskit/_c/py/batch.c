@@ -546,19 +546,12 @@ int aeskit_batch_on_failure(aeskit_at at, PyObject *obj, int *zero)
     return aeskit_err_choice(at, "on_failure", "'raise' or 'zero'", obj);
 }
 
-/* 1 if p[0..a) and q[0..b) share a byte. */
-static inline int meets(const void *p, size_t a, const void *q, size_t b)
-{
-    const uintptr_t x = (uintptr_t)p, y = (uintptr_t)q;
-    return a > 0 && b > 0 && x < y + b && y < x + a;
-}
-
 /* dst (dst_len bytes written) against src (src_len): apart, or (in_place
  * allowed) the same start; else -1 with ValueError naming at. */
 static int check_overlap(aeskit_at at, const void *src, size_t src_len, const void *dst,
                          size_t dst_len, int in_place)
 {
-    if (!meets(src, src_len, dst, dst_len) || (in_place && src == dst))
+    if (!aeskit_meets(src, src_len, dst, dst_len) || (in_place && src == dst))
         return 0;
     if (in_place)
         return aeskit_error(PyExc_ValueError, at, "dst partially overlaps src: pass src "
@@ -834,7 +827,7 @@ PyObject *aeskit_batch_packed(aeskit_batch *b, const aeskit_batch_ops *ops, cons
     const aeskit_span *read[2] = {&b->side, &b->ad};
     const char *name[2] = {b->side_name, "associated_data"};
     for (size_t k = 0; k < 2; k++) {
-        if (meets(read[k]->p, read[k]->len, dv->buf, total)) {
+        if (aeskit_meets(read[k]->p, read[k]->len, dv->buf, total)) {
             Py_DECREF(out);
             aeskit_error(PyExc_ValueError, b->at, "dst overlaps %s: pass a separate buffer",
                          name[k]);

@@ -35,15 +35,19 @@ static inline void aeskit_release(Py_buffer *view)
         PyBuffer_Release(view);
 }
 
+/* 1 if p[0..a) and q[0..b) share a byte. */
+static inline int aeskit_meets(const void *p, size_t a, const void *q, size_t b)
+{
+    const uintptr_t x = (uintptr_t)p, y = (uintptr_t)q;
+    return a > 0 && b > 0 && x < y + b && y < x + a;
+}
+
 /* buf may be exactly the input data (in place) or apart from it, never
  * partly over it. Only the out_len bytes that will be written count. */
 static inline int aeskit_check_overlap(aeskit_at at, const Py_buffer *in, const Py_buffer *out,
                                        size_t out_len)
 {
-    uintptr_t a = (uintptr_t)in->buf, b = (uintptr_t)out->buf;
-    if (a == b || in->len == 0 || out_len == 0)
-        return 0;
-    if (a < b + out_len && b < a + (size_t)in->len) {
+    if (in->buf != out->buf && aeskit_meets(in->buf, (size_t)in->len, out->buf, out_len)) {
         aeskit_err_overlap(at, "data");
         return -1;
     }
