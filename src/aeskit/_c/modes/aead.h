@@ -34,6 +34,22 @@ typedef struct aeskit_aead_msg {
     size_t n_ad;                /* unless the mode takes a list (ad_list) */
 } aeskit_aead_msg;
 
+/* One message of many (seal_many, open_many below): what seal or open
+ * takes, as one record. tag: open's received tag (tag_len bytes); NULL
+ * for seal. */
+typedef struct aeskit_aead_item {
+    aeskit_aead_msg m;
+    uint8_t *dst;
+    const uint8_t *src;
+    size_t len;
+    const uint8_t *tag;
+} aeskit_aead_item;
+
+/* The most messages one seal_many or open_many call takes: the glue
+ * hands a batch over in groups of this many, with their tags on its
+ * stack. */
+#define AESKIT_AEAD_MANY 32
+
 struct aeskit_aead {
     const char *name;           /* "GCM", for messages */
     const char *type_name;      /* "aeskit.AESGCM" */
@@ -93,6 +109,18 @@ struct aeskit_aead {
                  size_t len, uint8_t tag[16]);
     void (*open)(const void *ks, const aeskit_aead_msg *m, uint8_t *dst, const uint8_t *src,
                  size_t len, const uint8_t *tag, uint8_t expect[16]);
+
+    /* Optional: NULL, or n <= AESKIT_AEAD_MANY independent messages at
+     * once, for a mode whose kernels interleave messages (multi-buffer:
+     * the batch methods, py/batch.h). Each does what seal (open) does on
+     * item i, writing tags[i] (expect[i]); items never overlap one
+     * another, and an item's dst may equal its src but overlaps nothing
+     * else. aeskit_aead_open_many_verified compares. NULL: the glue calls
+     * seal or open once per message. */
+    void (*seal_many)(const void *ks, const aeskit_aead_item *items, size_t n,
+                      uint8_t (*tags)[16]);
+    void (*open_many)(const void *ks, const aeskit_aead_item *items, size_t n,
+                      uint8_t (*expect)[16]);
 
     /* Streaming, for a mode that is online; all NULL (and stream_state 0)
      * for one that is not (CCM needs the lengths first, SIV and GCM-SIV two
@@ -181,6 +209,16 @@ extern const struct aeskit_aead *const aeskit_aeads[];
 int aeskit_aead_open_verified(const struct aeskit_aead *d, const void *ks,
                               const aeskit_aead_msg *m, uint8_t *dst, const uint8_t *src,
                               size_t len, const uint8_t *tag, size_t tag_len);
+/* open_many (or, where the mode has none, open once per item) with each
+ * verdict: ok[i] 1 when item i's tag matched, else 0 with its dst zeroed,
+ * as aeskit_aead_open_verified says for one. Returns the count that
+ * failed. n <= AESKIT_AEAD_MANY. */
+size_t aeskit_aead_open_many_verified(const struct aeskit_aead *d, const void *ks,
+                                      const aeskit_aead_item *items, size_t n, size_t tag_len,
+                                      uint8_t *ok);
+/* seal_many, or seal once per item, into tags. n <= AESKIT_AEAD_MANY. */
+void aeskit_aead_seal_many(const struct aeskit_aead *d, const void *ks,
+                           const aeskit_aead_item *items, size_t n, uint8_t (*tags)[16]);
 /* The end of a streaming decryption: d->finish into dst (the 0..15 bytes
  * held back, their count in *out), then the same comparison; 0 zeroes
  * those *out bytes (what the updates wrote is the caller's to discard).

@@ -26,6 +26,42 @@ int aeskit_aead_open_verified(const struct aeskit_aead *d, const void *ks,
     return ok;
 }
 
+size_t aeskit_aead_open_many_verified(const struct aeskit_aead *d, const void *ks,
+                                      const aeskit_aead_item *items, size_t n, size_t tag_len,
+                                      uint8_t *ok)
+{
+    uint8_t expect[AESKIT_AEAD_MANY][16];
+    assert(n <= AESKIT_AEAD_MANY);
+    assert(tag_len >= 1 && tag_len <= 16 && (d->tag_lengths >> tag_len & 1));
+    if (d->open_many != NULL)
+        d->open_many(ks, items, n, expect);
+    else
+        for (size_t i = 0; i < n; i++)
+            d->open(ks, &items[i].m, items[i].dst, items[i].src, items[i].len, items[i].tag,
+                    expect[i]);
+    size_t failed = 0;
+    for (size_t i = 0; i < n; i++) {
+        ok[i] = (uint8_t)aeskit_ct_memeq(expect[i], items[i].tag, tag_len);
+        if (!ok[i])
+            aeskit_secure_zero(items[i].dst, items[i].len);
+        failed += !ok[i];
+    }
+    aeskit_secure_zero(expect, n * sizeof expect[0]);
+    return failed;
+}
+
+void aeskit_aead_seal_many(const struct aeskit_aead *d, const void *ks,
+                           const aeskit_aead_item *items, size_t n, uint8_t (*tags)[16])
+{
+    assert(n <= AESKIT_AEAD_MANY);
+    if (d->seal_many != NULL) {
+        d->seal_many(ks, items, n, tags);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        d->seal(ks, &items[i].m, items[i].dst, items[i].src, items[i].len, tags[i]);
+}
+
 int aeskit_aead_finish_verified(const struct aeskit_aead *d, void *st, uint8_t *dst,
                                 const uint8_t *tag, size_t tag_len, size_t *out)
 {

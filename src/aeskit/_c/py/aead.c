@@ -343,30 +343,60 @@ AESKIT_CALL_METHODS(aead, , aead_oneshot)
 
 /* ---- batches (py/batch.h) ----------------------------------------------- */
 
-/* One message of a batch: sealed, or opened and its tag compared (a
- * message shorter than the tag fails, as a wrong tag does). dst is apart
- * from everything the message reads. */
-static int aead_job(const void *key, int enc, aeskit_batch_msg *m)
+/* A chunk of a batch's messages, in groups the mode takes at once
+ * (seal_many, open_many; one call per message where it has none): sealed,
+ * or opened and their tags compared (a message shorter than the tag fails,
+ * as a wrong tag does). dst is apart from everything the message reads. */
+static size_t aead_many_job(const void *key, int enc, aeskit_batch_msg *ms, uint8_t *ok,
+                            size_t n)
 {
     const AeadObject *self = key;
     const struct aeskit_aead *d = self->head.aead;
     const size_t t = self->head.tag_len;
-    const aeskit_aead_msg msg = {
-        .nonce = m->iv, .nonce_len = m->iv_len, .ad = m->ad, .n_ad = m->n_ad,
-    };
-    if (enc) {
-        uint8_t tag[16];
-        d->seal(self->ks, &msg, m->dst + (d->tag_first ? t : 0), m->src, m->len, tag);
-        memcpy(d->tag_first ? m->dst : m->dst + m->len, tag, t);
-        aeskit_secure_zero(tag, sizeof tag);
-        return 1;
+    aeskit_aead_item items[AESKIT_AEAD_MANY];
+    uint8_t tags[AESKIT_AEAD_MANY][16], verdict[AESKIT_AEAD_MANY];
+    size_t failed = 0;
+    for (size_t i = 0; i < n;) {
+        size_t k = 0, at[AESKIT_AEAD_MANY];
+        for (; i < n && k < AESKIT_AEAD_MANY; i++) {
+            aeskit_batch_msg *m = &ms[i];
+            if (!enc && m->len < t) {
+                ok[i] = 0;
+                failed++;
+                continue;
+            }
+            const size_t body = enc ? m->len : m->len - t;
+            aeskit_aead_item *it = &items[k];
+            it->m = (aeskit_aead_msg){
+                .nonce = m->iv, .nonce_len = m->iv_len, .ad = m->ad, .n_ad = m->n_ad,
+            };
+            it->len = body;
+            if (enc) {
+                it->dst = m->dst + (d->tag_first ? t : 0);
+                it->src = m->src;
+                it->tag = NULL;
+            } else {
+                it->dst = m->dst;
+                it->src = m->src + (d->tag_first ? t : 0);
+                it->tag = d->tag_first ? m->src : m->src + body;
+            }
+            at[k++] = i;
+        }
+        if (enc) {
+            aeskit_aead_seal_many(d, self->ks, items, k, tags);
+            for (size_t j = 0; j < k; j++) {
+                aeskit_batch_msg *m = &ms[at[j]];
+                memcpy(d->tag_first ? m->dst : m->dst + m->len, tags[j], t);
+                ok[at[j]] = 1;
+            }
+            aeskit_secure_zero(tags, k * sizeof tags[0]);
+        } else {
+            failed += aeskit_aead_open_many_verified(d, self->ks, items, k, t, verdict);
+            for (size_t j = 0; j < k; j++)
+                ok[at[j]] = verdict[j];
+        }
     }
-    if (m->len < t)
-        return 0;
-    const size_t body = m->len - t;
-    const uint8_t *in = m->src + (d->tag_first ? t : 0);
-    const uint8_t *want = d->tag_first ? m->src : m->src + body;
-    return aeskit_aead_open_verified(d, self->ks, &msg, m->dst, in, body, want, t);
+    return failed;
 }
 
 /* A message's checks, as the one-shot call's: its nonce, its limits. */
@@ -394,7 +424,7 @@ static int aead_check(aeskit_batch *b, const void *key, int enc, size_t i)
     return 0;
 }
 
-static const aeskit_batch_ops aead_batch_ops = {aead_job, aead_check};
+static const aeskit_batch_ops aead_batch_ops = {NULL, aead_check, aead_many_job};
 
 /* encrypt_many / decrypt_many ([nonces,] data, associated_data=None, *,
  * threads=1) and their packed forms ([nonces,] src, offsets, dst,

@@ -218,6 +218,7 @@ int aeskit_batch_threads(aeskit_at at, PyObject *obj, unsigned *out)
 typedef struct {
     aeskit_batch *b;
     aeskit_batch_job job;
+    aeskit_batch_many many;     /* NULL: job once per record */
     const void *key;
     int enc;
     size_t chunk;
@@ -234,6 +235,10 @@ static void work_on(work *w)
         if (i >= b->n)
             break;
         const size_t end = b->n - i < w->chunk ? b->n : i + w->chunk;
+        if (w->many != NULL) {
+            failed += w->many(w->key, w->enc, &b->msgs[i], &b->ok[i], end - i);
+            continue;
+        }
         for (size_t j = i; j < end; j++) {
             const int ok = w->job(w->key, w->enc, &b->msgs[j]);
             b->ok[j] = (uint8_t)ok;
@@ -269,15 +274,18 @@ static int worth_release(const aeskit_batch *b)
 /* Runs job over every record with the GIL released (one release for the
  * whole batch), split over up to threads OS threads; sets b->ok and
  * returns the count that failed. */
-static size_t batch_run(aeskit_batch *b, aeskit_batch_job job, const void *key, int enc,
+static size_t batch_run(aeskit_batch *b, const aeskit_batch_ops *ops, const void *key, int enc,
                         unsigned threads)
 {
     if (threads > b->n)
         threads = b->n ? (unsigned)b->n : 1;
-    work w = {.b = b, .job = job, .key = key, .enc = enc};
+    work w = {.b = b, .job = ops->job, .many = ops->many, .key = key, .enc = enc};
     /* Chunks small enough that the threads end together, large enough that
-     * the counter is not contended. */
+     * the counter is not contended, and that a many job has messages to
+     * interleave. */
     w.chunk = threads > 1 ? b->n / ((size_t)threads * 16) : b->n;
+    if (w.many != NULL && w.chunk < 64)
+        w.chunk = 64;
     if (w.chunk == 0)
         w.chunk = 1;
     atomic_init(&w.next, 0);
@@ -770,7 +778,7 @@ PyObject *aeskit_batch_seq(aeskit_batch *b, const aeskit_batch_ops *ops, const v
     }
     for (size_t i = 0; i < b->n; i++)
         room[i] = b->msgs[i].out_len;
-    const size_t failed = batch_run(b, ops->job, key, enc, threads);
+    const size_t failed = batch_run(b, ops, key, enc, threads);
     if (failed != 0) {
         for (size_t i = 0; i < b->n; i++)
             aeskit_secure_zero(b->msgs[i].dst, room[i]);
@@ -845,7 +853,7 @@ PyObject *aeskit_batch_packed(aeskit_batch *b, const aeskit_batch_ops *ops, cons
         room[i] = b->msgs[i].out_len;
         p += room[i];
     }
-    const size_t failed = batch_run(b, ops->job, key, enc, threads);
+    const size_t failed = batch_run(b, ops, key, enc, threads);
     PyObject *r = NULL;
     if (failed != 0 && !zero) {
         aeskit_secure_zero(dv->buf, total);

@@ -42,6 +42,13 @@ typedef struct {
  * the calling method keeps alive. */
 typedef int (*aeskit_batch_job)(const void *key, int enc, aeskit_batch_msg *m);
 
+/* Runs n records at once, as n calls of the family's job would, setting
+ * ok[i] for each; returns the count that failed. For a family whose
+ * modes interleave independent messages (multi-buffer kernels); the
+ * engine hands each thread's chunk of records to it whole. */
+typedef size_t (*aeskit_batch_many)(const void *key, int enc, aeskit_batch_msg *ms,
+                                    uint8_t *ok, size_t n);
+
 /* The most threads= takes. */
 #define AESKIT_BATCH_MAX_THREADS 256
 
@@ -102,6 +109,9 @@ typedef struct {
      * naming the item, and sets its out_len to the most it writes; -1 with
      * an exception. */
     int (*check)(aeskit_batch *b, const void *key, int enc, size_t i);
+    /* NULL, or the records of a chunk at once, in place of job (then
+     * NULL): one of the two is given. */
+    aeskit_batch_many many;
 } aeskit_batch_ops;
 
 /* The sequence form's arguments into b's records: data a sequence, side
