@@ -89,6 +89,10 @@ typedef void aeskit_ctr_fn(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ct
                            uint8_t *dst, const uint8_t *src, size_t n);
 typedef void aeskit_cbc_mac_fn(const aeskit_key *k, uint8_t mac[16], const uint8_t *src,
                                size_t n);
+/* cbc_x (below): `chains` independent CBC chains, n blocks each, in
+ * lockstep. */
+typedef void aeskit_cbc_x_fn(const aeskit_key *k, size_t chains, uint8_t (*iv)[16],
+                             uint8_t *const *dst, const uint8_t *const *src, size_t n);
 typedef void aeskit_xts_fn(const aeskit_key *k, int enc, uint8_t tweak[16], uint8_t *dst,
                            const uint8_t *src, size_t n);
 typedef void aeskit_xts_units_fn(const aeskit_key *k, int enc, const uint8_t *tweaks,
@@ -192,7 +196,21 @@ struct aeskit_impl {
     /* The boundaries of this table's kernels, for the tests; ends with a
      * NULL name. */
     const aeskit_constant *constants;
+    /* Multi-buffer CBC (the batch methods of the serial modes, through
+     * modes/chains.h): cbc_x runs chains (1..cbc_x_chains) independent
+     * chains n blocks each, round by round together, so the AES unit
+     * overlaps them where one chain would wait out each round's latency.
+     * Chain c: iv[c] <- E(iv[c] ^ block) for each block of src[c] in
+     * turn, each result stored to dst[c] (CBC encryption) or, with dst
+     * NULL, to nothing (CBC-MAC). The iv array holds the chains' values
+     * side by side; dst[c] may equal src[c] and overlaps nothing else.
+     * cbc_x_chains is as many chains as the unit needs in flight
+     * (latency x throughput), at most AESKIT_CBC_X_MAX. */
+    aeskit_cbc_x_fn *cbc_x;
+    size_t cbc_x_chains;
 };
+
+#define AESKIT_CBC_X_MAX 32
 
 void aeskit_secure_zero(void *p, size_t len);   /* common.c */
 

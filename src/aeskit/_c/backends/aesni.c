@@ -526,4 +526,6 @@ const struct aeskit_impl aeskit_aesni_impl = {
         {"ghash_batch_blocks", AESNI_W},
         {NULL, 0},
     },
+    .cbc_x = aeskit_aesni_cbc_x,
+    .cbc_x_chains = AESNI_W,
 };

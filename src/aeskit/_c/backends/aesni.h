@@ -86,6 +86,7 @@ aeskit_gcm_fn aeskit_aesni_gcm;
 aeskit_gcmsiv_open_fn aeskit_aesni_gcmsiv_open;
 aeskit_ctr_cbcmac_fn aeskit_aesni_ctr_cbcmac;
 aeskit_gcmsiv_short_fn aeskit_aesni_gcmsiv_short;
+aeskit_cbc_x_fn aeskit_aesni_cbc_x;
 /* aesni.c's own */
 aeskit_chain_fn aeskit_aesni_cbc_enc;
 aeskit_chain_fn aeskit_aesni_cfb_enc;

@@ -364,4 +364,6 @@ const struct aeskit_impl aeskit_armv8_ce_impl = {
         {"ghash_batch_blocks", CE_W},
         {NULL, 0},
     },
+    .cbc_x = ce_cbc_x,
+    .cbc_x_chains = CE_W,
 };

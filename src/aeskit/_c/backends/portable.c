@@ -86,4 +86,6 @@ const struct aeskit_impl aeskit_portable_impl = {
         {"batch_blocks", 4},
         {NULL, 0},
     },
+    .cbc_x = aeskit_generic_cbc_x,
+    .cbc_x_chains = 4,   /* one bitsliced batch */
 };

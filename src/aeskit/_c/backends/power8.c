@@ -378,4 +378,6 @@ const struct aeskit_impl aeskit_power8_impl = {
         {"ghash_batch_blocks", P8_W},
         {NULL, 0},
     },
+    .cbc_x = p8_cbc_x,
+    .cbc_x_chains = P8_W,
 };

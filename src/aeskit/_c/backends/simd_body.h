@@ -1177,3 +1177,56 @@ SIMD_FN int SIMD_NAME(gcmsiv_short)(const aeskit_key *kgk, int enc, const uint8_
     return 1;
 }
 #endif
+
+/* ---- independent CBC chains in lockstep (the cbc_x slot) ---------------
+ * One chain waits a whole AES latency per block; SIMD_W chains (8, the
+ * blocks the parallel modes keep in flight) fill the unit: each round key
+ * is loaded once per round for all of them (SIMD_ENC_W), as ECB does.
+ * w, the chains, is a constant in each instance (the switch below), so
+ * the chains stay in registers; out is 0 for CBC-MAC. Block i of chain j
+ * is loaded before its result is stored, so dst[j] may be src[j]. */
+SIMD_INLINE void simd_cbc_x_w(const SIMD_KEYS *ks, int out, size_t w, uint8_t (*iv)[16],
+                              uint8_t *const *dst, const uint8_t *const *src, size_t n)
+{
+    SIMD_V x[SIMD_W];
+    SIMD_UNROLL
+    for (size_t j = 0; j < w; j++)
+        x[j] = SIMD_LOAD(iv[j]);
+    for (size_t i = 0; i < n; i++) {
+        SIMD_UNROLL
+        for (size_t j = 0; j < w; j++)
+            x[j] = SIMD_XOR(x[j], SIMD_LOAD(src[j] + AESKIT_BLOCK * i));
+        SIMD_ENC_W(ks, x, w);
+        if (out) {
+            SIMD_UNROLL
+            for (size_t j = 0; j < w; j++)
+                SIMD_STORE(dst[j] + AESKIT_BLOCK * i, x[j]);
+        }
+    }
+    SIMD_UNROLL
+    for (size_t j = 0; j < w; j++)
+        SIMD_STORE(iv[j], x[j]);
+}
+
+SIMD_FN void SIMD_NAME(cbc_x)(const aeskit_key *k, size_t chains, uint8_t (*iv)[16],
+                              uint8_t *const *dst, const uint8_t *const *src, size_t n)
+{
+    assert(chains >= 1 && chains <= SIMD_W);
+    if (n == 0)
+        return;
+    SIMD_KEYS ks;
+    SIMD_LOAD_KEYS(&ks, k, 0);
+#define K(w)                                                       \
+    case w:                                                        \
+        if (dst != NULL)                                           \
+            simd_cbc_x_w(&ks, 1, w, iv, dst, src, n);              \
+        else                                                       \
+            simd_cbc_x_w(&ks, 0, w, iv, NULL, src, n);             \
+        break
+    switch (chains) {
+        K(1); K(2); K(3); K(4); K(5); K(6); K(7); K(8);
+    default:
+        break;
+    }
+#undef K
+}

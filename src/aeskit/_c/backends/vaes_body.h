@@ -1092,5 +1092,87 @@ static void VAES_FN(polyval)(const aeskit_ghash_key *hk, uint8_t acc[16], const 
     vaes_ghash_any(hk, acc, p, n, 1);
 }
 
+/* ---- independent CBC chains in lockstep (the cbc_x slot) ---------------
+ * Lane l of vector j carries chain VAES_BPV * j + l: each step gathers the
+ * chains' next blocks into lanes (a load and VAES_BPV - 1 lane inserts per
+ * vector, off the AES port), and every vector takes each round key from
+ * one broadcast, as ECB does. One chain's block waits rounds x latency
+ * (~40 cycles); VAES_NV vectors in flight keep the unit busy through it
+ * (ymm: 8 vectors at 2 per cycle; zmm: 8 at 1 per cycle), so VAES_W chains
+ * cost about what one does. The last vector may be partial: its idle lanes
+ * start from zero, read chain 0's blocks and are never stored. Block i of
+ * a chain is loaded before its result is stored, so dst[c] may be src[c]. */
+
+AESKIT_INLINE vaes_v vaes_gather(const uint8_t *const *p, size_t off)
+{
+    vaes_v v = vaes_from128(aeskit_load128(p[0] + off));
+    for (size_t l = 1; l < VAES_BPV; l++)
+        v = vaes_insert_lane(v, aeskit_load128(p[l] + off), l);
+    return v;
+}
+
+/* Lanes 0..nb-1 of v to p[0..nb-1] + off. */
+AESKIT_INLINE void vaes_scatter(uint8_t *const *p, size_t off, vaes_v v, size_t nb)
+{
+    aeskit_store128(p[0] + off, vaes_low128(v));
+    for (size_t l = 1; l < nb; l++)
+        aeskit_store128(p[l] + off, vaes_lane_high(v, l));
+}
+
+AESKIT_INLINE void vaes_cbc_x_w(const uint8_t *rk, unsigned rounds, int out, size_t w,
+                                size_t last, uint8_t (*iv)[16], uint8_t *const *dst,
+                                const uint8_t *const *src, size_t n)
+{
+    const vaes_v k0 = vaes_key(rk, 0), kl = vaes_key(rk, rounds);
+    vaes_v x[VAES_NV];
+    VAES_UNROLL
+    for (size_t j = 0; j < w; j++)
+        x[j] = vaes_load_part(iv[VAES_BPV * j], vaes_nb(j, w, last));
+    for (size_t i = 0; i < n; i++) {
+        VAES_UNROLL
+        for (size_t j = 0; j < w; j++)
+            x[j] = vaes_xor3(x[j], k0, vaes_gather(src + VAES_BPV * j, AESKIT_BLOCK * i));
+        vaes_middle(x, w, rk, rounds, 1);
+        VAES_UNROLL
+        for (size_t j = 0; j < w; j++)
+            x[j] = vaes_enclast(x[j], kl);
+        if (out) {
+            VAES_UNROLL
+            for (size_t j = 0; j < w; j++)
+                vaes_scatter(dst + VAES_BPV * j, AESKIT_BLOCK * i, x[j], vaes_nb(j, w, last));
+        }
+    }
+    VAES_UNROLL
+    for (size_t j = 0; j < w; j++)
+        vaes_store_part(iv[VAES_BPV * j], x[j], vaes_nb(j, w, last));
+}
+
+static void VAES_FN(cbc_x)(const aeskit_key *k, size_t chains, uint8_t (*iv)[16],
+                           uint8_t *const *dst, const uint8_t *const *src, size_t n)
+{
+    assert(chains >= 1 && chains <= VAES_W);
+    if (n == 0)
+        return;
+    const uint8_t *s[VAES_W];
+    for (size_t l = 0; l < VAES_W; l++)
+        s[l] = l < chains ? src[l] : src[0];
+    const size_t w = (chains + VAES_BPV - 1) / VAES_BPV, last = chains - VAES_BPV * (w - 1);
+    const uint8_t *rk = aeskit_aesni_enc_keys(k);
+#define K(v)                                                                    \
+    case v:                                                                     \
+        if (dst != NULL)                                                        \
+            vaes_cbc_x_w(rk, k->rounds, 1, v, last, iv, dst, s, n);             \
+        else                                                                    \
+            vaes_cbc_x_w(rk, k->rounds, 0, v, last, iv, NULL, s, n);            \
+        break
+    switch (w) {
+        K(1); K(2); K(3); K(4); K(5); K(6); K(7); K(8);
+    default:
+        break;
+    }
+#undef K
+}
+static_assert(VAES_NV == 8 && VAES_W <= AESKIT_CBC_X_MAX, "cbc_x's switch takes 1..8 vectors");
+
 /* ---- OCB3: the fused ocb kernel (its own file, same helpers) ---- */
 #include "vaes_ocb.h"

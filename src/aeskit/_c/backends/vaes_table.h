@@ -63,4 +63,6 @@ const struct aeskit_impl VAES_IMPL = {
 #endif
         {NULL, 0},
     },
+    .cbc_x = VAES_FN(cbc_x),
+    .cbc_x_chains = VAES_W,
 };

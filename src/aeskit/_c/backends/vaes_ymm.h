@@ -160,4 +160,13 @@ AESKIT_INLINE __m128i vaes_lane_high(vaes_v v, size_t l)
     return _mm256_extracti128_si256(v, 1);
 }
 
+/* ---- lanes from separate blocks (multi-buffer) --------------------------- */
+
+/* v with lane l (1..VAES_BPV-1, public) replaced by a: l is 1 on ymm. */
+AESKIT_INLINE vaes_v vaes_insert_lane(vaes_v v, __m128i a, size_t l)
+{
+    (void)l;
+    return _mm256_inserti128_si256(v, a, 1);
+}
+
 #endif

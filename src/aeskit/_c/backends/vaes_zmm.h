@@ -200,4 +200,19 @@ AESKIT_INLINE __m128i vaes_lane_high(vaes_v v, size_t l)
     }
 }
 
+/* ---- lanes from separate blocks (multi-buffer) --------------------------- */
+
+/* v with lane l (1..VAES_BPV-1, public) replaced by a. */
+AESKIT_INLINE vaes_v vaes_insert_lane(vaes_v v, __m128i a, size_t l)
+{
+    switch (l) {
+    case 1:
+        return _mm512_inserti32x4(v, a, 1);
+    case 2:
+        return _mm512_inserti32x4(v, a, 2);
+    default:
+        return _mm512_inserti32x4(v, a, 3);
+    }
+}
+
 #endif

@@ -39,6 +39,18 @@ enum aeskit_finish {
  * stream on its stack (the registration refuses a larger one). */
 #define AESKIT_CIPHER_STATE_MAX 256
 
+/* One message of encrypt_many (below): iv (16 bytes), the len bytes at
+ * src, the output at dst (which may be src and overlaps nothing else). */
+typedef struct aeskit_block_item {
+    const uint8_t *iv;
+    uint8_t *dst;
+    const uint8_t *src;
+    size_t len;
+} aeskit_block_item;
+
+/* The most messages one encrypt_many call takes. */
+#define AESKIT_CIPHER_MANY 64
+
 /*
  * A block-cipher mode as a Python type (aeskit.AES<name>): its call shape
  * and its entry points. The glue validates what the shape says before it
@@ -93,6 +105,14 @@ struct aeskit_cipher {
      * without padding; iv as for init; dst == src is allowed. */
     void (*oneshot)(const aeskit_key *keys, int enc, const uint8_t *iv, uint8_t *dst,
                     const uint8_t *src, size_t len);
+    /* Optional: NULL, or n <= AESKIT_CIPHER_MANY one-shot encryptions at
+     * once, each what init, update and finish do on item i: with PKCS#7
+     * padding when pkcs7 (dst takes 16 * (len / 16 + 1) bytes), else len
+     * whole blocks. For a serial mode whose kernels interleave independent
+     * messages (CBC: the backend's cbc_x); the glue's batch methods call
+     * it, and run one message at a time where it is NULL. */
+    void (*encrypt_many)(const aeskit_key *keys, int pkcs7, const aeskit_block_item *items,
+                         size_t n);
     /* XTS's additions; zero/NULL for a mode without them. */
     uint8_t distinct_keys;      /* the n_keys keys must differ (checked in
                                    constant time) */

@@ -11,7 +11,8 @@
  * bytes, so that the code takes the same path for every length of the
  * last block.
  */
-#include "aead.h"    /* AESKIT_TAGS */
+#include "aead.h"    /* AESKIT_TAGS, aeskit_span */
+#include "chains.h"
 #include "cmac.h"
 #include "common.h"
 
@@ -63,20 +64,61 @@ void aeskit_cmac_update(aeskit_cmac *c, const uint8_t *p, size_t len)
     c->pos = (unsigned)len;
 }
 
+/* The last block as the chain takes it: the pos (0..16) bytes of buf
+ * whitened with K1 when they are a whole block, else padded with 10* and
+ * whitened with K2, ^ mac (the chain so far). */
+static void cmac_last(const aeskit_cmac_key *ck, const uint8_t buf[16], unsigned pos,
+                      const uint8_t mac[16], uint8_t last[16])
+{
+    /* whole = all ones when buf holds a whole block (K1, no padding) */
+    const uint8_t whole = (uint8_t)(0u - (unsigned)(pos == 16));
+    for (unsigned i = 0; i < 16; i++) {
+        const uint8_t in = (uint8_t)(0u - (unsigned)(i < pos));
+        const uint8_t pad = (uint8_t)(0x80 & (0u - (unsigned)(i == pos)));
+        const uint8_t sub = (uint8_t)((ck->k1[i] & whole) | (ck->k2[i] & (uint8_t)~whole));
+        last[i] = (uint8_t)(((buf[i] & in) | pad) ^ sub ^ mac[i]);
+    }
+}
+
 void aeskit_cmac_final(const aeskit_cmac *c, uint8_t tag[16])
 {
     const aeskit_cmac_key *ck = c->ck;
-    /* whole = all ones when buf holds a whole block (K1, no padding) */
-    const uint8_t whole = (uint8_t)(0u - (unsigned)(c->pos == 16));
     uint8_t last[16];
-    for (unsigned i = 0; i < 16; i++) {
-        const uint8_t in = (uint8_t)(0u - (unsigned)(i < c->pos));
-        const uint8_t pad = (uint8_t)(0x80 & (0u - (unsigned)(i == c->pos)));
-        const uint8_t sub = (uint8_t)((ck->k1[i] & whole) | (ck->k2[i] & (uint8_t)~whole));
-        last[i] = (uint8_t)(((c->buf[i] & in) | pad) ^ sub ^ c->mac[i]);
-    }
+    cmac_last(ck, c->buf, c->pos, c->mac, last);
     ck->key.impl->ecb_enc(&ck->key, tag, last, 1);
     aeskit_secure_zero(last, sizeof last);
+}
+
+/* n messages as independent chains (modes/chains.h): each is its whole
+ * blocks but the last, read in place, then its last block (cmac_last, in
+ * last[i]), whose CBC-MAC step E(mac ^ last) is the tag, as in final. */
+void aeskit_cmac_many(const aeskit_cmac_key *ck, const aeskit_span *msgs, size_t n,
+                      uint8_t (*tags)[16])
+{
+    static const uint8_t zero[16];
+    aeskit_chain c[AESKIT_MAC_MANY];
+    aeskit_seg seg[AESKIT_MAC_MANY][2];
+    uint8_t last[AESKIT_MAC_MANY][16], buf[16];
+    assert(n <= AESKIT_MAC_MANY);
+    for (size_t i = 0; i < n; i++) {
+        const size_t len = msgs[i].len, body = len == 0 ? 0 : (len - 1) / 16;
+        const size_t pos = len - 16 * body;
+        memset(buf, 0, sizeof buf);
+        if (pos > 0)
+            memcpy(buf, msgs[i].p + 16 * body, pos);
+        cmac_last(ck, buf, (unsigned)pos, zero, last[i]);
+        seg[i][0] = (aeskit_seg){.src = msgs[i].p, .blocks = body};
+        seg[i][1] = (aeskit_seg){.src = last[i], .blocks = 1};
+        memset(c[i].v, 0, 16);
+        c[i].seg = seg[i];
+        c[i].n_seg = 2;
+    }
+    aeskit_cbc_chains(&ck->key, 0, c, n);
+    for (size_t i = 0; i < n; i++)
+        memcpy(tags[i], c[i].v, 16);
+    aeskit_secure_zero(buf, sizeof buf);
+    aeskit_secure_zero(last, n * sizeof last[0]);
+    aeskit_secure_zero(c, n * sizeof c[0]);
 }
 
 void aeskit_cmac_oneshot(const aeskit_cmac_key *ck, const uint8_t *p, size_t len,
@@ -103,6 +145,12 @@ static void cmac_key_init(void *ks, const struct aeskit_impl *impl, const uint8_
 static void cmac_mac(const void *ks, const uint8_t *p, size_t len, uint8_t tag[16])
 {
     aeskit_cmac_oneshot(ks, p, len, tag);
+}
+
+static void cmac_mac_many(const void *ks, const struct aeskit_span *msgs, size_t n,
+                          uint8_t (*tags)[16])
+{
+    aeskit_cmac_many(ks, msgs, n, tags);
 }
 
 static void cmac_init(void *st, const void *ks)
@@ -132,6 +180,7 @@ const struct aeskit_mac aeskit_cmac_mac = {
     .key_state = sizeof(aeskit_cmac_key),
     .key_init = cmac_key_init,
     .mac = cmac_mac,
+    .mac_many = cmac_mac_many,
     .facts = {.floor_enc = "serial"},
     .state = sizeof(aeskit_cmac),
     .init = cmac_init,

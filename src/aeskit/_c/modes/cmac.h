@@ -41,5 +41,10 @@ void aeskit_cmac_final(const aeskit_cmac *c, uint8_t tag[16]);
 /* init, update and final over one message. */
 void aeskit_cmac_oneshot(const aeskit_cmac_key *ck, const uint8_t *p, size_t len,
                          uint8_t tag[16]);
+/* oneshot over n <= AESKIT_MAC_MANY messages at once, their chains
+ * interleaved (the backend's cbc_x, modes/chains.h). */
+struct aeskit_span;
+void aeskit_cmac_many(const aeskit_cmac_key *ck, const struct aeskit_span *msgs, size_t n,
+                      uint8_t (*tags)[16]);
 
 #endif

@@ -147,6 +147,24 @@ void aeskit_generic_cbc_mac(const aeskit_key *k, uint8_t mac[16], const uint8_t 
     }
 }
 
+void aeskit_generic_cbc_x(const aeskit_key *k, size_t chains, uint8_t (*iv)[16],
+                          uint8_t *const *dst, const uint8_t *const *src, size_t n)
+{
+    assert(chains >= 1 && chains <= AESKIT_CBC_X_MAX);
+    uint8_t buf[AESKIT_CBC_X_MAX * 16];
+    for (size_t i = 0; i < n; i++) {
+        for (size_t c = 0; c < chains; c++)
+            aeskit_xor16(buf + 16 * c, iv[c], src[c] + 16 * i);
+        k->impl->ecb_enc(k, buf, buf, chains);
+        for (size_t c = 0; c < chains; c++) {
+            memcpy(iv[c], buf + 16 * c, 16);
+            if (dst != NULL)
+                memcpy(dst[c] + 16 * i, buf + 16 * c, 16);
+        }
+    }
+    wipe(buf, 16 * chains);
+}
+
 /* Each batch: the tweaks into buf, then buf = tweak ^ src, one ECB call,
  * and dst = buf ^ tweak again. The tweaks are walked twice rather than
  * kept in a second buffer: the walk is a shift and a masked xor. */

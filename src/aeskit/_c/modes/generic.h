@@ -17,6 +17,10 @@ aeskit_chain_fn aeskit_generic_ofb;
 aeskit_ctr_fn aeskit_generic_ctr;
 aeskit_cbc_mac_fn aeskit_generic_cbc_mac;
 aeskit_xts_fn aeskit_generic_xts;
+/* Each step gathers the chains' next blocks (iv ^ block) into one buffer
+ * for one ecb_enc call: as many chains as the backend's ECB takes at once
+ * (portable's bitsliced core: 4) cost what one does. */
+aeskit_cbc_x_fn aeskit_generic_cbc_x;
 
 /* Add `add` to the counter part of ctr that kind names, modulo its width,
  * without a branch on the counter. */

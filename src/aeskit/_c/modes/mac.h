@@ -16,6 +16,11 @@
 #include "keysize.h"
 #include "facts.h"
 
+struct aeskit_span;   /* modes/aead.h */
+
+/* The most messages one mac_many call takes. */
+#define AESKIT_MAC_MANY 64
+
 struct aeskit_mac {
     const char *name;           /* "CMAC", for messages */
     const char *type_name;      /* "aeskit.AESCMAC" */
@@ -33,6 +38,12 @@ struct aeskit_mac {
 
     /* A whole message at once: the full 16-byte tag (the glue truncates). */
     void (*mac)(const void *ks, const uint8_t *p, size_t len, uint8_t tag[16]);
+    /* Optional: NULL, or n <= AESKIT_MAC_MANY messages at once, tags[i]
+     * what mac gives for msgs[i], for a MAC whose kernels interleave
+     * independent messages (the batch methods: mac_many, verify_many).
+     * NULL: the glue calls mac once per message. */
+    void (*mac_many)(const void *ks, const struct aeskit_span *msgs, size_t n,
+                     uint8_t (*tags)[16]);
 
     /* The context: state bytes (8-byte aligned), which may point into the
      * key state (the glue keeps the key object alive) and may be copied

@@ -272,7 +272,35 @@ static int batch_check(aeskit_batch *b, const void *key, int enc, size_t i)
                          m->len, &m->out_len);
 }
 
-static const aeskit_batch_ops batch_ops = {batch_job, batch_check};
+/* A chunk of messages: encryptions in groups the mode takes at once
+ * (encrypt_many), else one message at a time. */
+static size_t batch_many(const void *key, int enc, aeskit_batch_msg *ms, uint8_t *ok, size_t n)
+{
+    const KeyObject *self = key;
+    const struct aeskit_cipher *d = self->head.cipher;
+    size_t failed = 0;
+    if (!enc || d->encrypt_many == NULL) {
+        for (size_t i = 0; i < n; i++) {
+            ok[i] = (uint8_t)batch_job(key, enc, &ms[i]);
+            failed += !ok[i];
+        }
+        return failed;
+    }
+    aeskit_block_item items[AESKIT_CIPHER_MANY];
+    for (size_t i = 0; i < n;) {
+        const size_t k = n - i < AESKIT_CIPHER_MANY ? n - i : AESKIT_CIPHER_MANY;
+        for (size_t j = 0; j < k; j++) {
+            const aeskit_batch_msg *m = &ms[i + j];
+            items[j] = (aeskit_block_item){m->iv, m->dst, m->src, m->len};
+            ok[i + j] = 1;
+        }
+        d->encrypt_many(self->keys, self->head.pkcs7, items, k);
+        i += k;
+    }
+    return 0;
+}
+
+static const aeskit_batch_ops batch_ops = {NULL, batch_check, batch_many};
 
 /* encrypt_many / decrypt_many ([ivs | tweaks,] data, *, threads=1) and
  * their packed forms: each message one call's, under its own iv or tweak.

@@ -125,20 +125,39 @@ done:
 
 /* ---- batches (py/batch.h) ----------------------------------------------- */
 
-/* One message's tag (enc 1: mac_many) or its check against the message's
- * item of tags (enc 0: verify_many, writing nothing). */
-static int batch_job(const void *key, int enc, aeskit_batch_msg *m)
+/* A chunk of messages, in groups the MAC takes at once (mac_many; mac
+ * once per message where it has none): each one's tag (enc 1: mac_many)
+ * or its check against the message's item of tags (enc 0: verify_many,
+ * writing nothing). */
+static size_t batch_many(const void *key, int enc, aeskit_batch_msg *ms, uint8_t *ok, size_t n)
 {
     const MacObject *self = key;
-    uint8_t full[16];
-    self->head.mac->mac(self->ks, m->src, m->len, full);
-    int ok = 1;
-    if (enc)
-        memcpy(m->dst, full, self->head.tag_len);
-    else
-        ok = aeskit_mac_tag_ok(full, m->iv, m->iv_len, self->head.tag_len);
-    aeskit_secure_zero(full, sizeof full);
-    return ok;
+    const struct aeskit_mac *d = self->head.mac;
+    const size_t t = self->head.tag_len;
+    aeskit_span msgs[AESKIT_MAC_MANY];
+    uint8_t full[AESKIT_MAC_MANY][16];
+    size_t failed = 0;
+    for (size_t i = 0; i < n;) {
+        const size_t k = n - i < AESKIT_MAC_MANY ? n - i : AESKIT_MAC_MANY;
+        aeskit_batch_msg *m = &ms[i];
+        if (d->mac_many != NULL) {
+            for (size_t j = 0; j < k; j++)
+                msgs[j] = (aeskit_span){m[j].src, m[j].len};
+            d->mac_many(self->ks, msgs, k, full);
+        } else {
+            for (size_t j = 0; j < k; j++)
+                d->mac(self->ks, m[j].src, m[j].len, full[j]);
+        }
+        for (size_t j = 0; j < k; j++) {
+            if (enc)
+                memcpy(m[j].dst, full[j], t);
+            ok[i + j] = (uint8_t)(enc ? 1 : aeskit_mac_tag_ok(full[j], m[j].iv, m[j].iv_len, t));
+            failed += !ok[i + j];
+        }
+        aeskit_secure_zero(full, k * sizeof full[0]);
+        i += k;
+    }
+    return failed;
 }
 
 /* A message has no limit; a tag of another length fails in its job, as a
@@ -149,7 +168,7 @@ static int batch_check(aeskit_batch *b, const void *key, int enc, size_t i)
     return 0;
 }
 
-static const aeskit_batch_ops batch_ops = {batch_job, batch_check};
+static const aeskit_batch_ops batch_ops = {NULL, batch_check, batch_many};
 
 static PyObject *mac_batch(PyObject *op, PyObject *const *argv, Py_ssize_t nargs,
                            PyObject *kwnames, int enc, int into, const char *fname)

@@ -1,0 +1,47 @@
+/*
+ * chains.h: many independent CBC chains through the backend's cbc_x slot
+ * (modes/chains.c), for the batch methods of the serial modes: CBC
+ * encryption (modes/cbc.c), CMAC (modes/cmac.c) and CCM's CBC-MAC
+ * (modes/ccm.c).
+ *
+ * A chain is a list of segments of whole blocks, each read from its own
+ * place (a message's body in the caller's buffer, a header or padded last
+ * block on the mode's stack), so that a mode hands over a message as it
+ * lies, with no copy. The scheduler keeps up to the backend's
+ * cbc_x_chains chains in lanes and runs them in lockstep for as many
+ * blocks as the shortest current segment has left; a lane whose chain
+ * ends is refilled from the queue at once, as "Comb to Pipeline" (FSE
+ * 2015) does, so messages of unequal length keep every lane busy until
+ * the queue runs dry.
+ */
+#ifndef AESKIT_CHAINS_H
+#define AESKIT_CHAINS_H
+
+#include "aeskit.h"
+
+/* blocks whole blocks at src; with output, written to dst (which may be
+ * src). */
+typedef struct aeskit_seg {
+    const uint8_t *src;
+    uint8_t *dst;
+    size_t blocks;
+} aeskit_seg;
+
+/* A chain: its value (the IV in, the last block out: CBC's next IV, or
+ * CBC-MAC's MAC) and its segments, in order. */
+typedef struct aeskit_chain {
+    uint8_t v[16];
+    const aeskit_seg *seg;
+    size_t n_seg;
+} aeskit_chain;
+
+/* The most segments a mode gives one chain (CCM: B0 and the AAD's head,
+ * its body, its padded tail, the data's body and its padded tail). */
+#define AESKIT_CHAIN_SEGS 5
+
+/* Every chain of c[0..n) through all its segments under k: CBC
+ * encryption (out 1: each block's result to its segment's dst) or
+ * CBC-MAC (out 0). Chains never overlap one another. */
+void aeskit_cbc_chains(const aeskit_key *k, int out, aeskit_chain *c, size_t n);
+
+#endif
