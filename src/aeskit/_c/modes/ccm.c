@@ -22,6 +22,7 @@
  * lets dst overlap them).
  */
 #include "ccm.h"
+#include "chains.h"
 #include "common.h"
 
 #define CHUNK_BLOCKS 256   /* 4 KiB */
@@ -65,33 +66,69 @@ size_t aeskit_ccm_aad_prefix(uint8_t out[10], uint64_t aad_len)
     return 10;
 }
 
-/* B0 and the encoded AAD into the MAC: the first AAD block (the length's
- * encoding and the AAD's first bytes) goes with B0 in one call, the AAD's
- * whole blocks straight from the caller, the rest zero-padded. */
+/* B0 and the encoded AAD as the MAC's first segments (chains.h): B0 with
+ * the first AAD block (the length's encoding and the AAD's first bytes)
+ * in head, the AAD's whole blocks straight from the caller, the rest
+ * zero-padded in tail. Returns the count of segments (1 or 3). */
+static size_t header_segs(aeskit_seg seg[3], uint8_t head[32], uint8_t tail[16],
+                          const uint8_t b0[16], const uint8_t *aad, size_t aad_len)
+{
+    memcpy(head, b0, 16);
+    seg[0] = (aeskit_seg){.src = head, .blocks = 1};
+    if (aad_len == 0)
+        return 1;
+    const size_t pre = aeskit_ccm_aad_prefix(head + 16, aad_len);
+    const size_t first = aad_len < 16 - pre ? aad_len : 16 - pre;
+    memcpy(head + 16 + pre, aad, first);
+    memset(head + 16 + pre + first, 0, 16 - pre - first);
+    seg[0].blocks = 2;
+    aad += first;
+    aad_len -= first;
+    seg[1] = (aeskit_seg){.src = aad, .blocks = aad_len / 16};
+    const size_t rest = aad_len % 16;
+    memset(tail, 0, 16);
+    if (rest > 0)
+        memcpy(tail, aad + aad_len - rest, rest);
+    seg[2] = (aeskit_seg){.src = tail, .blocks = rest > 0};
+    return 3;
+}
+
+/* B0 and the encoded AAD into the MAC. */
 static void mac_header(const aeskit_key *k, uint8_t mac[16], const uint8_t b0[16],
                        const uint8_t *aad, size_t aad_len)
 {
-    uint8_t blk[32];
-    memcpy(blk, b0, 16);
-    if (aad_len == 0) {
-        k->impl->cbc_mac(k, mac, blk, 1);
-        return;
-    }
-    const size_t pre = aeskit_ccm_aad_prefix(blk + 16, aad_len);
-    const size_t first = aad_len < 16 - pre ? aad_len : 16 - pre;
-    memcpy(blk + 16 + pre, aad, first);
-    memset(blk + 16 + pre + first, 0, 16 - pre - first);
-    k->impl->cbc_mac(k, mac, blk, 2);
-    aad += first;
-    aad_len -= first;
-    k->impl->cbc_mac(k, mac, aad, aad_len / 16);
-    const size_t rest = aad_len % 16;
-    if (rest > 0) {
-        memcpy(blk, aad + aad_len - rest, rest);
-        memset(blk + rest, 0, 16 - rest);
-        k->impl->cbc_mac(k, mac, blk, 1);
-    }
-    aeskit_secure_zero(blk, sizeof blk);
+    uint8_t head[32], tail[16];
+    aeskit_seg seg[3];
+    const size_t n = header_segs(seg, head, tail, b0, aad, aad_len);
+    for (size_t i = 0; i < n; i++)
+        k->impl->cbc_mac(k, mac, seg[i].src, seg[i].blocks);
+    aeskit_secure_zero(head, sizeof head);
+    aeskit_secure_zero(tail, sizeof tail);
+}
+
+/* A_0, the counter block of S_0 (the tag's mask): flags q - 1, the nonce,
+ * a zero count; the data's counters follow it. */
+static void ccm_a0(uint8_t a0[16], const aeskit_aead_msg *m)
+{
+    memset(a0, 0, 16);
+    a0[0] = (uint8_t)(14 - m->nonce_len);   /* q - 1 */
+    memcpy(a0 + 1, m->nonce, m->nonce_len);
+}
+
+/* The last rest (1..15) bytes of the data through CTR at ctr, the MAC's
+ * block of them (the plaintext, zero-padded) into pad. */
+static void ctr_tail(const aeskit_key *k, int enc, uint8_t ctr[16], uint8_t *dst,
+                     const uint8_t *src, size_t rest, uint8_t pad[16])
+{
+    uint8_t stream[16] = {0};
+    k->impl->ctr(k, AESKIT_CTR_BE128, ctr, stream, stream, 1);
+    memset(pad, 0, 16);
+    if (enc)
+        memcpy(pad, src, rest);
+    aeskit_xor_bytes(dst, src, stream, rest);
+    if (!enc)
+        memcpy(pad, dst, rest);
+    aeskit_secure_zero(stream, sizeof stream);
 }
 
 /* One message: seal (enc) or open; tag gets T ^ E(A_0), all 16 bytes. */
@@ -108,9 +145,7 @@ static void ccm_crypt(const aeskit_ccm_key *c, int enc, const aeskit_aead_msg *m
     /* The nonce and the AAD are read here, before dst is written. */
     aeskit_ccm_b0(b0, m->nonce, m->nonce_len, c->tag_len, len, aad_len > 0);
     mac_header(k, mac, b0, aad, aad_len);
-    memset(ctr, 0, 16);
-    ctr[0] = (uint8_t)(14 - m->nonce_len);   /* q - 1 */
-    memcpy(ctr + 1, m->nonce, m->nonce_len);
+    ccm_a0(ctr, m);
     impl->ctr(k, AESKIT_CTR_BE128, ctr, s0, s0, 1);   /* S_0 = E(A_0); ctr <- A_1 */
 
     size_t n = len / 16;
@@ -131,21 +166,88 @@ static void ccm_crypt(const aeskit_ccm_key *c, int enc, const aeskit_aead_msg *m
     }
     const size_t rest = len % 16;
     if (rest > 0) {
-        uint8_t stream[16] = {0};
-        impl->ctr(k, AESKIT_CTR_BE128, ctr, stream, stream, 1);
-        memset(pad, 0, 16);
-        if (enc)
-            memcpy(pad, src, rest);
-        aeskit_xor_bytes(dst, src, stream, rest);
-        if (!enc)
-            memcpy(pad, dst, rest);
+        ctr_tail(k, enc, ctr, dst, src, rest, pad);
         impl->cbc_mac(k, mac, pad, 1);
-        aeskit_secure_zero(stream, sizeof stream);
         aeskit_secure_zero(pad, sizeof pad);
     }
     aeskit_xor16(tag, mac, s0);
     aeskit_secure_zero(mac, sizeof mac);
     aeskit_secure_zero(s0, sizeof s0);
+}
+
+/* n messages at once (seal_many, open_many): each one's CBC-MAC a chain
+ * of modes/chains.h, interleaved with the others' in the backend's cbc_x,
+ * its segments B0 and the AAD (header_segs), the plaintext's whole blocks
+ * in place and its padded tail; the CTR passes are each message's own
+ * (parallel already), and the S_0 of all n one ECB call. Sealing MACs the
+ * plaintext before encrypting it, opening decrypts first, so dst may be
+ * src; everything read from a nonce and an AAD is read before its dst is
+ * written. tags: T ^ S_0, all 16 bytes, as ccm_crypt. */
+static void ccm_many(const aeskit_ccm_key *c, int enc, const aeskit_aead_item *items, size_t n,
+                     uint8_t (*tags)[16])
+{
+    const aeskit_key *k = &c->key;
+    aeskit_chain ch[AESKIT_AEAD_MANY];
+    aeskit_seg seg[AESKIT_AEAD_MANY][AESKIT_CHAIN_SEGS];
+    uint8_t head[AESKIT_AEAD_MANY][32], adtail[AESKIT_AEAD_MANY][16];
+    uint8_t tail[AESKIT_AEAD_MANY][16], a0[AESKIT_AEAD_MANY][16], ctr[16], b0[16];
+    assert(n <= AESKIT_AEAD_MANY);
+    for (size_t i = 0; i < n; i++) {
+        const aeskit_aead_item *it = &items[i];
+        const aeskit_aead_msg *m = &it->m;
+        assert(m->n_ad <= 1);
+        const uint8_t *aad = m->n_ad ? m->ad->p : NULL;
+        const size_t aad_len = m->n_ad ? m->ad->len : 0;
+        const size_t body = it->len / 16, rest = it->len % 16;
+        aeskit_ccm_b0(b0, m->nonce, m->nonce_len, c->tag_len, it->len, aad_len > 0);
+        size_t s = header_segs(seg[i], head[i], adtail[i], b0, aad, aad_len);
+        ccm_a0(a0[i], m);
+        if (!enc) {
+            memcpy(ctr, a0[i], 16);
+            ctr[15] = 1;   /* A_1: q >= 2, so the count is the last bytes */
+            k->impl->ctr(k, AESKIT_CTR_BE128, ctr, it->dst, it->src, body);
+            if (rest > 0)
+                ctr_tail(k, 0, ctr, it->dst + 16 * body, it->src + 16 * body, rest, tail[i]);
+        } else if (rest > 0) {
+            memset(tail[i], 0, 16);
+            memcpy(tail[i], it->src + 16 * body, rest);
+        }
+        seg[i][s++] = (aeskit_seg){.src = enc ? it->src : it->dst, .blocks = body};
+        seg[i][s++] = (aeskit_seg){.src = tail[i], .blocks = rest > 0};
+        memset(ch[i].v, 0, 16);
+        ch[i].seg = seg[i];
+        ch[i].n_seg = s;
+    }
+    aeskit_cbc_chains(k, 0, ch, n);
+    for (size_t i = 0; enc && i < n; i++) {
+        const aeskit_aead_item *it = &items[i];
+        const size_t body = it->len / 16, rest = it->len % 16;
+        memcpy(ctr, a0[i], 16);
+        ctr[15] = 1;
+        k->impl->ctr(k, AESKIT_CTR_BE128, ctr, it->dst, it->src, body);
+        if (rest > 0)
+            ctr_tail(k, 1, ctr, it->dst + 16 * body, it->src + 16 * body, rest, tail[i]);
+    }
+    k->impl->ecb_enc(k, a0[0], a0[0], n);   /* S_0 of each */
+    for (size_t i = 0; i < n; i++)
+        aeskit_xor16(tags[i], ch[i].v, a0[i]);
+    aeskit_secure_zero(ch, n * sizeof ch[0]);
+    aeskit_secure_zero(head, n * sizeof head[0]);
+    aeskit_secure_zero(adtail, n * sizeof adtail[0]);
+    aeskit_secure_zero(tail, n * sizeof tail[0]);
+    aeskit_secure_zero(a0, n * sizeof a0[0]);
+}
+
+static void ccm_seal_many(const void *ks, const aeskit_aead_item *items, size_t n,
+                          uint8_t (*tags)[16])
+{
+    ccm_many(ks, 1, items, n, tags);
+}
+
+static void ccm_open_many(const void *ks, const aeskit_aead_item *items, size_t n,
+                          uint8_t (*expect)[16])
+{
+    ccm_many(ks, 0, items, n, expect);
 }
 
 /* ---- the AEAD descriptor (modes/aead.h) ------------------------------- */
@@ -186,6 +288,8 @@ const struct aeskit_aead aeskit_ccm_aead = {
     .key_init = ccm_key_init,
     .seal = ccm_seal,
     .open = ccm_open,
+    .seal_many = ccm_seal_many,
+    .open_many = ccm_open_many,
     .constants = (const aeskit_constant[]){
         {"chunk_blocks", CHUNK_BLOCKS},
         {NULL, 0},
