@@ -10,68 +10,76 @@
 #include "chains.h"
 #include "common.h"
 
+/* The lanes: lane j runs chain[j], now in its segment seg[j], with left[j]
+ * blocks of it to go from src[j] (and dst[j]); v[j] is its value. */
 typedef struct {
-    aeskit_chain *chain;
-    size_t seg;         /* the segment running */
-    size_t left;        /* its blocks not yet run */
-} lane;
+    aeskit_chain *chain[AESKIT_CBC_X_MAX];
+    size_t seg[AESKIT_CBC_X_MAX], left[AESKIT_CBC_X_MAX];
+    const uint8_t *src[AESKIT_CBC_X_MAX];
+    uint8_t *dst[AESKIT_CBC_X_MAX];
+    uint8_t v[AESKIT_CBC_X_MAX][16];
+} lanes;
 
-/* The lane on its chain's next nonempty segment from seg on; 0 when the
+/* Lane j on its chain's next nonempty segment from seg on; 0 when the
  * chain has none left. */
-static int lane_seek(lane *l, size_t seg)
+static int lane_seek(lanes *l, size_t j, size_t seg)
 {
-    for (; seg < l->chain->n_seg; seg++)
-        if (l->chain->seg[seg].blocks != 0) {
-            l->seg = seg;
-            l->left = l->chain->seg[seg].blocks;
+    const aeskit_chain *c = l->chain[j];
+    for (; seg < c->n_seg; seg++)
+        if (c->seg[seg].blocks != 0) {
+            l->seg[j] = seg;
+            l->left[j] = c->seg[seg].blocks;
+            l->src[j] = c->seg[seg].src;
+            l->dst[j] = c->seg[seg].dst;
             return 1;
         }
     return 0;
+}
+
+/* Lane j takes lane from's place and state. */
+static void lane_move(lanes *l, size_t j, size_t from)
+{
+    l->chain[j] = l->chain[from];
+    l->seg[j] = l->seg[from];
+    l->left[j] = l->left[from];
+    l->src[j] = l->src[from];
+    l->dst[j] = l->dst[from];
+    memcpy(l->v[j], l->v[from], 16);
 }
 
 void aeskit_cbc_chains(const aeskit_key *k, int out, aeskit_chain *c, size_t n)
 {
     const size_t w = k->impl->cbc_x_chains;
     assert(w >= 1 && w <= AESKIT_CBC_X_MAX);
-    lane lanes[AESKIT_CBC_X_MAX];
-    uint8_t v[AESKIT_CBC_X_MAX][16];
-    const uint8_t *src[AESKIT_CBC_X_MAX];
-    uint8_t *dst[AESKIT_CBC_X_MAX];
+    lanes l;
     size_t live = 0, next = 0;
     for (;;) {
         while (live < w && next < n) {
-            lane *l = &lanes[live];
-            l->chain = &c[next++];
-            if (!lane_seek(l, 0))
+            l.chain[live] = &c[next++];
+            if (!lane_seek(&l, live, 0))
                 continue;   /* no blocks: its value stays as it is */
-            memcpy(v[live], l->chain->v, 16);
+            memcpy(l.v[live], l.chain[live]->v, 16);
             live++;
         }
         if (live == 0)
             break;
-        size_t m = SIZE_MAX;
-        for (size_t j = 0; j < live; j++) {
-            const aeskit_seg *s = &lanes[j].chain->seg[lanes[j].seg];
-            const size_t done = s->blocks - lanes[j].left;
-            src[j] = s->src + AESKIT_BLOCK * done;
-            dst[j] = out ? s->dst + AESKIT_BLOCK * done : NULL;
-            m = lanes[j].left < m ? lanes[j].left : m;
-        }
-        k->impl->cbc_x(k, live, v, out ? dst : NULL, src, m);
+        size_t m = l.left[0];
+        for (size_t j = 1; j < live; j++)
+            m = l.left[j] < m ? l.left[j] : m;
+        k->impl->cbc_x(k, live, l.v, out ? l.dst : NULL, l.src, m);
         for (size_t j = 0; j < live;) {
-            lane *l = &lanes[j];
-            l->left -= m;
-            if (l->left != 0 || lane_seek(l, l->seg + 1)) {
+            l.left[j] -= m;
+            l.src[j] += AESKIT_BLOCK * m;
+            if (out)
+                l.dst[j] += AESKIT_BLOCK * m;
+            if (l.left[j] != 0 || lane_seek(&l, j, l.seg[j] + 1)) {
                 j++;
                 continue;
             }
-            memcpy(l->chain->v, v[j], 16);
-            live--;
-            if (j != live) {
-                lanes[j] = lanes[live];
-                memcpy(v[j], v[live], 16);
-            }
+            memcpy(l.chain[j]->v, l.v[j], 16);
+            if (j != --live)
+                lane_move(&l, j, live);
         }
     }
-    aeskit_secure_zero(v, sizeof v);
+    aeskit_secure_zero(l.v, sizeof l.v);
 }

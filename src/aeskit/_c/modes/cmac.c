@@ -64,19 +64,32 @@ void aeskit_cmac_update(aeskit_cmac *c, const uint8_t *p, size_t len)
     c->pos = (unsigned)len;
 }
 
-/* The last block as the chain takes it: the pos (0..16) bytes of buf
- * whitened with K1 when they are a whole block, else padded with 10* and
- * whitened with K2, ^ mac (the chain so far). */
+/* The last block as the chain takes it: the first pos (0..16) bytes of
+ * buf (the rest, whatever they hold, masked off) whitened with K1 when
+ * they are a whole block, else padded with 10* and whitened with K2, ^ mac
+ * (the chain so far). The masks come from windows into two constant rows
+ * at the public length pos, 64 bits at a time. */
 static void cmac_last(const aeskit_cmac_key *ck, const uint8_t buf[16], unsigned pos,
                       const uint8_t mac[16], uint8_t last[16])
 {
+    static const uint8_t ones[32] = {
+        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    };
+    static const uint8_t bit[32] = {[16] = 0x80};   /* 10*: the 0x80 at byte pos */
+    assert(pos <= 16);
     /* whole = all ones when buf holds a whole block (K1, no padding) */
-    const uint8_t whole = (uint8_t)(0u - (unsigned)(pos == 16));
-    for (unsigned i = 0; i < 16; i++) {
-        const uint8_t in = (uint8_t)(0u - (unsigned)(i < pos));
-        const uint8_t pad = (uint8_t)(0x80 & (0u - (unsigned)(i == pos)));
-        const uint8_t sub = (uint8_t)((ck->k1[i] & whole) | (ck->k2[i] & (uint8_t)~whole));
-        last[i] = (uint8_t)(((buf[i] & in) | pad) ^ sub ^ mac[i]);
+    const uint64_t whole = 0 - (uint64_t)(pos == 16);
+    for (unsigned h = 0; h < 16; h += 8) {
+        uint64_t b, in, pad, k1, k2, m;
+        memcpy(&b, buf + h, 8);
+        memcpy(&in, ones + 16 - pos + h, 8);
+        memcpy(&pad, bit + 16 - pos + h, 8);
+        memcpy(&k1, ck->k1 + h, 8);
+        memcpy(&k2, ck->k2 + h, 8);
+        memcpy(&m, mac + h, 8);
+        const uint64_t out = ((b & in) | pad) ^ ((k1 & whole) | (k2 & ~whole)) ^ m;
+        memcpy(last + h, &out, 8);
     }
 }
 
@@ -98,12 +111,11 @@ void aeskit_cmac_many(const aeskit_cmac_key *ck, const aeskit_span *msgs, size_t
     static const uint8_t zero[16];
     aeskit_chain c[AESKIT_MAC_MANY];
     aeskit_seg seg[AESKIT_MAC_MANY][2];
-    uint8_t last[AESKIT_MAC_MANY][16], buf[16];
+    uint8_t last[AESKIT_MAC_MANY][16], buf[16] = {0};   /* past pos: masked off */
     assert(n <= AESKIT_MAC_MANY);
     for (size_t i = 0; i < n; i++) {
         const size_t len = msgs[i].len, body = len == 0 ? 0 : (len - 1) / 16;
         const size_t pos = len - 16 * body;
-        memset(buf, 0, sizeof buf);
         if (pos > 0)
             memcpy(buf, msgs[i].p + 16 * body, pos);
         cmac_last(ck, buf, (unsigned)pos, zero, last[i]);

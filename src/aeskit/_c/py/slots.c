@@ -21,6 +21,7 @@
  *   _ghash_key_extent(backend, h, max_blocks) -> (from, used, written_outside)
  *   _ctr_cbcmac_slot(backend, key, mac_dst, counter, mac, data[, ctr_key])
  *       -> (out, next_counter, mac, blocks_done), or None without the slot
+ *   _cbc_x_slot(backend, key, ivs, data, out) -> (out | None, next_ivs)
  *   backend_constants(backend) -> dict[str, int]
  *   mode_constants(aead) -> dict[str, int]
  *   _aead_max_data(aead, nonce_len) -> int
@@ -321,6 +322,59 @@ static PyObject *slots_ghash_key_extent(PyObject *m, PyObject *args)
     return r;
 }
 
+/* The cbc_x slot on len(ivs) / 16 chains, chain c's blocks the c-th of as
+ * many equal parts of data; with out, CBC encryption into a buffer of the
+ * same layout, else CBC-MAC. */
+static PyObject *slots_cbc_x(PyObject *m, PyObject *args)
+{
+    const char *backend;
+    PyObject *key, *ivs, *data;
+    int out;
+    slot_call c;
+    Py_buffer vb = {0};
+    if (!PyArg_ParseTuple(args, "sOOOp:_cbc_x_slot", &backend, &key, &ivs, &data, &out) ||
+        aeskit_get_buffer(ivs, &vb, 0, "ivs") < 0)
+        return NULL;
+    const size_t chains = (size_t)vb.len / 16;
+    uint8_t v[AESKIT_CBC_X_MAX][16];
+    if (vb.len % 16 != 0 || chains == 0 || chains > AESKIT_CBC_X_MAX) {
+        aeskit_release(&vb);
+        PyErr_Format(PyExc_ValueError, "cbc_x takes 1 to %d chains (16-byte ivs)",
+                     AESKIT_CBC_X_MAX);
+        return NULL;
+    }
+    memcpy(v, vb.buf, vb.len);
+    aeskit_release(&vb);
+    /* the first iv as slot_begin's block: the slot reads v */
+    PyObject *first = PyBytes_FromStringAndSize((const char *)v[0], 16);
+    const int began = first != NULL ? slot_begin(m, &c, backend, key, first, data, out) : -1;
+    Py_XDECREF(first);
+    if (began < 0)
+        return NULL;
+    const size_t blocks = slot_blocks(&c);
+    if (chains > c.impl->cbc_x_chains || blocks % chains != 0) {
+        PyErr_Format(PyExc_ValueError, "%s's cbc_x takes 1 to %zu chains of equal length",
+                     c.impl->name, c.impl->cbc_x_chains);
+        Py_XDECREF(slot_end(&c));
+        return NULL;
+    }
+    const size_t n = blocks / chains;
+    const uint8_t *src[AESKIT_CBC_X_MAX];
+    uint8_t *dst[AESKIT_CBC_X_MAX];
+    for (size_t j = 0; j < chains; j++) {
+        src[j] = (const uint8_t *)c.data.buf + 16 * n * j;
+        dst[j] = out ? slot_dst(&c) + 16 * n * j : NULL;
+    }
+    c.impl->cbc_x(&c.key, chains, v, out ? dst : NULL, src, n);
+    PyObject *next = PyBytes_FromStringAndSize((const char *)v, (Py_ssize_t)(16 * chains));
+    PyObject *o = c.out != NULL ? Py_NewRef(c.out) : Py_NewRef(Py_None);
+    Py_XDECREF(slot_end(&c));
+    PyObject *r = next != NULL ? Py_BuildValue("(NN)", o, next) : NULL;
+    if (r == NULL)
+        Py_DECREF(o);
+    return r;
+}
+
 /* A dict of a NULL-ended list of constants. */
 static PyObject *constants_dict(const aeskit_constant *c)
 {
@@ -345,7 +399,12 @@ static PyObject *slots_constants(PyObject *m, PyObject *args)
         PyErr_Format(PyExc_ValueError, "unknown backend '%s'", backend);
         return NULL;
     }
-    return constants_dict(impl->constants);
+    PyObject *d = constants_dict(impl->constants);
+    PyObject *w = d != NULL ? PyLong_FromSize_t(impl->cbc_x_chains) : NULL;
+    if (w == NULL || PyDict_SetItemString(d, "cbc_x_chains", w) < 0)
+        Py_CLEAR(d);
+    Py_XDECREF(w);
+    return d;
 }
 
 static PyObject *slots_mode_constants(PyObject *m, PyObject *args)
@@ -446,6 +505,11 @@ static PyMethodDef slots_methods[] = {
                "fused ctr_cbcmac slot (CTR with BE128 counters under ctr_key, default key, and "
                "CBC-MAC under key of the data read, or written if mac_dst); None when its "
                "table has none.")},
+    {"_cbc_x_slot", slots_cbc_x, METH_VARARGS,
+     PyDoc_STR("_cbc_x_slot(backend, key, ivs, data, out) -> (out | None, next_ivs)\n\nTests "
+               "only: the backend's cbc_x slot on len(ivs) / 16 chains (1 to its "
+               "cbc_x_chains), chain c's blocks the c-th of as many equal parts of data: CBC "
+               "encryption (out true, out in data's layout) or CBC-MAC.")},
     {"backend_constants", slots_constants, METH_VARARGS,
      PyDoc_STR("backend_constants(name) -> dict[str, int]\n\nThe block counts where a "
                "backend's kernels hand over (batch widths, the fused GCM's minimum), for "
