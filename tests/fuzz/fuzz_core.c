@@ -25,7 +25,13 @@
  *   - a streaming call sequence gives what the one-shot call gives;
  *   - one flipped bit in the tag, data, associated data or nonce makes the
  *     open (unwrap, verify) fail, and a failed open leaves its output zeroed;
- *   - XTS sectors equal one data unit at a time.
+ *   - XTS sectors equal one data unit at a time;
+ *   - where the descriptor has a many entry (a MAC's mac_many, a cipher's
+ *     encrypt_many, an AEAD's seal_many and open_many: the multi-buffer
+ *     kernels of the batch methods), the data cut at the split points into
+ *     messages of unequal lengths, repeated 1..5 times each a byte shorter
+ *     (more messages than a backend has lanes), gives in one call what one
+ *     call per message gives, and one forged tag among them fails alone.
  * A failed check prints what was run and what differed, then abort()s:
  * libFuzzer saves the input. Input and output sit in page-aligned regions
  * of which ASan sees only the bytes the call may touch (the rest poisoned),
@@ -353,6 +359,44 @@ static void release(void)
     unshield();
 }
 
+/* ---- many messages at once (the descriptors' *_many entries) ---------------- */
+
+#define MANY_MAX 64   /* messages of one *_many call: past every backend's lanes */
+
+typedef struct {
+    size_t n;
+    uint8_t *p[MANY_MAX];   /* each an exact allocation: ASan sees past it */
+    size_t len[MANY_MAX];
+} many_set;
+
+/* The data as messages: the pieces at the data split points, repeated
+ * 1 + h8(H_UNIT) % 5 times, the r-th repetition r bytes shorter, each
+ * length rounded down to a multiple of unit; at most cap messages. */
+static void many_messages(many_set *s, const uint8_t *data, size_t len, size_t unit, size_t cap)
+{
+    size_t cuts[MAX_CUTS + 1];
+    const size_t pieces = cut(now.in, H_CUTS, now.data_splits, len, cuts);
+    const unsigned reps = 1 + h8(now.in, H_UNIT) % 5;
+    s->n = 0;
+    for (unsigned r = 0; r < reps; r++) {
+        size_t at = 0;
+        for (size_t c = 0; c < pieces && s->n < cap && s->n < MANY_MAX; c++) {
+            size_t k = cuts[c] > r ? cuts[c] - r : 0;
+            k -= k % unit;
+            s->p[s->n] = exact(data + at, k);
+            s->len[s->n++] = k;
+            at += cuts[c];
+        }
+    }
+}
+
+static void many_free(many_set *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->p[i]);
+    s->n = 0;
+}
+
 /* ---- streaming with cuts (block ciphers and AEADs alike) ------------------- */
 
 typedef struct streamer {
@@ -533,6 +577,38 @@ static void fuzz_cipher(const struct aeskit_cipher *d, const struct aeskit_impl 
                    "a stream of valid length did not finish");
         }
     }
+    if (d->encrypt_many != NULL && now.unit == 0) {
+        /* one call over many messages against one-shot encryptions; in
+         * place (dst = src) with F_INPLACE */
+        now.step = "encrypt_many (against one message at a time)";
+        many_set s;
+        many_messages(&s, data, len, c.pkcs7 ? 1 : 16, AESKIT_CIPHER_MANY);
+        aeskit_block_item items[MANY_MAX];
+        uint8_t *dst[MANY_MAX];
+        for (size_t i = 0; i < s.n; i++) {
+            dst[i] = xmalloc(c.pkcs7 ? s.len[i] / 16 * 16 + 16 : s.len[i]);
+            if (now.flags & F_INPLACE)
+                memcpy(dst[i], s.p[i], s.len[i]);
+            const uint8_t *src = now.flags & F_INPLACE ? dst[i] : s.p[i];
+            items[i] = (aeskit_block_item){c.iv, dst[i], src, s.len[i]};
+        }
+        d->encrypt_many(c.keys, c.pkcs7, items, s.n);
+        for (size_t i = 0; i < s.n; i++) {
+            size_t tail;
+            void *st = xmalloc(d->state);
+            d->init(st, c.keys, 1, c.iv);
+            if (c.pkcs7)
+                d->pkcs7(st);
+            const size_t done = d->update(st, out, s.p[i], s.len[i]);
+            expect(d->finish(st, out + done, &tail) == AESKIT_FINISH_OK,
+                   "a one-shot encryption did not finish");
+            free(st);
+            expect(memcmp(out, dst[i], done + tail) == 0,
+                   "encrypt_many differs from one message at a time");
+            free(dst[i]);
+        }
+        many_free(&s);
+    }
     aeskit_secure_zero(c.keys, sizeof c.keys);
     free(out);
     free(back);
@@ -545,6 +621,8 @@ typedef struct {
     void *ks;
     aeskit_aead_msg m;
     unsigned tag_len;
+    const uint8_t *data;   /* the message, for aead_many */
+    size_t len;
 } aead_run;
 
 /* A streaming pass: init, the AAD cut at now.aad_cuts, the data at
@@ -660,13 +738,72 @@ static int aead_open(aead_run *a, const uint8_t *ct, size_t len, const uint8_t *
     return ok;
 }
 
+/* Many messages through aeskit_aead_seal_many and
+ * aeskit_aead_open_many_verified (seal_many and open_many, or one call per
+ * message where a descriptor has only one of them) against one seal per
+ * message; then one tag flipped (the payload's first tag bit picks which
+ * message and bit) fails that message alone and zeroes its output. */
+static void aead_many(aead_run *a, const uint8_t *some_tag)
+{
+    const struct aeskit_aead *d = a->d;
+    const unsigned t = a->tag_len;
+    many_set s;
+    now.step = "seal_many (against one seal per message)";
+    many_messages(&s, a->data, a->len, 1, AESKIT_AEAD_MANY);
+    aeskit_aead_item items[AESKIT_AEAD_MANY];
+    uint8_t tags[AESKIT_AEAD_MANY][16], one[16], ok[AESKIT_AEAD_MANY];
+    uint8_t *ct[AESKIT_AEAD_MANY], *pt[AESKIT_AEAD_MANY], *tg[AESKIT_AEAD_MANY];
+    for (size_t i = 0; i < s.n; i++) {
+        ct[i] = xmalloc(s.len[i] + 1);
+        pt[i] = xmalloc(s.len[i] + 1);
+        items[i] = (aeskit_aead_item){.m = a->m, .dst = ct[i], .src = s.p[i], .len = s.len[i]};
+    }
+    aeskit_aead_seal_many(d, a->ks, items, s.n, tags);
+    for (size_t i = 0; i < s.n; i++) {
+        uint8_t *want = xmalloc(s.len[i] + 1);
+        d->seal(a->ks, &a->m, want, s.p[i], s.len[i], one);
+        expect(memcmp(want, ct[i], s.len[i]) == 0 && memcmp(one, tags[i], 16) == 0,
+               "seal_many differs from one seal per message");
+        free(want);
+        tg[i] = exact(tags[i], t);
+    }
+    now.step = "open_many what seal_many sealed";
+    for (size_t i = 0; i < s.n; i++)
+        items[i] = (aeskit_aead_item){
+            .m = a->m, .dst = pt[i], .src = ct[i], .len = s.len[i], .tag = tg[i]};
+    size_t failed = aeskit_aead_open_many_verified(d, a->ks, items, s.n, t, ok);
+    expect(failed == 0, "open_many refused what seal_many sealed");
+    for (size_t i = 0; i < s.n; i++)
+        expect(ok[i] == 1 && memcmp(pt[i], s.p[i], s.len[i]) == 0,
+               "open_many does not invert seal_many");
+    if (s.n > 0) {
+        now.step = "open_many with one tag flipped";
+        const size_t bad = some_tag[0] % s.n;
+        tg[bad][some_tag[1] % t] ^= (uint8_t)(1u << some_tag[2] % 8);
+        failed = aeskit_aead_open_many_verified(d, a->ks, items, s.n, t, ok);
+        expect(failed == 1, "open_many: not exactly the forged message failed");
+        for (size_t i = 0; i < s.n; i++) {
+            expect(ok[i] == (i != bad), "open_many: a wrong verdict");
+            expect(i == bad ? all_zero(pt[i], s.len[i])
+                            : memcmp(pt[i], s.p[i], s.len[i]) == 0,
+                   "open_many: a failed message unzeroed, or a good one lost");
+        }
+    }
+    for (size_t i = 0; i < s.n; i++) {
+        free(ct[i]);
+        free(pt[i]);
+        free(tg[i]);
+    }
+    many_free(&s);
+}
+
 static void fuzz_aead(const struct aeskit_aead *d, const input *in,
                       const struct aeskit_impl *impl, const uint8_t *key, size_t key_len,
                       const uint8_t *nonce, const uint8_t *aad, size_t aad_len,
                       const aeskit_span *ad, size_t n_ad, const uint8_t *data, size_t len,
                       const uint8_t *rtag)
 {
-    aead_run a = {.d = d, .tag_len = now.tag_len};
+    aead_run a = {.d = d, .tag_len = now.tag_len, .data = data, .len = len};
     a.ks = xmalloc(d->key_state);
     d->key_init(a.ks, impl, key, key_len, a.tag_len);
     a.m.nonce = d->nonce_max > 0 ? nonce : NULL;
@@ -753,6 +890,9 @@ static void fuzz_aead(const struct aeskit_aead *d, const input *in,
     }
     free(bad_aad);
     free(bad_nonce);
+
+    if (d->seal_many != NULL || d->open_many != NULL)
+        aead_many(&a, tag);
 
     /* the data opened under the payload's tag: the kernels under a
      * caller-chosen tag (GCM-SIV's and SIV's counters come from it) */
@@ -873,6 +1013,21 @@ static void fuzz_mac(const struct aeskit_mac *d, const input *in,
         expect(!aeskit_mac_tag_ok(full, tag, t, t), "a tampered tag verified");
     }
     free(tag);
+    if (d->mac_many != NULL) {
+        now.step = "mac_many (against one mac per message)";
+        many_set s;
+        many_messages(&s, data, len, 1, AESKIT_MAC_MANY);
+        aeskit_span msgs[MANY_MAX];
+        uint8_t tags[MANY_MAX][16];
+        for (size_t i = 0; i < s.n; i++)
+            msgs[i] = (aeskit_span){s.p[i], s.len[i]};
+        d->mac_many(ks, msgs, s.n, tags);
+        for (size_t i = 0; i < s.n; i++) {
+            d->mac(ks, s.p[i], s.len[i], other);
+            expect(memcmp(other, tags[i], 16) == 0, "mac_many differs from one mac per message");
+        }
+        many_free(&s);
+    }
     aeskit_secure_zero(ks, d->key_state);
     free(ks);
 }
