@@ -53,6 +53,7 @@
 #include "modes/generic.h"
 #include "modes/block.h"
 #include "modes/ccm.h"
+#include "modes/chains.h"
 #include "modes/gcm.h"
 #include "modes/gcmsiv.h"
 #include "modes/ocb.h"
@@ -244,6 +245,83 @@ static void cbc_mac_xts_check(pair *p)
                   p->impl->name, d);
         }
     }
+}
+
+/* cbc_x (independent chains in lockstep) for every chain count 1..its
+ * cbc_x_chains and a few block counts, chain j the j-th part of src:
+ * CBC encryption (apart and in place) and CBC-MAC against portable's
+ * cbc_enc and cbc_mac chain by chain; then the scheduler over it
+ * (aeskit_cbc_chains) on more chains than lanes, of unequal lengths and
+ * two segments each, so that lanes are refilled mid-run. */
+static void cbc_x_check(pair *p)
+{
+    static const size_t blocks[] = {0, 1, 2, 5, 11};
+    const size_t w = p->impl->cbc_x_chains;
+    uint8_t iv[AESKIT_CBC_X_MAX][16], v[AESKIT_CBC_X_MAX][16], b[16];
+    const uint8_t *s[AESKIT_CBC_X_MAX];
+    uint8_t *o[AESKIT_CBC_X_MAX];
+    char d[96];
+    check(w >= 1 && w <= AESKIT_CBC_X_MAX && p->impl->cbc_x != NULL, "slot", p->impl->name,
+          "cbc_x_chains");
+    for (size_t chains = 1; chains <= w; chains++)
+        for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; k++) {
+            const size_t n = blocks[k];
+            fill(iv[0], 16 * chains);
+            for (int mode = 0; mode < 3; mode++) {   /* apart, in place, MAC */
+                memcpy(v, iv, 16 * chains);
+                if (mode == 1)
+                    memcpy(got, src, 16 * n * chains);
+                for (size_t j = 0; j < chains; j++) {
+                    s[j] = (mode == 1 ? got : src) + 16 * n * j;
+                    o[j] = got + 16 * n * j;
+                }
+                p->impl->cbc_x(&p->k, chains, v, mode == 2 ? NULL : o, s, n);
+                int ok = 1;
+                for (size_t j = 0; j < chains; j++) {
+                    memcpy(b, iv[j], 16);
+                    if (mode == 2) {
+                        p->ref->cbc_mac(&p->kp, b, src + 16 * n * j, n);
+                    } else {
+                        p->ref->cbc_enc(&p->kp, b, want, src + 16 * n * j, n);
+                        ok &= memcmp(got + 16 * n * j, want, 16 * n) == 0;
+                    }
+                    ok &= memcmp(v[j], b, 16) == 0;
+                }
+                detail(d, sizeof d, "cbc_x", p->key_len, n, (int)(chains * 10 + mode));
+                check(ok, "slot", p->impl->name, d);
+            }
+        }
+    /* the scheduler: 2w + 3 chains, chain j of (j * 7) % 13 blocks then
+     * j % 3, from src apart and into got */
+    enum { MANY = 2 * AESKIT_CBC_X_MAX + 3 };
+    static aeskit_chain ch[MANY];
+    static aeskit_seg seg[MANY][2];
+    const size_t m = 2 * w + 3;
+    size_t at = 0;
+    for (size_t j = 0; j < m; j++) {
+        const size_t n0 = j * 7 % 13, n1 = j % 3;
+        fill(ch[j].v, 16);
+        seg[j][0] = (aeskit_seg){src + 16 * at, got + 16 * at, n0};
+        seg[j][1] = (aeskit_seg){src + 16 * (at + n0), got + 16 * (at + n0), n1};
+        ch[j].seg = seg[j];
+        ch[j].n_seg = 2;
+        at += n0 + n1;
+    }
+    assert(at <= MAXN);
+    uint8_t first[MANY][16];
+    for (size_t j = 0; j < m; j++)
+        memcpy(first[j], ch[j].v, 16);
+    aeskit_cbc_chains(&p->k, 1, ch, m);
+    int ok = 1;
+    at = 0;
+    for (size_t j = 0; j < m; j++) {
+        const size_t n = seg[j][0].blocks + seg[j][1].blocks;
+        p->ref->cbc_enc(&p->kp, first[j], want, src + 16 * at, n);
+        ok &= memcmp(got + 16 * at, want, 16 * n) == 0 && memcmp(first[j], ch[j].v, 16) == 0;
+        at += n;
+    }
+    detail(d, sizeof d, "cbc_chains", p->key_len, at, (int)m);
+    check(ok, "slot", p->impl->name, d);
 }
 
 /* xts_units (optional) against portable's xts a unit at a time: units of
@@ -484,6 +562,7 @@ static void slots_check(const struct aeskit_impl *impl)
         ctr_check(&p);
         cbc_mac_xts_check(&p);
         xts_units_check(&p);
+        cbc_x_check(&p);
         fused_check(&p);
     }
     ghash_check(impl, &aeskit_portable_impl);
