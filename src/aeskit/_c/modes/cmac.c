@@ -116,9 +116,10 @@ void aeskit_cmac_many(const aeskit_cmac_key *ck, const aeskit_span *msgs, size_t
     for (size_t i = 0; i < n; i++) {
         const size_t len = msgs[i].len, body = len == 0 ? 0 : (len - 1) / 16;
         const size_t pos = len - 16 * body;
-        if (pos > 0)
-            memcpy(buf, msgs[i].p + 16 * body, pos);
-        cmac_last(ck, buf, (unsigned)pos, zero, last[i]);
+        const uint8_t *tail = msgs[i].p + 16 * body;
+        if (pos < 16 && pos > 0)
+            memcpy(buf, tail, pos);
+        cmac_last(ck, pos == 16 ? tail : buf, (unsigned)pos, zero, last[i]);
         seg[i][0] = (aeskit_seg){.src = msgs[i].p, .blocks = body};
         seg[i][1] = (aeskit_seg){.src = last[i], .blocks = 1};
         memset(c[i].v, 0, 16);
