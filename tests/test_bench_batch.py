@@ -15,6 +15,7 @@ def test_every_batch_family_is_measured_and_agrees():
         (m, n) for m in ("GCM", "SIV", "ECB", "XTS", "CMAC", "KWP") for n in (1, 3)]
     for c in cells:
         assert set(c.ns) >= {"packed", "seq", "loop"} and all(v > 0 for v in c.ns.values())
+        assert ("kernel" in c.ns) == (c.mode != "KWP")   # kernel_time takes no key wrap
     assert "pyca" in cells[0].ns and "pyca" in cells[-1].ns
 
 
@@ -25,12 +26,17 @@ def test_lengths_a_mode_does_not_take_are_left_out():
 
 
 def test_table_has_a_row_per_cell_with_cycles_per_byte():
-    cell = batch.Cell("GCM", 64, 16, {"packed": 100.0, "seq": 150.0, "loop": 300.0})
+    cell = batch.Cell("GCM", 64, 16, {"packed": 100.0, "seq": 150.0, "loop": 300.0,
+                                      "kernel": 250.0})
     lines = batch.table([cell], mhz=3000.0)
     assert len(lines) == 3
     row = lines[2].split()
     assert row[:4] == ["GCM", "64", "16", "100.0"]
-    assert row[4] == "4.69" and row[-1] == "3.0x" and "-" in row   # no pyca: a dash
+    assert row[4] == "4.69" and row[8] == "250.0" and row[9] == "-"   # no pyca: a dash
+    assert row[-2:] == ["3.0x", "2.5x"]   # loop/packed, kernel/packed
+    row = batch.table([batch.Cell("KW", 64, 1, {"packed": 1.0, "seq": 1.0, "loop": 2.0})],
+                      mhz=None)[2].split()
+    assert row[-3:] == ["-", "2.0x", "-"]
 
 
 def test_modes_resolve_by_any_name():

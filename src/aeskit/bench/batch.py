@@ -8,11 +8,15 @@ alternately, and each is checked first to give the same bytes as the others:
   ``wrap_many_into``), the messages back to back with int64 offsets;
 - ``seq``: the sequence batch method (``encrypt_many``, ...), a list in, a list out;
 - ``loop``: aeskit's one-shot method called once per message from Python;
-- ``pyca``: pyca/cryptography's, once per message (where it has the mode).
+- ``pyca``: pyca/cryptography's, once per message (where it has the mode);
+- ``kernel``: the one-shot kernel called once per message in a C loop, each call waiting
+  for the last (``kernel_time``, the kernel layer of ``aeskit bench``; not for the key
+  wraps): what the batch's kernels gain over one message at a time, without Python.
 
 A figure is the median of the timings of one call of the whole batch (or the whole
 loop), divided by n: nanoseconds per message, and cycles per byte at the clock
-measured around the run (or ``--cpu-mhz``).
+measured around the run (or ``--cpu-mhz``). ``loop/packed`` and ``kernel/packed`` are
+how many times faster per message the packed batch is.
 """
 
 from __future__ import annotations
@@ -28,12 +32,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import aeskit
-from aeskit import _modes
+from aeskit import _aeskit, _modes
 
 from . import system
 
 #: The grid: counts and lengths (bytes) of the issue's batch targets.
-COUNTS = (1, 16, 256, 4096)
+COUNTS = (1, 16, 64, 256, 4096)
 LENGTHS = (16, 64, 256, 1500, 4096)
 #: The modes timed when --modes is not given: one of each kind of batch.
 DEFAULT_MODES = ("GCM", "CCM", "CBC", "CMAC", "KW")
@@ -42,7 +46,7 @@ REPETITIONS = 5
 #: A timing repeats its call until it has taken this long.
 MIN_SAMPLE_NS = 2_000_000
 
-WAYS = ("packed", "seq", "loop", "pyca")
+WAYS = ("packed", "seq", "loop", "pyca", "kernel")
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,11 @@ def _time(fn: Callable[[], object], repetitions: int) -> float:
             fn()
         samples.append((time.perf_counter_ns() - t0) / calls)
     return statistics.median(samples)
+
+
+def _as_float(x: object) -> float:
+    assert isinstance(x, float)
+    return x
 
 
 def _pyca(mode: _modes.ModeFacts, key: bytes) -> Callable[..., bytes] | None:
@@ -160,6 +169,11 @@ def _ways(mode: _modes.ModeFacts, backend: str, length: int,
         return [one(d, *extra) for d in data]
 
     ways: dict[str, Callable[[], object]] = {"packed": packed, "seq": seq, "loop": loop}
+    if mode.family != "keywrap":
+        extra_args = (side_len,) if mode.family == "aead" and side_len else ()
+        # its own timer: the ns of count one-shot calls in C, per message
+        ways["kernel"] = lambda: _aeskit.kernel_time(obj, True, length, count, 0,
+                                                     *extra_args) / count
     peer = _pyca(mode, key)
     if peer is not None:
         ways["pyca"] = lambda: [peer(s, d) for s, d in pairs]
@@ -185,7 +199,9 @@ def measure(modes: list[str], backend: str, lengths: tuple[int, ...],
                 if progress is not None:
                     progress(f"{name} L={length} n={count}")
                 ways = _ways(mode, backend, length, count)
-                ns = {w: _time(fn, repetitions) / count for w, fn in ways.items()}
+                ns = {w: (statistics.median(_as_float(fn()) for _ in range(repetitions))
+                          if w == "kernel" else _time(fn, repetitions) / count)
+                      for w, fn in ways.items()}
                 cells.append(Cell(name, length, count, ns))
     return cells
 
@@ -194,20 +210,24 @@ def table(cells: list[Cell], mhz: float | None) -> list[str]:
     """The view: per message, ns and cycles/byte of each way, and the loop's time over
     the packed batch's."""
     head = (f"{'mode':<6} {'L':>5} {'n':>5}  {'packed ns':>10} {'c/B':>6}  {'seq ns':>9} "
-            f"{'loop ns':>9} {'c/B':>6}  {'pyca ns':>9}  {'loop/packed':>11}")
+            f"{'loop ns':>9} {'c/B':>6}  {'kernel ns':>9}  {'pyca ns':>9}  {'loop/packed':>11} "
+            f"{'kernel/packed':>13}")
     lines = [head, "-" * len(head)]
 
     def cpb(ns: float | None, length: int) -> str:
         return f"{ns * mhz / 1000 / length:6.2f}" if ns is not None and mhz else f"{'-':>6}"
 
+    def opt(ns: float | None) -> str:
+        return f"{ns:9.1f}" if ns is not None else f"{'-':>9}"
+
     for c in cells:
-        pyca = c.ns.get("pyca")
+        kernel, packed = c.ns.get("kernel"), c.ns["packed"]
+        gain = f"{kernel / packed:>12.1f}x" if kernel is not None else f"{'-':>13}"
         lines.append(
-            f"{c.mode:<6} {c.length:>5} {c.count:>5}  {c.ns['packed']:>10.1f} "
-            f"{cpb(c.ns['packed'], c.length)}  {c.ns['seq']:>9.1f} {c.ns['loop']:>9.1f} "
-            f"{cpb(c.ns['loop'], c.length)}  "
-            f"{(f'{pyca:9.1f}' if pyca is not None else f'{chr(45):>9}')}  "
-            f"{c.ns['loop'] / c.ns['packed']:>10.1f}x")
+            f"{c.mode:<6} {c.length:>5} {c.count:>5}  {packed:>10.1f} "
+            f"{cpb(packed, c.length)}  {c.ns['seq']:>9.1f} {c.ns['loop']:>9.1f} "
+            f"{cpb(c.ns['loop'], c.length)}  {opt(kernel)}  {opt(c.ns.get('pyca'))}  "
+            f"{c.ns['loop'] / packed:>10.1f}x {gain}")
     return lines
 
 
