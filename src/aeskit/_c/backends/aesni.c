@@ -299,6 +299,8 @@ AESKIT_INLINE __m128i aesni_gblock(const uint8_t *p, int polyval)
 #define SIMD_GPOWER_AT(hk, i) aesni_power_at((hk), (i))
 #define SIMD_GPOWER_PUT(hk, i, f) aesni_power_put((hk), (i), (f))
 #define SIMD_GMUL_ADD(s, x, f) aeskit_clmul_mul_add((s), (x), (f)->h, (f)->half)
+#define SIMD_GMUL_ADD2(s, a, b, fa, fb) \
+    aeskit_clmul_mul_add2((s), (a), (b), (fa)->h, (fa)->half, (fb)->h, (fb)->half)
 #define SIMD_GREDUCE(s) aeskit_clmul_reduce(s)
 #define SIMD_GBLOCK(p, polyval) aesni_gblock((p), (polyval))
 #define SIMD_GSTORE(p, v) aeskit_store128((p), _mm_shuffle_epi8((v), aeskit_clmul_bswap()))

@@ -34,6 +34,9 @@
  *   SIMD_GPOWER_AT(hk, i), SIMD_GPOWER_PUT(hk, i, f)
  *                       power i (H^(i+1) * x^-1) read from / written to hk
  *   SIMD_GMUL_ADD(s, x, f)   s += x * f, unreduced
+ *   SIMD_GMUL_ADD2(s, a, b, fa, fb)  s += a * fa + b * fb, unreduced (optional:
+ *                       a backend that makes two products cheaper than one
+ *                       and one defines it; else it is two SIMD_GMUL_ADDs)
  *   SIMD_GREDUCE(s)     the sum reduced
  *   SIMD_GBLOCK(p, polyval)  a block's register image: GHASH's (polyval 0)
  *                       or POLYVAL's (polyval 1) reading of its bytes
@@ -741,18 +744,31 @@ SIMD_FN void SIMD_NAME(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], siz
     hk->used = SIMD_W * sizeof(SIMD_GPOWER);
 }
 
-/* acc folded with w blocks: the sum of X_j * H^(w-j), X_0 carrying acc. */
+#if !defined(SIMD_GMUL_ADD2)
+#define SIMD_GMUL_ADD2(s, a, b, fa, fb) (SIMD_GMUL_ADD((s), (a), (fa)), SIMD_GMUL_ADD((s), (b), (fb)))
+#endif
+
+/* acc folded with w blocks: the sum of X_j * H^(w-j), X_0 carrying acc;
+ * the products two by two (SIMD_GMUL_ADD2), an odd block's last. */
 SIMD_INLINE SIMD_GV simd_ghash_w(const aeskit_ghash_key *hk, SIMD_GV acc, const uint8_t *p,
                                  size_t w, int polyval)
 {
     const SIMD_GV zero = SIMD_GZERO;
     SIMD_GSUM s = {zero, zero, zero};
     SIMD_UNROLL
-    for (size_t j = 0; j < w; j++) {
-        SIMD_GV x = SIMD_GBLOCK(p + AESKIT_BLOCK * j, polyval);
+    for (size_t j = 0; j + 1 < w; j += 2) {
+        SIMD_GV a = SIMD_GBLOCK(p + AESKIT_BLOCK * j, polyval);
+        const SIMD_GV b = SIMD_GBLOCK(p + AESKIT_BLOCK * (j + 1), polyval);
         if (j == 0)
+            a = SIMD_GXOR(a, acc);
+        const SIMD_GPOWER ha = SIMD_GPOWER_AT(hk, w - 1 - j), hb = SIMD_GPOWER_AT(hk, w - 2 - j);
+        SIMD_GMUL_ADD2(&s, a, b, &ha, &hb);
+    }
+    if (w & 1) {
+        SIMD_GV x = SIMD_GBLOCK(p + AESKIT_BLOCK * (w - 1), polyval);
+        if (w == 1)
             x = SIMD_GXOR(x, acc);
-        const SIMD_GPOWER h = SIMD_GPOWER_AT(hk, w - 1 - j);
+        const SIMD_GPOWER h = SIMD_GPOWER_AT(hk, 0);
         SIMD_GMUL_ADD(&s, x, &h);
     }
     return SIMD_GREDUCE(s);
@@ -860,25 +876,22 @@ SIMD_INLINE uint32_t simd_gcm_word(uint32_t v, int siv)
 #endif
 }
 
-/* s += x * H^(i+1), unreduced; pinned, see the top. */
-SIMD_INLINE void simd_gcm_mul_add(SIMD_GSUM *s, const aeskit_ghash_key *hk, SIMD_GV x, size_t i)
-{
-    const SIMD_GPOWER h = SIMD_GPOWER_AT(hk, i);
-    SIMD_GMUL_ADD(s, x, &h);
-    SIMD_PIN(s->lo);
-    SIMD_PIN(s->mid);
-    SIMD_PIN(s->hi);
-}
-
-/* Block j of the 8 at p, byte-reversed (as they are for POLYVAL, siv),
- * y folded into the first: it is multiplied by H^(8-j). */
+/* Blocks j and j + 1 of the 8 at p (j even) into s, as SIMD_GBLOCK reads
+ * them (siv: as POLYVAL does), y folded into the first: block j is
+ * multiplied by H^(8-j). Pinned, see the top. */
 SIMD_INLINE void simd_gcm_hash_step(SIMD_GSUM *s, const aeskit_ghash_key *hk, SIMD_GV y,
                                    const uint8_t *p, size_t j, int siv)
 {
-    SIMD_GV x = SIMD_GBLOCK(p + AESKIT_BLOCK * j, siv);
+    SIMD_GV a = SIMD_GBLOCK(p + AESKIT_BLOCK * j, siv);
+    const SIMD_GV b = SIMD_GBLOCK(p + AESKIT_BLOCK * (j + 1), siv);
     if (j == 0)
-        x = SIMD_GXOR(x, y);
-    simd_gcm_mul_add(s, hk, x, SIMD_W - 1 - j);
+        a = SIMD_GXOR(a, y);
+    const SIMD_GPOWER ha = SIMD_GPOWER_AT(hk, SIMD_W - 1 - j);
+    const SIMD_GPOWER hb = SIMD_GPOWER_AT(hk, SIMD_W - 2 - j);
+    SIMD_GMUL_ADD2(s, a, b, &ha, &hb);
+    SIMD_PIN(s->lo);
+    SIMD_PIN(s->mid);
+    SIMD_PIN(s->hi);
 }
 
 /* y folded with the 8 blocks at p, alone: the last batch when encrypting. */
@@ -888,7 +901,7 @@ SIMD_INLINE SIMD_GV simd_gcm_hash8(const aeskit_ghash_key *hk, SIMD_GV y, const 
     const SIMD_GV zero = SIMD_GZERO;
     SIMD_GSUM s = {zero, zero, zero};
     SIMD_UNROLL
-    for (size_t j = 0; j < SIMD_W; j++)
+    for (size_t j = 0; j < SIMD_W; j += 2)
         simd_gcm_hash_step(&s, hk, y, p, j, siv);
     return SIMD_GREDUCE(s);
 }
@@ -934,13 +947,15 @@ SIMD_INLINE void simd_gcm_batch(const SIMD_KEYS *ks, const aeskit_ghash_key *hk,
 
     SIMD_UNROLL
     for (size_t r = 1; r <= SIMD_W; r++) {
-        if (hash)
+        if (hash && r % 2 == 1)
             simd_gcm_hash_step(&s, hk, *y, hin, r - 1, siv);
         SIMD_ROUND_W(ks, r, x, SIMD_W);
     }
     if (hash)
         *y = SIMD_GREDUCE(s);
     SIMD_ROUNDS_FROM_W(ks, SIMD_W + 1, x, SIMD_W);
+    /* src read again here, not kept in registers from the GHASH loads */
+    AESKIT_BARRIER();
     const SIMD_V key = SIMD_KEY_LAST(ks);
     SIMD_UNROLL
     for (size_t j = 0; j < SIMD_W; j++)
