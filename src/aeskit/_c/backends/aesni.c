@@ -98,14 +98,22 @@ AESKIT_INLINE void aesni_round_w(const aesni_keys *ks, size_t r, __m128i *x, siz
         x[j] = _mm_aesenc_si128(x[j], key);
 }
 
+/* Rounds r..rounds-1, r <= 10: written out, with a branch on the key size
+ * for the rounds AES-192 and AES-256 add, not a loop over the schedule (for
+ * AES-128 in the GCM kernel the loop's bookkeeping cost more than its one
+ * round). */
 AESKIT_INLINE void aesni_rounds_from_w(const aesni_keys *ks, size_t r, __m128i *x, size_t w)
 {
-    const uint8_t *last = ks->rk + AESKIT_BLOCK * ks->rounds;
-    for (const uint8_t *p = ks->rk + AESKIT_BLOCK * r; p < last; p += AESKIT_BLOCK) {
-        const __m128i key = aeskit_load128(p);
-        AESKIT_UNROLL(8)
-        for (size_t j = 0; j < w; j++)
-            x[j] = _mm_aesenc_si128(x[j], key);
+    assert(r <= 10);
+    for (size_t i = r; i < 10; i++)
+        aesni_round_w(ks, i, x, w);
+    if (ks->rounds > 10) {
+        aesni_round_w(ks, 10, x, w);
+        aesni_round_w(ks, 11, x, w);
+    }
+    if (ks->rounds > 12) {
+        aesni_round_w(ks, 12, x, w);
+        aesni_round_w(ks, 13, x, w);
     }
 }
 

@@ -748,28 +748,32 @@ SIMD_FN void SIMD_NAME(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], siz
 #define SIMD_GMUL_ADD2(s, a, b, fa, fb) (SIMD_GMUL_ADD((s), (a), (fa)), SIMD_GMUL_ADD((s), (b), (fb)))
 #endif
 
-/* acc folded with w blocks: the sum of X_j * H^(w-j), X_0 carrying acc;
- * the products two by two (SIMD_GMUL_ADD2), an odd block's last. */
+/* acc folded with w blocks: the sum of X_j * H^(w-j), X_0 carrying acc.
+ * The products go two by two (SIMD_GMUL_ADD2), from the last blocks to the
+ * first, so that the one acc enters is summed last: the chain from one
+ * batch's acc to the next is then one multiply, a XOR and the reduction,
+ * not a multiply and all the batch's XORs. */
 SIMD_INLINE SIMD_GV simd_ghash_w(const aeskit_ghash_key *hk, SIMD_GV acc, const uint8_t *p,
                                  size_t w, int polyval)
 {
     const SIMD_GV zero = SIMD_GZERO;
     SIMD_GSUM s = {zero, zero, zero};
+    if (w & 1) {   /* the odd one out: block w - 1, with acc when it is the only one */
+        SIMD_GV x = SIMD_GBLOCK(p + AESKIT_BLOCK * (w - 1), polyval);
+        if (w == 1)
+            x = SIMD_GXOR(x, acc);
+        const SIMD_GPOWER h = SIMD_GPOWER_AT(hk, 0);
+        SIMD_GMUL_ADD(&s, x, &h);
+    }
     SIMD_UNROLL
-    for (size_t j = 0; j + 1 < w; j += 2) {
+    for (size_t k = w / 2; k > 0; k--) {
+        const size_t j = 2 * (k - 1);
         SIMD_GV a = SIMD_GBLOCK(p + AESKIT_BLOCK * j, polyval);
         const SIMD_GV b = SIMD_GBLOCK(p + AESKIT_BLOCK * (j + 1), polyval);
         if (j == 0)
             a = SIMD_GXOR(a, acc);
         const SIMD_GPOWER ha = SIMD_GPOWER_AT(hk, w - 1 - j), hb = SIMD_GPOWER_AT(hk, w - 2 - j);
         SIMD_GMUL_ADD2(&s, a, b, &ha, &hb);
-    }
-    if (w & 1) {
-        SIMD_GV x = SIMD_GBLOCK(p + AESKIT_BLOCK * (w - 1), polyval);
-        if (w == 1)
-            x = SIMD_GXOR(x, acc);
-        const SIMD_GPOWER h = SIMD_GPOWER_AT(hk, 0);
-        SIMD_GMUL_ADD(&s, x, &h);
     }
     return SIMD_GREDUCE(s);
 }
@@ -901,8 +905,8 @@ SIMD_INLINE SIMD_GV simd_gcm_hash8(const aeskit_ghash_key *hk, SIMD_GV y, const 
     const SIMD_GV zero = SIMD_GZERO;
     SIMD_GSUM s = {zero, zero, zero};
     SIMD_UNROLL
-    for (size_t j = 0; j < SIMD_W; j += 2)
-        simd_gcm_hash_step(&s, hk, y, p, j, siv);
+    for (size_t j = SIMD_W; j > 0; j -= 2)
+        simd_gcm_hash_step(&s, hk, y, p, j - 2, siv);
     return SIMD_GREDUCE(s);
 }
 
@@ -948,7 +952,7 @@ SIMD_INLINE void simd_gcm_batch(const SIMD_KEYS *ks, const aeskit_ghash_key *hk,
     SIMD_UNROLL
     for (size_t r = 1; r <= SIMD_W; r++) {
         if (hash && r % 2 == 1)
-            simd_gcm_hash_step(&s, hk, *y, hin, r - 1, siv);
+            simd_gcm_hash_step(&s, hk, *y, hin, SIMD_W - 1 - r, siv);
         SIMD_ROUND_W(ks, r, x, SIMD_W);
     }
     if (hash)
