@@ -993,16 +993,23 @@ SIMD_INLINE size_t simd_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk,
     simd_gcm_ctrs_fill(cs.b[1], kw, c + SIMD_W, siv);
 
     if (hash_out) {
-        simd_gcm_batch(&ks, hk, 0, cs.b[0], kw, c, &y, NULL, dst, src, siv);
-        for (size_t b = 1; b < batches; b++) {
+        const size_t lag = 2 * SIMD_W * AESKIT_BLOCK;   /* batch b hashes batch b - 2's output */
+        size_t b = 0;
+        for (; b < batches && b < 2; b++) {
+            simd_gcm_batch(&ks, hk, 0, cs.b[b & 1], kw, c, &y, NULL, dst, src, siv);
             c += SIMD_W;
             src += SIMD_W * AESKIT_BLOCK;
             dst += SIMD_W * AESKIT_BLOCK;
-            simd_gcm_batch(&ks, hk, 1, cs.b[b & 1], kw, c, &y, dst - SIMD_W * AESKIT_BLOCK,
-                      dst, src, siv);
         }
-        c += SIMD_W;
-        y = simd_gcm_hash8(hk, y, dst, siv);
+        for (; b < batches; b++) {
+            simd_gcm_batch(&ks, hk, 1, cs.b[b & 1], kw, c, &y, dst - lag, dst, src, siv);
+            c += SIMD_W;
+            src += SIMD_W * AESKIT_BLOCK;
+            dst += SIMD_W * AESKIT_BLOCK;
+        }
+        if (batches >= 2)
+            y = simd_gcm_hash8(hk, y, dst - lag, siv);
+        y = simd_gcm_hash8(hk, y, dst - lag / 2, siv);
     } else {
         for (size_t b = 0; b < batches; b++) {
             simd_gcm_batch(&ks, hk, 1, cs.b[b & 1], kw, c, &y, src, dst, src, siv);
