@@ -824,36 +824,49 @@ SIMD_FN void SIMD_NAME(polyval)(const aeskit_ghash_key *hk, uint8_t acc[16], con
  *   SIMD_PIN(v)                    v computed here, not moved across
  *
  * Each batch runs the AES rounds of SIMD_W counter blocks with the GHASH of
- * SIMD_W other blocks threaded through them, one block's products before
- * each of rounds 1..SIMD_W. Decrypting, the hashed blocks are the batch's
- * own input (ciphertext), all loaded before the batch stores anything, so
- * dst == src is safe. Encrypting, they are the previous batch's output,
- * reread from dst (hot in L1): the first batch hashes nothing and the last
- * batch's ciphertext is hashed alone after the loop. The serial chain
- * through the accumulator is one multiply and one reduction per batch,
- * well inside a batch's AES time. Does whole batches and returns how many
- * blocks that is; the mode finishes the 0..7 left with the split slots.
+ * SIMD_W other blocks threaded through them, two blocks' products
+ * (SIMD_GMUL_ADD2) before each of rounds 1, 3, 5 and 7, from the last pair
+ * to the first, so the accumulator, folded into the first block, is summed
+ * last: the serial chain from one batch's accumulator to the next is one
+ * multiply, a XOR and the reduction, well inside a batch's AES time.
+ * Decrypting, the hashed blocks are the batch's own input (ciphertext), all
+ * loaded before the batch stores anything, so dst == src is safe.
+ * Encrypting, they are the output of the batch two before, reread from dst
+ * (hot in L1): the first two batches hash nothing and the last two
+ * batches' ciphertext is hashed alone after the loop. One batch back, each
+ * batch's multiplies waited for the previous batch's last round and stores,
+ * and sealing ran 6% slower than opening; two back, the two run level. Does
+ * whole batches and returns how many blocks that is; the mode finishes the
+ * 0..7 left with the split slots.
  *
  * What it is fast for: long messages, where on aesni it beats the split
  * path (the ctr and ghash slots one after the other) by 15-20% on Zen 4.
- * Encryption trails decryption because the blocks it hashes come out of
- * the previous batch's last round, where decryption's are ready at once.
  *
- * The floor is not max(ctr, ghash): on aesni the 80 AESENC and 26
- * PCLMULQDQ of an AES-128 batch take about 62 cycles together against 40
- * and 52 apart, and every other vector instruction next to AESENC slows
- * it. Hence:
+ * The floor (bench/floor.py) is not max(ctr, ghash) but what the 80 AESENC
+ * and 24 PCLMULQDQ of an AES-128 batch take interleaved, which the bench
+ * probes on the CPU it runs on: 54 cycles on Zen 4 (AES and carry-less
+ * multiplies share pipes there; 40 for the AES alone), 42 on Intel's
+ * Emerald Rapids (AESENC on ports 0 and 1, PCLMULQDQ on port 5). Every
+ * other vector instruction competes with them for those units: on Intel
+ * ports 0, 1 and 5 take all of them, and the 58 a batch adds to the 106
+ * multiplies and rounds (8 byte swaps, 12 for the Karatsuba halves, 21 XORs
+ * summing the products, 8 for the reduction, 1 for the accumulator, 8 for
+ * the data) are what holds it at about 1.45x the floor there. Hence:
  *   - counter blocks are built with scalar code (bswap, xor with rk[0]'s
  *     last word, a 4-byte store into a whitened block in a stack buffer)
  *     and loaded, not with vector adds and shuffles per block; they are
  *     written two batches ahead, so no load meets a store still in flight;
+ *   - the Karatsuba halves of two blocks come from one XOR of two unpacks
+ *     (aesni's SIMD_GMUL_ADD2), and the reduction folds the low half into
+ *     the middle term and that into the high half without splitting it
+ *     (clmul128.h);
  *   - the GHASH sums are pinned after each step (SIMD_PIN): left free, GCC
- *     sinks a batch's 24 XORs to its end and spills the products.
+ *     sinks a batch's XORs to its end and spills the products.
  *
  * The same kernel opens GCM-SIV (the gcmsiv_open slot, siv set): LE32
  * counters in bytes 0..3 (the whitened block's first word changes, with no
  * byte swap), and POLYVAL of the plaintext it writes, which is GCM
- * encryption's order (hash the previous batch's output) with the blocks
+ * encryption's order (hash the output of two batches back) with the blocks
  * read as POLYVAL reads them (SIMD_GBLOCK).
  */
 #if defined(SIMD_ROUND_W)
@@ -968,8 +981,9 @@ SIMD_INLINE void simd_gcm_batch(const SIMD_KEYS *ks, const aeskit_ghash_key *hk,
 }
 
 /* Does floor(n / 8) batches: returns 8 * floor(n / 8), 0 for n < 8. hash_out
- * (a constant): hash what it writes, the previous batch's output in each
- * batch (GCM sealing, GCM-SIV opening), else what it reads (GCM opening). */
+ * (a constant): hash what it writes, the output of the batch two before in
+ * each batch (GCM sealing, GCM-SIV opening), else what it reads (GCM
+ * opening). */
 SIMD_INLINE size_t simd_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk, int hash_out,
                                 int siv, uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
                                 const uint8_t *src, size_t n)
