@@ -57,12 +57,12 @@ AESKIT_INLINE void aeskit_clmul_mul_add2(aeskit_clmul_sum *s, __m128i a, __m128i
                                          __m128i ka, __m128i hb, __m128i kb)
 {
     const __m128i t = _mm_xor_si128(_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b));
-    s->lo = _mm_xor_si128(s->lo, _mm_clmulepi64_si128(a, ha, 0x00));
-    s->hi = _mm_xor_si128(s->hi, _mm_clmulepi64_si128(a, ha, 0x11));
-    s->lo = _mm_xor_si128(s->lo, _mm_clmulepi64_si128(b, hb, 0x00));
-    s->hi = _mm_xor_si128(s->hi, _mm_clmulepi64_si128(b, hb, 0x11));
-    s->mid = _mm_xor_si128(s->mid, _mm_clmulepi64_si128(t, ka, 0x00));
-    s->mid = _mm_xor_si128(s->mid, _mm_clmulepi64_si128(t, kb, 0x01));
+    s->lo = _mm_xor_si128(s->lo, _mm_clmulepi64_si128(ha, a, 0x00));
+    s->hi = _mm_xor_si128(s->hi, _mm_clmulepi64_si128(ha, a, 0x11));
+    s->lo = _mm_xor_si128(s->lo, _mm_clmulepi64_si128(hb, b, 0x00));
+    s->hi = _mm_xor_si128(s->hi, _mm_clmulepi64_si128(hb, b, 0x11));
+    s->mid = _mm_xor_si128(s->mid, _mm_clmulepi64_si128(ka, t, 0x00));
+    s->mid = _mm_xor_si128(s->mid, _mm_clmulepi64_si128(kb, t, 0x10));
 }
 
 /* The 256-bit product hi:lo, reduced. */
