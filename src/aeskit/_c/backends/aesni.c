@@ -98,10 +98,10 @@ AESKIT_INLINE void aesni_round_w(const aesni_keys *ks, size_t r, __m128i *x, siz
         x[j] = _mm_aesenc_si128(x[j], key);
 }
 
-/* Rounds r..rounds-1, r <= 10: written out, with a branch on the key size
- * for the rounds AES-192 and AES-256 add, not a loop over the schedule (for
- * AES-128 in the GCM kernel the loop's bookkeeping cost more than its one
- * round). */
+/* Rounds r..rounds-1, r <= 10: written out, with a branch on the (public)
+ * key size for the rounds AES-192 and AES-256 add, not a loop over the
+ * schedule: the GCM kernel calls it from round 9, and AES-128's one round
+ * left then costs no loop bookkeeping in each batch. */
 AESKIT_INLINE void aesni_rounds_from_w(const aesni_keys *ks, size_t r, __m128i *x, size_t w)
 {
     assert(r <= 10);
