@@ -747,6 +747,18 @@ SIMD_FN void SIMD_NAME(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], siz
 #if !defined(SIMD_GMUL_ADD2)
 #define SIMD_GMUL_ADD2(s, a, b, fa, fb) (SIMD_GMUL_ADD((s), (a), (fa)), SIMD_GMUL_ADD((s), (b), (fb)))
 #endif
+#if !defined(SIMD_PIN)
+#define SIMD_PIN(v) ((void)0)
+#endif
+
+/* The sums pinned after each step (SIMD_PIN): left free, GCC computes a
+ * batch's products first and spills them before the XORs. */
+#define SIMD_GSUM_PIN(s)   \
+    do {                   \
+        SIMD_PIN((s).lo);  \
+        SIMD_PIN((s).mid); \
+        SIMD_PIN((s).hi);  \
+    } while (0)
 
 /* acc folded with w blocks: the sum of X_j * H^(w-j), X_0 carrying acc.
  * The products go two by two (SIMD_GMUL_ADD2), from the last blocks to the
@@ -764,6 +776,7 @@ SIMD_INLINE SIMD_GV simd_ghash_w(const aeskit_ghash_key *hk, SIMD_GV acc, const 
             x = SIMD_GXOR(x, acc);
         const SIMD_GPOWER h = SIMD_GPOWER_AT(hk, 0);
         SIMD_GMUL_ADD(&s, x, &h);
+        SIMD_GSUM_PIN(s);
     }
     SIMD_UNROLL
     for (size_t k = w / 2; k > 0; k--) {
@@ -774,6 +787,7 @@ SIMD_INLINE SIMD_GV simd_ghash_w(const aeskit_ghash_key *hk, SIMD_GV acc, const 
             a = SIMD_GXOR(a, acc);
         const SIMD_GPOWER ha = SIMD_GPOWER_AT(hk, w - 1 - j), hb = SIMD_GPOWER_AT(hk, w - 2 - j);
         SIMD_GMUL_ADD2(&s, a, b, &ha, &hb);
+        SIMD_GSUM_PIN(s);
     }
     return SIMD_GREDUCE(s);
 }
@@ -906,9 +920,7 @@ SIMD_INLINE void simd_gcm_hash_step(SIMD_GSUM *s, const aeskit_ghash_key *hk, SI
     const SIMD_GPOWER ha = SIMD_GPOWER_AT(hk, SIMD_W - 1 - j);
     const SIMD_GPOWER hb = SIMD_GPOWER_AT(hk, SIMD_W - 2 - j);
     SIMD_GMUL_ADD2(s, a, b, &ha, &hb);
-    SIMD_PIN(s->lo);
-    SIMD_PIN(s->mid);
-    SIMD_PIN(s->hi);
+    SIMD_GSUM_PIN(*s);
 }
 
 /* y folded with the 8 blocks at p, alone: the last batch when encrypting. */
