@@ -332,7 +332,7 @@ CE_FN void ce_set_key(aeskit_key *k, const uint8_t *key, size_t len)
 /* The fused kernels, by executed instructions under qemu-aarch64 -cpu max
  * (AES-128, 16 KiB through the mode, modes/gcm.c and modes/ocb.c, fused
  * against the split slots; -singlestep -d exec,nochain, a 0-byte message's
- * count subtracted): GCM 47863 against 53975 sealing, 47587 against 53975
+ * count subtracted): GCM 47863 against 54256 sealing, 47587 against 54256
  * opening (with the kernel's pairs, order and two-batch lag of simd_body.h;
  * the kernel before them: 47194 and 47712 against 54239, -O2 -DNDEBUG
  * both); OCB3 34867 against 61481 sealing, 33498 against 61585 opening:
