@@ -98,14 +98,22 @@ AESKIT_INLINE void aesni_round_w(const aesni_keys *ks, size_t r, __m128i *x, siz
         x[j] = _mm_aesenc_si128(x[j], key);
 }
 
+/* Rounds r..rounds-1, r <= 10: written out, with a branch on the (public)
+ * key size for the rounds AES-192 and AES-256 add, not a loop over the
+ * schedule: the GCM kernel calls it from round 9, and AES-128's one round
+ * left then costs no loop bookkeeping in each batch. */
 AESKIT_INLINE void aesni_rounds_from_w(const aesni_keys *ks, size_t r, __m128i *x, size_t w)
 {
-    const uint8_t *last = ks->rk + AESKIT_BLOCK * ks->rounds;
-    for (const uint8_t *p = ks->rk + AESKIT_BLOCK * r; p < last; p += AESKIT_BLOCK) {
-        const __m128i key = aeskit_load128(p);
-        AESKIT_UNROLL(8)
-        for (size_t j = 0; j < w; j++)
-            x[j] = _mm_aesenc_si128(x[j], key);
+    assert(r <= 10);
+    for (size_t i = r; i < 10; i++)
+        aesni_round_w(ks, i, x, w);
+    if (ks->rounds > 10) {
+        aesni_round_w(ks, 10, x, w);
+        aesni_round_w(ks, 11, x, w);
+    }
+    if (ks->rounds > 12) {
+        aesni_round_w(ks, 12, x, w);
+        aesni_round_w(ks, 13, x, w);
     }
 }
 
@@ -299,6 +307,8 @@ AESKIT_INLINE __m128i aesni_gblock(const uint8_t *p, int polyval)
 #define SIMD_GPOWER_AT(hk, i) aesni_power_at((hk), (i))
 #define SIMD_GPOWER_PUT(hk, i, f) aesni_power_put((hk), (i), (f))
 #define SIMD_GMUL_ADD(s, x, f) aeskit_clmul_mul_add((s), (x), (f)->h, (f)->half)
+#define SIMD_GMUL_ADD2(s, a, b, fa, fb) \
+    aeskit_clmul_mul_add2((s), (a), (b), (fa)->h, (fa)->half, (fb)->h, (fb)->half)
 #define SIMD_GREDUCE(s) aeskit_clmul_reduce(s)
 #define SIMD_GBLOCK(p, polyval) aesni_gblock((p), (polyval))
 #define SIMD_GSTORE(p, v) aeskit_store128((p), _mm_shuffle_epi8((v), aeskit_clmul_bswap()))

@@ -49,6 +49,22 @@ AESKIT_INLINE void aeskit_clmul_mul_add(aeskit_clmul_sum *s, __m128i x, __m128i 
     s->mid = _mm_xor_si128(s->mid, _mm_clmulepi64_si128(aeskit_clmul_half(x), hk, 0x00));
 }
 
+/* s += a * ha + b * hb, ha and hb stored powers and ka and kb their halves:
+ * the Karatsuba halves of a and b are made together, a's in the low qword
+ * and b's in the high one (two unpacks and a XOR, where a block alone takes
+ * a shuffle and a XOR); only the low qwords of ka and kb are read. */
+AESKIT_INLINE void aeskit_clmul_mul_add2(aeskit_clmul_sum *s, __m128i a, __m128i b, __m128i ha,
+                                         __m128i ka, __m128i hb, __m128i kb)
+{
+    const __m128i t = _mm_xor_si128(_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b));
+    s->lo = _mm_xor_si128(s->lo, _mm_clmulepi64_si128(ha, a, 0x00));
+    s->hi = _mm_xor_si128(s->hi, _mm_clmulepi64_si128(ha, a, 0x11));
+    s->lo = _mm_xor_si128(s->lo, _mm_clmulepi64_si128(hb, b, 0x00));
+    s->hi = _mm_xor_si128(s->hi, _mm_clmulepi64_si128(hb, b, 0x11));
+    s->mid = _mm_xor_si128(s->mid, _mm_clmulepi64_si128(ka, t, 0x00));
+    s->mid = _mm_xor_si128(s->mid, _mm_clmulepi64_si128(kb, t, 0x10));
+}
+
 /* The 256-bit product hi:lo, reduced. */
 AESKIT_INLINE __m128i aeskit_clmul_reduce256(__m128i lo, __m128i hi)
 {
@@ -58,12 +74,19 @@ AESKIT_INLINE __m128i aeskit_clmul_reduce256(__m128i lo, __m128i hi)
     return _mm_xor_si128(hi, lo);
 }
 
-/* The sum, reduced: Karatsuba's middle term placed, then reduce256. */
+/* The sum, reduced: hi * x^128 + m * x^64 + lo, m Karatsuba's middle term
+ * (s.mid ^ s.lo ^ s.hi), divided by x^128 in two folds of 64 bits, each
+ * one multiply by 0xC2 and a swap of halves (reduce256's two steps): lo's
+ * fold lands in the middle term and the middle term's in hi, so the middle
+ * term is never split into halves and shifted into lo and hi. */
 AESKIT_INLINE __m128i aeskit_clmul_reduce(aeskit_clmul_sum s)
 {
-    const __m128i mid = _mm_xor_si128(s.mid, _mm_xor_si128(s.lo, s.hi));
-    return aeskit_clmul_reduce256(_mm_xor_si128(s.lo, _mm_slli_si128(mid, 8)),
-                                  _mm_xor_si128(s.hi, _mm_srli_si128(mid, 8)));
+    const __m128i poly = _mm_set_epi64x(0, (long long)UINT64_C(0xC200000000000000));
+    __m128i m = _mm_xor_si128(s.mid, _mm_xor_si128(s.lo, s.hi));
+    m = _mm_xor_si128(m, _mm_xor_si128(_mm_shuffle_epi32(s.lo, 0x4E),
+                                       _mm_clmulepi64_si128(s.lo, poly, 0x00)));
+    return _mm_xor_si128(s.hi, _mm_xor_si128(_mm_shuffle_epi32(m, 0x4E),
+                                             _mm_clmulepi64_si128(m, poly, 0x00)));
 }
 
 /* a * b * x on register images: with b = H^i x^-1 this is a * H^i (how the

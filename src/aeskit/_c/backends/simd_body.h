@@ -34,6 +34,9 @@
  *   SIMD_GPOWER_AT(hk, i), SIMD_GPOWER_PUT(hk, i, f)
  *                       power i (H^(i+1) * x^-1) read from / written to hk
  *   SIMD_GMUL_ADD(s, x, f)   s += x * f, unreduced
+ *   SIMD_GMUL_ADD2(s, a, b, fa, fb)  s += a * fa + b * fb, unreduced (optional:
+ *                       a backend that makes two products cheaper than one
+ *                       and one defines it; else it is two SIMD_GMUL_ADDs)
  *   SIMD_GREDUCE(s)     the sum reduced
  *   SIMD_GBLOCK(p, polyval)  a block's register image: GHASH's (polyval 0)
  *                       or POLYVAL's (polyval 1) reading of its bytes
@@ -741,19 +744,50 @@ SIMD_FN void SIMD_NAME(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], siz
     hk->used = SIMD_W * sizeof(SIMD_GPOWER);
 }
 
-/* acc folded with w blocks: the sum of X_j * H^(w-j), X_0 carrying acc. */
+#if !defined(SIMD_GMUL_ADD2)
+#define SIMD_GMUL_ADD2(s, a, b, fa, fb) (SIMD_GMUL_ADD((s), (a), (fa)), SIMD_GMUL_ADD((s), (b), (fb)))
+#endif
+#if !defined(SIMD_PIN)
+#define SIMD_PIN(v) ((void)0)
+#endif
+
+/* The sums pinned after each step (SIMD_PIN): left free, GCC computes a
+ * batch's products first and spills them before the XORs. */
+#define SIMD_GSUM_PIN(s)   \
+    do {                   \
+        SIMD_PIN((s).lo);  \
+        SIMD_PIN((s).mid); \
+        SIMD_PIN((s).hi);  \
+    } while (0)
+
+/* acc folded with w blocks: the sum of X_j * H^(w-j), X_0 carrying acc.
+ * The products go two by two (SIMD_GMUL_ADD2), from the last blocks to the
+ * first, so that the one acc enters is summed last: the chain from one
+ * batch's acc to the next is then one multiply, a XOR and the reduction,
+ * not a multiply and all the batch's XORs. */
 SIMD_INLINE SIMD_GV simd_ghash_w(const aeskit_ghash_key *hk, SIMD_GV acc, const uint8_t *p,
                                  size_t w, int polyval)
 {
     const SIMD_GV zero = SIMD_GZERO;
     SIMD_GSUM s = {zero, zero, zero};
-    SIMD_UNROLL
-    for (size_t j = 0; j < w; j++) {
-        SIMD_GV x = SIMD_GBLOCK(p + AESKIT_BLOCK * j, polyval);
-        if (j == 0)
+    if (w & 1) {   /* the odd one out: block w - 1, with acc when it is the only one */
+        SIMD_GV x = SIMD_GBLOCK(p + AESKIT_BLOCK * (w - 1), polyval);
+        if (w == 1)
             x = SIMD_GXOR(x, acc);
-        const SIMD_GPOWER h = SIMD_GPOWER_AT(hk, w - 1 - j);
+        const SIMD_GPOWER h = SIMD_GPOWER_AT(hk, 0);
         SIMD_GMUL_ADD(&s, x, &h);
+        SIMD_GSUM_PIN(s);
+    }
+    SIMD_UNROLL
+    for (size_t k = w / 2; k > 0; k--) {
+        const size_t j = 2 * (k - 1);
+        SIMD_GV a = SIMD_GBLOCK(p + AESKIT_BLOCK * j, polyval);
+        const SIMD_GV b = SIMD_GBLOCK(p + AESKIT_BLOCK * (j + 1), polyval);
+        if (j == 0)
+            a = SIMD_GXOR(a, acc);
+        const SIMD_GPOWER ha = SIMD_GPOWER_AT(hk, w - 1 - j), hb = SIMD_GPOWER_AT(hk, w - 2 - j);
+        SIMD_GMUL_ADD2(&s, a, b, &ha, &hb);
+        SIMD_GSUM_PIN(s);
     }
     return SIMD_GREDUCE(s);
 }
@@ -804,36 +838,49 @@ SIMD_FN void SIMD_NAME(polyval)(const aeskit_ghash_key *hk, uint8_t acc[16], con
  *   SIMD_PIN(v)                    v computed here, not moved across
  *
  * Each batch runs the AES rounds of SIMD_W counter blocks with the GHASH of
- * SIMD_W other blocks threaded through them, one block's products before
- * each of rounds 1..SIMD_W. Decrypting, the hashed blocks are the batch's
- * own input (ciphertext), all loaded before the batch stores anything, so
- * dst == src is safe. Encrypting, they are the previous batch's output,
- * reread from dst (hot in L1): the first batch hashes nothing and the last
- * batch's ciphertext is hashed alone after the loop. The serial chain
- * through the accumulator is one multiply and one reduction per batch,
- * well inside a batch's AES time. Does whole batches and returns how many
- * blocks that is; the mode finishes the 0..7 left with the split slots.
+ * SIMD_W other blocks threaded through them, two blocks' products
+ * (SIMD_GMUL_ADD2) before each of rounds 1, 3, 5 and 7, from the last pair
+ * to the first, so the accumulator, folded into the first block, is summed
+ * last: the serial chain from one batch's accumulator to the next is one
+ * multiply, a XOR and the reduction, well inside a batch's AES time.
+ * Decrypting, the hashed blocks are the batch's own input (ciphertext), all
+ * loaded before the batch stores anything, so dst == src is safe.
+ * Encrypting, they are the output of the batch two before, reread from dst
+ * (hot in L1): the first two batches hash nothing and the last two
+ * batches' ciphertext is hashed alone after the loop. One batch back, each
+ * batch's multiplies waited for the previous batch's last round and stores,
+ * and sealing ran 6% slower than opening; two back, the two run level. Does
+ * whole batches and returns how many blocks that is; the mode finishes the
+ * 0..7 left with the split slots.
  *
  * What it is fast for: long messages, where on aesni it beats the split
  * path (the ctr and ghash slots one after the other) by 15-20% on Zen 4.
- * Encryption trails decryption because the blocks it hashes come out of
- * the previous batch's last round, where decryption's are ready at once.
  *
- * The floor is not max(ctr, ghash): on aesni the 80 AESENC and 26
- * PCLMULQDQ of an AES-128 batch take about 62 cycles together against 40
- * and 52 apart, and every other vector instruction next to AESENC slows
- * it. Hence:
+ * The floor (bench/floor.py) is not max(ctr, ghash) but what the 80 AESENC
+ * and 24 PCLMULQDQ of an AES-128 batch take interleaved, which the bench
+ * probes on the CPU it runs on: 54 cycles on Zen 4 (AES and carry-less
+ * multiplies share pipes there; 40 for the AES alone), 42 on Intel's
+ * Emerald Rapids (AESENC on ports 0 and 1, PCLMULQDQ on port 5). Every
+ * other vector instruction competes with them for those units: on Intel
+ * ports 0, 1 and 5 take all of them, and the 58 a batch adds to the 106
+ * multiplies and rounds (8 byte swaps, 12 for the Karatsuba halves, 21 XORs
+ * summing the products, 8 for the reduction, 1 for the accumulator, 8 for
+ * the data) are what holds it at about 1.45x the floor there. Hence:
  *   - counter blocks are built with scalar code (bswap, xor with rk[0]'s
  *     last word, a 4-byte store into a whitened block in a stack buffer)
  *     and loaded, not with vector adds and shuffles per block; they are
  *     written two batches ahead, so no load meets a store still in flight;
+ *   - the Karatsuba halves of two blocks come from one XOR of two unpacks
+ *     (aesni's SIMD_GMUL_ADD2), and the reduction folds the low half into
+ *     the middle term and that into the high half without splitting it
+ *     (clmul128.h);
  *   - the GHASH sums are pinned after each step (SIMD_PIN): left free, GCC
- *     sinks a batch's 24 XORs to its end and spills the products.
+ *     sinks a batch's XORs to its end and spills the products.
  *
  * The same kernel opens GCM-SIV (the gcmsiv_open slot, siv set): LE32
  * counters in bytes 0..3 (the whitened block's first word changes, with no
  * byte swap), and POLYVAL of the plaintext it writes, which is GCM
- * encryption's order (hash the previous batch's output) with the blocks
+ * encryption's order (hash the output of two batches back) with the blocks
  * read as POLYVAL reads them (SIMD_GBLOCK).
  */
 #if defined(SIMD_ROUND_W)
@@ -860,25 +907,20 @@ SIMD_INLINE uint32_t simd_gcm_word(uint32_t v, int siv)
 #endif
 }
 
-/* s += x * H^(i+1), unreduced; pinned, see the top. */
-SIMD_INLINE void simd_gcm_mul_add(SIMD_GSUM *s, const aeskit_ghash_key *hk, SIMD_GV x, size_t i)
-{
-    const SIMD_GPOWER h = SIMD_GPOWER_AT(hk, i);
-    SIMD_GMUL_ADD(s, x, &h);
-    SIMD_PIN(s->lo);
-    SIMD_PIN(s->mid);
-    SIMD_PIN(s->hi);
-}
-
-/* Block j of the 8 at p, byte-reversed (as they are for POLYVAL, siv),
- * y folded into the first: it is multiplied by H^(8-j). */
+/* Blocks j and j + 1 of the 8 at p (j even) into s, as SIMD_GBLOCK reads
+ * them (siv: as POLYVAL does), y folded into the first: block j is
+ * multiplied by H^(8-j). Pinned, see the top. */
 SIMD_INLINE void simd_gcm_hash_step(SIMD_GSUM *s, const aeskit_ghash_key *hk, SIMD_GV y,
                                    const uint8_t *p, size_t j, int siv)
 {
-    SIMD_GV x = SIMD_GBLOCK(p + AESKIT_BLOCK * j, siv);
+    SIMD_GV a = SIMD_GBLOCK(p + AESKIT_BLOCK * j, siv);
+    const SIMD_GV b = SIMD_GBLOCK(p + AESKIT_BLOCK * (j + 1), siv);
     if (j == 0)
-        x = SIMD_GXOR(x, y);
-    simd_gcm_mul_add(s, hk, x, SIMD_W - 1 - j);
+        a = SIMD_GXOR(a, y);
+    const SIMD_GPOWER ha = SIMD_GPOWER_AT(hk, SIMD_W - 1 - j);
+    const SIMD_GPOWER hb = SIMD_GPOWER_AT(hk, SIMD_W - 2 - j);
+    SIMD_GMUL_ADD2(s, a, b, &ha, &hb);
+    SIMD_GSUM_PIN(*s);
 }
 
 /* y folded with the 8 blocks at p, alone: the last batch when encrypting. */
@@ -888,8 +930,8 @@ SIMD_INLINE SIMD_GV simd_gcm_hash8(const aeskit_ghash_key *hk, SIMD_GV y, const 
     const SIMD_GV zero = SIMD_GZERO;
     SIMD_GSUM s = {zero, zero, zero};
     SIMD_UNROLL
-    for (size_t j = 0; j < SIMD_W; j++)
-        simd_gcm_hash_step(&s, hk, y, p, j, siv);
+    for (size_t j = SIMD_W; j > 0; j -= 2)
+        simd_gcm_hash_step(&s, hk, y, p, j - 2, siv);
     return SIMD_GREDUCE(s);
 }
 
@@ -934,13 +976,15 @@ SIMD_INLINE void simd_gcm_batch(const SIMD_KEYS *ks, const aeskit_ghash_key *hk,
 
     SIMD_UNROLL
     for (size_t r = 1; r <= SIMD_W; r++) {
-        if (hash)
-            simd_gcm_hash_step(&s, hk, *y, hin, r - 1, siv);
+        if (hash && r % 2 == 1)
+            simd_gcm_hash_step(&s, hk, *y, hin, SIMD_W - 1 - r, siv);
         SIMD_ROUND_W(ks, r, x, SIMD_W);
     }
     if (hash)
         *y = SIMD_GREDUCE(s);
     SIMD_ROUNDS_FROM_W(ks, SIMD_W + 1, x, SIMD_W);
+    /* src read again here, not kept in registers from the GHASH loads */
+    AESKIT_BARRIER();
     const SIMD_V key = SIMD_KEY_LAST(ks);
     SIMD_UNROLL
     for (size_t j = 0; j < SIMD_W; j++)
@@ -949,8 +993,9 @@ SIMD_INLINE void simd_gcm_batch(const SIMD_KEYS *ks, const aeskit_ghash_key *hk,
 }
 
 /* Does floor(n / 8) batches: returns 8 * floor(n / 8), 0 for n < 8. hash_out
- * (a constant): hash what it writes, the previous batch's output in each
- * batch (GCM sealing, GCM-SIV opening), else what it reads (GCM opening). */
+ * (a constant): hash what it writes, the output of the batch two before in
+ * each batch (GCM sealing, GCM-SIV opening), else what it reads (GCM
+ * opening). */
 SIMD_INLINE size_t simd_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk, int hash_out,
                                 int siv, uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
                                 const uint8_t *src, size_t n)
@@ -974,16 +1019,23 @@ SIMD_INLINE size_t simd_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk,
     simd_gcm_ctrs_fill(cs.b[1], kw, c + SIMD_W, siv);
 
     if (hash_out) {
-        simd_gcm_batch(&ks, hk, 0, cs.b[0], kw, c, &y, NULL, dst, src, siv);
-        for (size_t b = 1; b < batches; b++) {
+        const size_t lag = 2 * SIMD_W * AESKIT_BLOCK;   /* batch b hashes batch b - 2's output */
+        size_t b = 0;
+        for (; b < batches && b < 2; b++) {
+            simd_gcm_batch(&ks, hk, 0, cs.b[b & 1], kw, c, &y, NULL, dst, src, siv);
             c += SIMD_W;
             src += SIMD_W * AESKIT_BLOCK;
             dst += SIMD_W * AESKIT_BLOCK;
-            simd_gcm_batch(&ks, hk, 1, cs.b[b & 1], kw, c, &y, dst - SIMD_W * AESKIT_BLOCK,
-                      dst, src, siv);
         }
-        c += SIMD_W;
-        y = simd_gcm_hash8(hk, y, dst, siv);
+        for (; b < batches; b++) {
+            simd_gcm_batch(&ks, hk, 1, cs.b[b & 1], kw, c, &y, dst - lag, dst, src, siv);
+            c += SIMD_W;
+            src += SIMD_W * AESKIT_BLOCK;
+            dst += SIMD_W * AESKIT_BLOCK;
+        }
+        if (batches >= 2)
+            y = simd_gcm_hash8(hk, y, dst - lag, siv);
+        y = simd_gcm_hash8(hk, y, dst - lag / 2, siv);
     } else {
         for (size_t b = 0; b < batches; b++) {
             simd_gcm_batch(&ks, hk, 1, cs.b[b & 1], kw, c, &y, src, dst, src, siv);
