@@ -24,6 +24,7 @@
 #define VAES_IMPL aeskit_vaes_avx2_impl
 
 #include "vaes_body.h"
+#include "vaes_gcm.h"
 
 /* The test-only build (meson option emulate_wide) emulates VAES and
  * VPCLMULQDQ (tests/emu/vaes_emu.h) and so does not ask the CPU for them. */

@@ -130,8 +130,7 @@ static_assert(VAES_GCM_MIN >= 2 * VAES_W,
               "encrypting, the first batch and one hashed batch are whole");
 
 static_assert(VAES_NV <= 9, "one hashed vector per middle round of AES-128");
-#define VAES_GCM_GROUPS (VAES_GP / VAES_W)   /* batches per reduction */
-static_assert(VAES_GW == VAES_W, "a batch hashes one group of the key's powers");
+#define VAES_GCM_GROUPS VAES_GBATCHES   /* batches per reduction: the key's */
 
 /* The last 0..VAES_W-1 blocks, one vector at a time as the ctr slot's
  * tail, from counter *c; returns acc with them hashed: encrypting, with the
