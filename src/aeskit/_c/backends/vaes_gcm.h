@@ -132,13 +132,21 @@ static_assert(VAES_GCM_MIN >= 2 * VAES_W,
 static_assert(VAES_NV <= 9, "one hashed vector per middle round of AES-128");
 #define VAES_GCM_GROUPS VAES_GBATCHES   /* batches per reduction: the key's */
 
+/* The powers hk holds: VAES_GP, or fewer in a key built per message
+ * (GCM-SIV's: gcmsiv.c's POLY_BLOCKS, 32). */
+AESKIT_INLINE size_t vaes_gbuilt(const aeskit_ghash_key *hk)
+{
+    return VAES_GP - hk->from / AESKIT_BLOCK;
+}
+
 /* The last 0..VAES_W-1 blocks, one vector at a time as the ctr slot's
  * tail, from counter *c; returns acc with them hashed: encrypting, with the
- * last batch's output before dst under one reduction (up to 63 blocks,
- * the key's powers), decrypting, before they are overwritten. siv:
- * GCM-SIV's opening (encryption's order, LE32 counters, POLYVAL blocks),
- * whose per-message key has VAES_W powers: the last batch and the tail
- * are two reductions. Out of line: inlined, it makes the bulk loop slower. */
+ * last batch's output before dst under one reduction (up to 2 VAES_W - 1
+ * blocks), decrypting, before they are overwritten. siv: GCM-SIV's opening
+ * (encryption's order, LE32 counters, POLYVAL blocks), whose per-message
+ * key may hold fewer powers than the last batch and the tail (on zmm,
+ * VAES_W): then they are two reductions. Out of line: inlined, it makes
+ * the bulk loop slower. */
 AESKIT_NOINLINE static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
                                                           const aeskit_ghash_key *hk, int enc,
                                                           int siv, __m128i *c, __m128i y,
@@ -150,25 +158,27 @@ AESKIT_NOINLINE static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
         y = vaes_gblocks(hk, y, src, tail);
     *c = vaes_ctr_single(aeskit_aesni_enc_keys(k), k->rounds, kind, *c, vaes_ctr_swap(kind), dst,
                          src, tail);
-    if (siv) {
+    if (siv && VAES_W + tail > vaes_gbuilt(hk)) {
         y = vaes_gblocks_pv(hk, y, dst - AESKIT_BLOCK * VAES_W, VAES_W, 1);
         if (tail > 0)
             y = vaes_gblocks_pv(hk, y, dst, tail, 1);
     } else if (enc) {
-        y = vaes_gblocks(hk, y, dst - AESKIT_BLOCK * VAES_W, VAES_W + tail);
+        y = vaes_gblocks_pv(hk, y, dst - AESKIT_BLOCK * VAES_W, VAES_W + tail, siv);
     }
     return y;
 }
 
 /* GCM (siv 0), or GCM-SIV's opening (siv 1, enc 1: LE32 counters from the
- * tag, POLYVAL of the plaintext written, a key of VAES_W powers: one batch
- * per reduction). */
+ * tag, POLYVAL of the plaintext written, a key of 32 powers: as many
+ * batches per reduction as that holds, one on zmm, two on ymm). */
 AESKIT_INLINE size_t vaes_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                                   int siv, uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
                                   const uint8_t *src, size_t n)
 {
     const enum aeskit_ctr kind = siv ? AESKIT_CTR_LE32 : AESKIT_CTR_BE32;
-    const size_t groups = siv ? 1 : VAES_GCM_GROUPS;   /* batches per reduction */
+    /* batches per reduction */
+    const size_t groups = siv ? vaes_gbuilt(hk) / VAES_W : VAES_GCM_GROUPS;
+    assert(groups >= 1 && groups <= VAES_GCM_GROUPS);
     const __m128i swap = vaes_ctr_swap(kind);
     __m128i c = _mm_shuffle_epi8(aeskit_load128(ctr), swap);
     const size_t head = vaes_ctr_head(c);
