@@ -196,14 +196,14 @@ AESKIT_INLINE size_t vaes_gcm_run(const aeskit_key *k, const aeskit_ghash_key *h
                                   const uint8_t *src, size_t n)
 {
     const enum aeskit_ctr kind = siv ? AESKIT_CTR_LE32 : AESKIT_CTR_BE32;
-    /* batches per reduction */
-    const size_t groups = siv ? vaes_gbuilt(hk) / VAES_W : VAES_GCM_GROUPS;
-    assert(groups >= 1 && groups <= VAES_GCM_GROUPS);
     const __m128i swap = vaes_ctr_swap(kind);
     __m128i c = _mm_shuffle_epi8(aeskit_load128(ctr), swap);
     const size_t head = vaes_ctr_head(c);
     if (n < head + VAES_GCM_MIN)
         return 0;
+    /* batches per reduction */
+    const size_t groups = siv ? vaes_gbuilt(hk) / VAES_W : VAES_GCM_GROUPS;
+    assert(groups >= 1 && groups <= VAES_GCM_GROUPS);
     /* The first batch starts at the aligned counter up to 15 blocks before
      * the data, those blocks absent (skip); c - skip does not borrow. */
     const size_t skip = (uint32_t)_mm_cvtsi128_si32(c) & 15;
