@@ -204,17 +204,23 @@ GHASH_POWERS = max([c.get("ghash_key_powers", 0) for c in BACKEND_CONSTANTS.valu
 GCM_FUSED_HEAD = 14
 
 
+# Each backend's fused GCM kernel (vaes_gcm.h: vaes_avx512 and vaes_avx2): its batch, the
+# fewest blocks it takes after GCM_FUSED_HEAD, and the most batches it hashes under one
+# reduction (its GHASH key's powers over its batch).
+GCM_FUSED = {name: (c["batch_blocks"], c["gcm_fused_min_blocks"],
+                    c["ghash_key_powers"] // c["batch_blocks"])
+             for name, c in BACKEND_CONSTANTS.items() if "gcm_fused_min_blocks" in c}
+
+
 def _fused_gcm():
-    """vaes_avx512's fused GCM: the fewest blocks it takes after GCM_FUSED_HEAD, and the
-    most batches it hashes under one reduction (its GHASH key's powers over its batch)."""
-    c = BACKEND_CONSTANTS.get("vaes_avx512")
-    if c is None:
+    """vaes_avx512's fused GCM (the widest): its fewest blocks and its chunk, as above."""
+    if "vaes_avx512" not in GCM_FUSED:
         # Only a build without the x86 backends lacks it; on x86-64 that fails the session
         # (conftest.py), and the sweeps must not quietly shrink meanwhile.
         if platform.machine().lower() in ("x86_64", "amd64"):
             raise RuntimeError(f"an x86-64 build without vaes_avx512: {aeskit.backends()!r}")
         return 3 * WIDE_BATCH, max(GHASH_POWERS // WIDE_BATCH, 1)
-    return c["gcm_fused_min_blocks"], c["ghash_key_powers"] // c["batch_blocks"]
+    return GCM_FUSED["vaes_avx512"][1:]
 
 
 GCM_FUSED_MIN, GCM_FUSED_CHUNK = _fused_gcm()

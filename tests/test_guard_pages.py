@@ -16,8 +16,8 @@ import mmap
 import pytest
 
 from aead_helpers import AEAD, AEADS, AeadSpec, new_aead, rand
-from helpers import (BATCHES, CIPHERS, GCM_FUSED_CHUNK, GCM_FUSED_HEAD, GCM_FUSED_MIN, WIDE_BATCH,
-                     CipherSpec, fit, ivargs, new, spec_params)
+from helpers import (BATCHES, CIPHERS, GCM_FUSED, GCM_FUSED_CHUNK, GCM_FUSED_HEAD, GCM_FUSED_MIN,
+                     WIDE_BATCH, CipherSpec, fit, ivargs, new, spec_params)
 
 GCM = AEAD["GCM"]
 PAGE = mmap.PAGESIZE
@@ -105,26 +105,30 @@ def test_aead_no_access_outside(backend: str, spec: AeadSpec, before: bool) -> N
         assert bytes(place.view[:length]) == data, length
 
 
-# vaes_avx512's fused GCM starts its first batch `skip` = (first counter mod 16) blocks
-# before the data and ends with a tail of 0..W-1 blocks. With a 12-byte nonce the data starts
-# at counter 2, so a first update of `pre` blocks puts the second, fused, update at skip
-# (2 + pre) mod 16. Every skip x every tail, with FUSED_BATCHES (the fewest batches that
-# hold the kernel's minimum even when skip is 15) and up to GCM_FUSED_CHUNK - 1 more, so the
-# first chunk of batches takes every size. (Other nonce lengths never reach the fused
-# kernel: modes/gcm.c.)
-FUSED_BATCHES = -(-(GCM_FUSED_MIN + 15) // W)
-FUSED_CASES = [(pre, W * (FUSED_BATCHES + (skip + tail) % GCM_FUSED_CHUNK) + tail - skip)
-               for pre in range(16) for skip in [(2 + pre) % 16] for tail in range(W)]
+# The fused GCM (vaes_avx512's and vaes_avx2's, each with its batch of w blocks, its
+# minimum and its chunk: GCM_FUSED) starts its first batch `skip` = (first counter mod 16)
+# blocks before the data and ends with a tail of 0..w-1 blocks. With a 12-byte nonce the data
+# starts at counter 2, so a first update of `pre` blocks puts the second, fused, update at
+# skip (2 + pre) mod 16. Every skip x every tail, with the fewest batches that hold the
+# kernel's minimum even when skip is 15 and up to chunk - 1 more, so the first chunk of
+# batches takes every size. A backend without the kernel takes vaes_avx512's cases. (Other
+# nonce lengths never reach the fused kernel: modes/gcm.c.)
 FUSED_NONCE = bytes(range(12))
 
 
+def _fused_cases(w, least, chunk):
+    batches = -(-(least + 15) // w)
+    return tuple((pre, w * (batches + (skip + tail) % chunk) + tail - skip)
+                 for pre in range(16) for skip in [(2 + pre) % 16] for tail in range(w))
+
+
 @functools.cache
-def _fused_gcm_reference(ks):
+def _fused_gcm_reference(ks, cases):
     """(plaintext, ciphertext, tag) per case, from portable."""
     key = rand(400 + ks, ks)
     ref = new_aead(GCM, key, backend="portable")
     out = []
-    for pre, blocks in FUSED_CASES:
+    for pre, blocks in cases:
         data = rand(pre * 1000 + blocks, 16 * (pre + blocks))
         sealed = ref.encrypt(FUSED_NONCE, data, b"a")
         out.append((data, sealed[:-16], sealed[-16:]))
@@ -135,9 +139,10 @@ def _fused_gcm_reference(ks):
 def test_gcm_every_first_counter_and_tail(backend: str, ks: int) -> None:
     """Streaming `pre` blocks, then the rest in place with an inaccessible page right
     before it, sealing and opening."""
-    key, cases = _fused_gcm_reference(ks)
+    fused = _fused_cases(*GCM_FUSED.get(backend, (W, GCM_FUSED_MIN, GCM_FUSED_CHUNK)))
+    key, cases = _fused_gcm_reference(ks, fused)
     aead = new_aead(GCM, key, backend=backend)
-    for (pre, blocks), (data, ct, tag) in zip(FUSED_CASES, cases):
+    for (pre, blocks), (data, ct, tag) in zip(fused, cases):
         head, n = 16 * pre, 16 * blocks
         for enc, src, want in ((True, data, ct), (False, ct, data)):
             ctx = aead.encryptor(FUSED_NONCE) if enc else aead.decryptor(FUSED_NONCE)

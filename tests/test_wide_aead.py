@@ -9,7 +9,8 @@ starts 14 blocks before a multiple of 16, then at least that minimum, 3W today);
 batch starts at that multiple of 16 less 16, the blocks before the data absent (2 for a
 12-byte nonce, any of 0..15 when streaming), its last 0..W-1 blocks go one vector at a time,
 and it hashes its batches in chunks of up to GCM_FUSED_CHUNK (its GHASH key's powers over
-W: four), one reduction per chunk, the short chunk first. Every length
+W: four), one reduction per chunk, the short chunk first. vaes_avx2's is the same kernel on
+batches of W/2 (from 14 + 24 blocks, chunks of four), inside the same lengths. Every length
 0..(FUSED_GCM+4W+2)*16+17 crosses each handover (the start, whole batches, chunks of every
 size, the half batch, one vector at a time, a partial last vector, a partial last block),
 for sealing and opening, one-shot and in place. AAD lengths cross the same boundaries (OCB3's

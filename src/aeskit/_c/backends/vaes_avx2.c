@@ -13,9 +13,8 @@
  * on Zen 4, so 8 registers (16 blocks) must be in flight to reach 4 blocks
  * per cycle; 8 data registers still leave room for the keys in 16.
  *
- * Slots: vaes_table.h's, with no gcm sub-table: modes/gcm.c runs this
- * table's CTR and GHASH, which are faster on ymm than the fused kernel
- * (see vaes_gcm.h).
+ * Slots: vaes_table.h's, with the fused GCM kernel and GCM-SIV's fused
+ * opening (vaes_gcm.h) on this width too.
  */
 #include "vaes_ymm.h"
 
@@ -24,6 +23,7 @@
 #define VAES_IMPL aeskit_vaes_avx2_impl
 
 #include "vaes_body.h"
+#include "vaes_gcm.h"
 
 /* The test-only build (meson option emulate_wide) emulates VAES and
  * VPCLMULQDQ (tests/emu/vaes_emu.h) and so does not ask the CPU for them. */

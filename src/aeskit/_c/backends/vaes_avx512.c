@@ -1,7 +1,6 @@
 /*
  * vaes_avx512.c: vaes_body.h on 512-bit registers, four blocks per VAES
- * instruction, and the fused GCM kernel (vaes_gcm.h), built for this width
- * only. Contracts: aeskit.h and the mode headers; the kernels, their
+ * instruction. Contracts: aeskit.h and the mode headers; the kernels, their
  * lanes and their folds: vaes_body.h; what differs by width: vaes_zmm.h;
  * the table: vaes_table.h.
  *

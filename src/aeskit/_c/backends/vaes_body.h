@@ -714,9 +714,9 @@ static void VAES_FN(set_key)(aeskit_key *k, const uint8_t *key, size_t len)
  * vector partial (zero lanes multiply to zero; no byte outside the n blocks
  * is read).
  *
- * On zmm the bulk takes VAES_GP = 128 blocks per reduction, as four groups
- * of 32 with the accumulator in the first (ghash_wide); vaes_gcm.h does the
- * same with its batches.
+ * The bulk takes VAES_GP blocks per reduction (128 on zmm, 64 on ymm), as
+ * groups of 32 with the accumulator in the first (ghash_wide); vaes_gcm.h
+ * does the same with its batches.
  *
  * Speed (Zen 4, core cycles): VPCLMULQDQ issues once per 2 cycles at
  * every width, so 3 multiplies per block bound zmm at 0.094 c/B and ymm at
@@ -735,17 +735,19 @@ static void VAES_FN(set_key)(aeskit_key *k, const uint8_t *key, size_t len)
  *    (descending, so block j of an r-block group finds its power at
  *    16 * (VAES_GP - r + j) and a vector load picks up consecutive blocks'
  *    powers);
- *  - then halves: for each group g of VAES_GW powers (g = 0 the highest)
- *    and each pair q of its power vectors, (2q + 1, 2q + 2 mod the group's
- *    vectors), one vector of both vectors' Karatsuba halves (vaes_gkara2):
- *    the pairs vaes_gstep2 takes, vector 0 (the one with acc) last.
- * 3072 bytes on zmm (128 powers), 768 on ymm (32). */
+ *  - then halves: for each batch b of VAES_W powers (VAES_NV vectors, b =
+ *    0 the highest) and each pair q of its power vectors, (2q + 1, 2q + 2
+ *    mod VAES_NV), one vector of both vectors' Karatsuba halves
+ *    (vaes_gkara2): the pairs vaes_gbatch takes, vector 0 (the one with
+ *    acc) last. A batch is what the fused GCM hashes beside one batch of
+ *    counters (vaes_gcm.h); on zmm it is a whole group, on ymm half of one.
+ * 3072 bytes on zmm (128 powers), 1536 on ymm (64). */
 
 #define VAES_GW 32   /* blocks per reduction */
 /* Powers in the key: VAES_KEY_GROUPS groups of VAES_GW (the width layer
  * says how many), and as many blocks per reduction in the bulk. */
 #define VAES_GP (VAES_KEY_GROUPS * VAES_GW)
-#define VAES_GPAIRS (VAES_GW / VAES_BPV / 2)   /* pairs of vectors per group */
+#define VAES_GBATCHES (VAES_GP / VAES_W)       /* batches of powers in the key */
 /* At most this many blocks go on 128-bit registers, where a few blocks
  * cost less than building and folding vectors: a 64-byte GCM message
  * hashes its 4 blocks and the lengths in one call (aeskit_gcm_oneshot), 6
@@ -754,9 +756,9 @@ static void VAES_FN(set_key)(aeskit_key *k, const uint8_t *key, size_t len)
 #define VAES_GSHORT 6
 #endif
 static_assert(sizeof(((aeskit_ghash_key *)0)->w)
-                  >= VAES_GP * AESKIT_BLOCK + VAES_GP / VAES_GW * VAES_GPAIRS * VAES_VL,
+                  >= VAES_GP * AESKIT_BLOCK + VAES_GBATCHES * (VAES_NV / 2) * VAES_VL,
               "aeskit_ghash_key holds the vaes powers and their pairs' halves");
-static_assert(VAES_GW % VAES_BPV == 0, "a group is whole vectors");
+static_assert(VAES_GW % VAES_W == 0, "a group is whole batches");
 
 
 AESKIT_INLINE __m128i vaes_gbswap(void) { return aeskit_clmul_bswap(); }
@@ -893,25 +895,37 @@ AESKIT_INLINE const uint8_t *vaes_gpowers(const aeskit_ghash_key *hk, size_t r)
     return (const uint8_t *)hk->w + AESKIT_BLOCK * (VAES_GP - r);
 }
 
-/* The halves of group g's pairs of power vectors (g = 0..VAES_GP/VAES_GW-1
- * from the highest powers; the last holds H^VAES_GW..H^1's). */
-AESKIT_INLINE const uint8_t *vaes_ghalves(const aeskit_ghash_key *hk, size_t g)
+/* The halves of batch b's pairs of power vectors (b = 0..VAES_GBATCHES-1
+ * from the highest powers; the last holds H^VAES_W..H^1's). */
+AESKIT_INLINE const uint8_t *vaes_ghalves(const aeskit_ghash_key *hk, size_t b)
 {
-    return (const uint8_t *)hk->w + AESKIT_BLOCK * VAES_GP + VAES_VL * VAES_GPAIRS * g;
+    return (const uint8_t *)hk->w + AESKIT_BLOCK * VAES_GP + VAES_VL * (VAES_NV / 2) * b;
 }
 
-/* Adds the VAES_GW blocks at p, times the powers of key group g, to s, in
- * pairs of vectors (1, 2), (3, 4) .. (last, 0); acc, if not NULL, rides in
- * vector 0, the last pair, so the others' products do not wait on the
- * previous reduction. */
+/* Adds the VAES_W blocks at p, times the powers at pw (halves at hv), to
+ * s, in pairs of vectors (1, 2), (3, 4) .. (last, 0); acc, if not NULL,
+ * rides in vector 0, the last pair, so the others' products do not wait
+ * on the previous reduction. */
+AESKIT_INLINE void vaes_gbatch(vaes_gsum *s, const uint8_t *pw, const uint8_t *hv,
+                             const uint8_t *p, const __m128i *acc, int pv)
+{
+    VAES_UNROLL
+    for (size_t q = 0; q < VAES_NV / 2; q++)
+        vaes_gstep2_pv(s, pw, hv + VAES_VL * q, p, 2 * q + 1, (2 * q + 2) % VAES_NV, acc, 0, pv);
+}
+
+/* Adds the VAES_GW blocks at p, times the powers of key group g, to s, a
+ * batch at a time, the first (with acc, if not NULL) last. */
 AESKIT_INLINE void vaes_ggroup(vaes_gsum *s, const aeskit_ghash_key *hk, size_t g,
                              const uint8_t *p, const __m128i *acc, int pv)
 {
-    const uint8_t *pw = vaes_gpowers(hk, VAES_GP - VAES_GW * g), *hv = vaes_ghalves(hk, g);
-    AESKIT_UNROLL(16)
-    for (size_t q = 0; q < VAES_GPAIRS; q++)
-        vaes_gstep2_pv(s, pw, hv + VAES_VL * q, p, 2 * q + 1, (2 * q + 2) % (2 * VAES_GPAIRS),
-                       acc, 0, pv);
+    enum { nb = VAES_GW / VAES_W };
+    AESKIT_UNROLL(4)
+    for (size_t bb = 1; bb <= nb; bb++) {
+        const size_t b = bb % nb, kb = nb * g + b;   /* batch in the group, in the key */
+        vaes_gbatch(s, vaes_gpowers(hk, VAES_GP - VAES_W * kb), vaes_ghalves(hk, kb),
+                    p + AESKIT_BLOCK * VAES_W * b, b == 0 ? acc : NULL, pv);
+    }
 }
 
 /* acc folded with r = 1..VAES_GP blocks under one reduction. The last
@@ -981,8 +995,9 @@ AESKIT_INLINE vaes_v vaes_gmul(vaes_v a, vaes_v b)
 }
 
 /* Builds what calls of at most max_blocks blocks read: a call of n <
- * VAES_GP blocks reads H^n..H^1 and the halves of the key's last
- * floor(n / VAES_GW) groups (vaes_gblocks), a longer one everything. So a
+ * VAES_GP blocks reads H^n..H^1 and at most the halves of the key's last
+ * floor(n / VAES_W) batches (vaes_gblocks, vaes_gcm.h), a longer one
+ * everything. So a
  * key made per message (GCM-SIV) costs that message's powers, not the
  * whole table; what is not built is not read (ghash asserts n <=
  * max_blocks). */
@@ -1012,23 +1027,23 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t
                        vaes_gmul(vaes_load(VAES_POWER(i + VAES_BPV - 1)), hm));
     }
 #undef VAES_POWER
-    /* group g holds H^(VAES_GP - VAES_GW * g) and the VAES_GW - 1 below */
-    for (size_t g = 0; g < VAES_GP / VAES_GW; g++) {
-        if (VAES_GP - VAES_GW * g > built)
+    /* batch b holds H^(VAES_GP - VAES_W * b) and the VAES_W - 1 below */
+    for (size_t bt = 0; bt < VAES_GBATCHES; bt++) {
+        if (VAES_GP - VAES_W * bt > built)
             continue;
-        const uint8_t *grp = out + AESKIT_BLOCK * VAES_GW * g;
-        for (size_t q = 0; q < VAES_GPAIRS; q++) {
-            const size_t a = 2 * q + 1, b = (2 * q + 2) % (2 * VAES_GPAIRS);
-            const vaes_v ha = vaes_load(grp + VAES_VL * a), hb = vaes_load(grp + VAES_VL * b);
-            vaes_store((uint8_t *)vaes_ghalves(hk, g) + VAES_VL * q, vaes_gkara2(ha, hb));
+        const uint8_t *pw = out + AESKIT_BLOCK * VAES_W * bt;
+        for (size_t q = 0; q < VAES_NV / 2; q++) {
+            const size_t a = 2 * q + 1, b = (2 * q + 2) % VAES_NV;
+            const vaes_v ha = vaes_load(pw + VAES_VL * a), hb = vaes_load(pw + VAES_VL * b);
+            vaes_store((uint8_t *)vaes_ghalves(hk, bt) + VAES_VL * q, vaes_gkara2(ha, hb));
         }
     }
     hk->max_blocks = max_blocks;
     /* the powers are stored from the top down, H^built lowest; the halves
      * after them, the last group's at the end, when it was built */
     hk->from = AESKIT_BLOCK * (VAES_GP - built);
-    hk->used = (built >= VAES_GW ? VAES_GP * AESKIT_BLOCK + VAES_GP / VAES_GW * VAES_GPAIRS * VAES_VL
-                                 : VAES_GP * AESKIT_BLOCK) - hk->from;
+    hk->used = (built >= VAES_W ? VAES_GP * AESKIT_BLOCK + VAES_GBATCHES * (VAES_NV / 2) * VAES_VL
+                                : VAES_GP * AESKIT_BLOCK) - hk->from;
 }
 
 /* More than VAES_GSHORT blocks, on vectors; out of line (below), so that

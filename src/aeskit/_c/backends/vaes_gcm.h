@@ -1,16 +1,16 @@
 /*
- * vaes_gcm.h: the fused GCM kernel of vaes_avx512's table, included by
- * vaes_avx512.c after vaes_body.h, whose CTR and GHASH pieces it uses.
- * Contracts: modes/gcm.h (struct aeskit_gcm_impl) and modes/gcmsiv.h (the
- * open kernel).
+ * vaes_gcm.h: the fused GCM kernel of both vaes tables, included by
+ * vaes_avx512.c and vaes_avx2.c after vaes_body.h, whose CTR and GHASH
+ * pieces it uses. Contracts: modes/gcm.h (struct aeskit_gcm_impl) and
+ * modes/gcmsiv.h (the open kernel).
  *
  * Each batch runs the AES rounds of VAES_W counter blocks (CTR's whitening
  * trick, vaes_ctr_whiten_k0) with the GHASH of VAES_W other blocks threaded
  * through the middle rounds, two vectors' VPCLMULQDQ at a time, the vector
- * carrying the accumulator last (as vaes_ggroup orders them; in the first
+ * carrying the accumulator last (as vaes_gbatch orders them; in the first
  * batch it is the vector holding the first present block). The hashed
  * batches go in chunks of up to four that share one reduction: a chunk of
- * m batches takes the key's last m groups of 32 powers (H^32m..H^1), the
+ * m batches takes the key's last m batches of powers (H^(m VAES_W)..H^1), the
  * accumulator riding in its first batch, and its reduction runs after its
  * stores, where its latency overlaps the next batch's rounds; the short
  * chunk comes first. Decrypting, the hashed blocks are the batch's own
@@ -33,12 +33,33 @@
  * the stalls that the split CTR and POLYVAL each leave on the other's
  * units: on Zen 4 the opening runs at 1.1-1.2x its floor, about GCM's.
  *
- * zmm only. On ymm the round keys and powers must be read from memory (16
- * registers), and this kernel's layout with batches of 8 or of 4 counter
- * vectors was no faster there than the split path, which vaes_avx2 keeps
- * (its gcm sub-table is NULL). BoringSSL's ymm kernel (Linux's aes-gcm-vaes-avx2)
- * shows that a fused ymm GCM does pay on Zen 4 with another layout: 1.05x
- * the split path's speed at 16 KiB (issue 28).
+ * On ymm (16 registers) the round keys, the powers and their halves are
+ * memory operands, and a batch is 8 counter vectors (16 blocks) hashing 8
+ * others in 4 pairs on rounds 2, 4, 6 and 8: live are the 8 counters, the 3
+ * sums and one pair's data and products. Earlier ymm layouts (batches of 8
+ * or of 4 counter vectors) were no faster than the split path; these are
+ * what differs now, each a cut in the vector instructions that are neither
+ * AES nor multiplies, which on Intel share three ports with AES (a ymm
+ * VAES on two of them) and on Zen 4 the four FP pipes:
+ *  - the key's Karatsuba halves are laid out per batch of VAES_W blocks
+ *    (vaes_body.h), so a ymm batch reads its pairs' halves from the key
+ *    instead of making them (with the data's: 2 unpacks and an XOR per pair);
+ *  - the counters are aligned (one XOR per vector builds and whitens them),
+ *    where the split path's BE32 ctr slot spends an add, a shuffle and an
+ *    XOR per vector on any counter;
+ *  - the ymm key holds 64 powers, so four batches share a reduction.
+ * Per 16 blocks of AES-128 the loop issues 80 VAES, 24.5 VPCLMULQDQ and
+ * about 67 other vector instructions (9 byte shuffles, 10.5 unpacks and
+ * lane moves, 47 XORs: 8 whitening, 8 data, 24 sums, 2 Karatsuba, 5 of the
+ * reduction), against 80 + 25 + about 95 for the split CTR (8 shuffles, 10
+ * adds, 10 lane moves, 16 XORs) and GHASH passes (8 byte swaps, 11 unpacks
+ * and lane moves, 31.5 XORs). llvm-mca's ratio fused/split is 0.82
+ * (sapphirerapids) and 0.87 (znver4); measured on Emerald Rapids, 1.83x ->
+ * 1.66-1.69x ECB (AES-128), 1.58x -> 1.41-1.47x (AES-256). What is left
+ * is the count itself: on Intel's three ports 80 + 24 + 67 instructions
+ * take at least 57 cycles per 40 of AES. Linux's aes-gcm-vaes-avx2 hashes
+ * 8 blocks per 8 counter blocks with a reduction each time and makes each
+ * block's Karatsuba half itself (an unpack and an XOR per vector).
  *
  * The kernel takes every whole block it is given. Its first batch starts
  * skip = (first counter mod 16) blocks before the data, at the last
@@ -121,7 +142,6 @@ AESKIT_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds,
  * skip >= 2 * VAES_W (encrypting, its first batch and one hashed batch).
  * The table exports the value (gcm_fused_min_blocks) for the tests, which
  * must cross the handover. */
-#define VAES_HAVE_GCM 1   /* vaes_table.h: this width fills the gcm sub-table */
 
 #ifndef VAES_GCM_MIN
 #define VAES_GCM_MIN (3 * VAES_W)
@@ -130,16 +150,23 @@ static_assert(VAES_GCM_MIN >= 2 * VAES_W,
               "encrypting, the first batch and one hashed batch are whole");
 
 static_assert(VAES_NV <= 9, "one hashed vector per middle round of AES-128");
-#define VAES_GCM_GROUPS (VAES_GP / VAES_W)   /* batches per reduction */
-static_assert(VAES_GW == VAES_W, "a batch hashes one group of the key's powers");
+#define VAES_GCM_GROUPS VAES_GBATCHES   /* batches per reduction: the key's */
+
+/* The powers hk holds: VAES_GP, or fewer in a key built per message
+ * (GCM-SIV's: gcmsiv.c's POLY_BLOCKS, 32). */
+AESKIT_INLINE size_t vaes_gbuilt(const aeskit_ghash_key *hk)
+{
+    return VAES_GP - hk->from / AESKIT_BLOCK;
+}
 
 /* The last 0..VAES_W-1 blocks, one vector at a time as the ctr slot's
  * tail, from counter *c; returns acc with them hashed: encrypting, with the
- * last batch's output before dst under one reduction (up to 63 blocks,
- * the key's powers), decrypting, before they are overwritten. siv:
- * GCM-SIV's opening (encryption's order, LE32 counters, POLYVAL blocks),
- * whose per-message key has VAES_W powers: the last batch and the tail
- * are two reductions. Out of line: inlined, it makes the bulk loop slower. */
+ * last batch's output before dst under one reduction (up to 2 VAES_W - 1
+ * blocks), decrypting, before they are overwritten. siv: GCM-SIV's opening
+ * (encryption's order, LE32 counters, POLYVAL blocks), whose per-message
+ * key may hold fewer powers than the last batch and the tail (on zmm,
+ * VAES_W): then they are two reductions. Out of line: inlined, it makes
+ * the bulk loop slower. */
 AESKIT_NOINLINE static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
                                                           const aeskit_ghash_key *hk, int enc,
                                                           int siv, __m128i *c, __m128i y,
@@ -151,30 +178,32 @@ AESKIT_NOINLINE static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
         y = vaes_gblocks(hk, y, src, tail);
     *c = vaes_ctr_single(aeskit_aesni_enc_keys(k), k->rounds, kind, *c, vaes_ctr_swap(kind), dst,
                          src, tail);
-    if (siv) {
+    if (siv && VAES_W + tail > vaes_gbuilt(hk)) {
         y = vaes_gblocks_pv(hk, y, dst - AESKIT_BLOCK * VAES_W, VAES_W, 1);
         if (tail > 0)
             y = vaes_gblocks_pv(hk, y, dst, tail, 1);
     } else if (enc) {
-        y = vaes_gblocks(hk, y, dst - AESKIT_BLOCK * VAES_W, VAES_W + tail);
+        y = vaes_gblocks_pv(hk, y, dst - AESKIT_BLOCK * VAES_W, VAES_W + tail, siv);
     }
     return y;
 }
 
 /* GCM (siv 0), or GCM-SIV's opening (siv 1, enc 1: LE32 counters from the
- * tag, POLYVAL of the plaintext written, a key of VAES_W powers: one batch
- * per reduction). */
+ * tag, POLYVAL of the plaintext written, a key of 32 powers: as many
+ * batches per reduction as that holds, one on zmm, two on ymm). */
 AESKIT_INLINE size_t vaes_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                                   int siv, uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
                                   const uint8_t *src, size_t n)
 {
     const enum aeskit_ctr kind = siv ? AESKIT_CTR_LE32 : AESKIT_CTR_BE32;
-    const size_t groups = siv ? 1 : VAES_GCM_GROUPS;   /* batches per reduction */
     const __m128i swap = vaes_ctr_swap(kind);
     __m128i c = _mm_shuffle_epi8(aeskit_load128(ctr), swap);
     const size_t head = vaes_ctr_head(c);
     if (n < head + VAES_GCM_MIN)
         return 0;
+    /* batches per reduction */
+    const size_t groups = siv ? vaes_gbuilt(hk) / VAES_W : VAES_GCM_GROUPS;
+    assert(groups >= 1 && groups <= VAES_GCM_GROUPS);
     /* The first batch starts at the aligned counter up to 15 blocks before
      * the data, those blocks absent (skip); c - skip does not borrow. */
     const size_t skip = (uint32_t)_mm_cvtsi128_si32(c) & 15;

@@ -1,7 +1,7 @@
 /*
  * vaes_table.h: a vaes width's backend table, written once and included
- * last by vaes_avx2.c and vaes_avx512.c, after vaes_body.h (and
- * vaes_gcm.h, which defines VAES_HAVE_GCM), with
+ * last by vaes_avx2.c and vaes_avx512.c, after vaes_body.h and vaes_gcm.h,
+ * with
  *   VAES_NAME       the table's name
  *   VAES_CPU_NEEDS  the AESKIT_CPU_* bits it needs
  * defined.
@@ -11,17 +11,13 @@
  * CBC-MAC are aesni's, valid on this key because set_key is aesni's
  * expansion, and so are two fused kernels that one vector cannot speed up:
  * CTR with CBC-MAC (the chain is one block wide) and a short GCM-SIV
- * message (8 blocks at most, latency-bound). Without vaes_gcm.h the gcm
- * sub-table is empty: modes/gcm.c runs this table's CTR and GHASH.
+ * message (8 blocks at most, latency-bound). GCM and GCM-SIV's opening
+ * are vaes_gcm.h's fused kernel.
  */
-#if defined(VAES_HAVE_GCM)
 static const struct aeskit_gcm_impl VAES_FN(gcm_impl) = {.crypt = VAES_FN(gcm)};
-#endif
 
 static const struct aeskit_gcmsiv_impl VAES_FN(gcmsiv_impl) = {
-#if defined(VAES_HAVE_GCM)
     .open = VAES_FN(gcmsiv_open),
-#endif
     .short_msg = aeskit_aesni_gcmsiv_short,
 };
 
@@ -45,9 +41,7 @@ const struct aeskit_impl VAES_IMPL = {
     .ghash_key = VAES_FN(ghash_key),
     .ghash = VAES_FN(ghash),
     .polyval = VAES_FN(polyval),
-#if defined(VAES_HAVE_GCM)
     .gcm = &VAES_FN(gcm_impl),
-#endif
     .gcmsiv = &VAES_FN(gcmsiv_impl),
     .ocb = &VAES_FN(ocb_impl),
     .ccm = &aeskit_aesni_ccm,
@@ -58,9 +52,7 @@ const struct aeskit_impl VAES_IMPL = {
         {"ghash_short_blocks", VAES_GSHORT},
         {"ghash_key_powers", VAES_GP},
         {"xts_window_blocks", VAES_XTS_K},
-#if defined(VAES_HAVE_GCM)
         {"gcm_fused_min_blocks", VAES_GCM_MIN},
-#endif
         {NULL, 0},
     },
     .cbc_x = VAES_FN(cbc_x),
