@@ -249,6 +249,9 @@ static void test_zmm_elementwise(void)
         for (int i = 0; i < 8; i++)
             w.q[i] = a.q[i] ^ b.q[i];
         CHECK512("_mm512_xor_si512", -1, _mm512_xor_si512(x, y), w);
+        for (int i = 0; i < 8; i++)
+            w.q[i] = a.q[i] & b.q[i];
+        CHECK512("_mm512_and_si512", -1, _mm512_and_si512(x, y), w);
 
         /* vpshufb: per 128-bit lane, bit 7 of the index zeroes */
         for (int i = 0; i < 64; i++)
@@ -379,6 +382,13 @@ static void test_zmm_immediates(void)
                 w.q[i] = t < 8 ? b.q[t] : a.q[t - 8];
             }
             CHECK512("_mm512_alignr_epi64", imm, _mm512_alignr_epi64(x, y, imm), w);
+
+            /* vpalignr: per 128-bit lane, (a:b) >> 8 * imm, 16 bytes */
+            for (int i = 0; i < 64; i++) {
+                const int k = (i & 15) + imm;
+                w.b[i] = k < 16 ? b.b[(i & ~15) + k] : k < 32 ? a.b[(i & ~15) + k - 16] : 0;
+            }
+            CHECK512("_mm512_alignr_epi8", imm, _mm512_alignr_epi8(x, y, imm), w);
 
             /* byte shifts per 128-bit lane, imm > 15 shifting everything out */
             const int s = imm > 15 ? 16 : imm;

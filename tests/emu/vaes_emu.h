@@ -204,6 +204,7 @@ AESKIT_EMU_HALVES2(aeskit_emu_mm512_aesdeclast_epi128, aeskit_emu_mm256_aesdecla
 AESKIT_EMU_HALVES2(aeskit_emu_mm512_add_epi32, _mm256_add_epi32)
 AESKIT_EMU_HALVES2(aeskit_emu_mm512_add_epi64, _mm256_add_epi64)
 AESKIT_EMU_HALVES2(aeskit_emu_mm512_xor_si512, _mm256_xor_si256)
+AESKIT_EMU_HALVES2(aeskit_emu_mm512_and_si512, _mm256_and_si256)
 AESKIT_EMU_HALVES2(aeskit_emu_mm512_shuffle_epi8, _mm256_shuffle_epi8)     /* per lane */
 AESKIT_EMU_HALVES2(aeskit_emu_mm512_unpacklo_epi64, _mm256_unpacklo_epi64) /* per lane */
 AESKIT_EMU_HALVES2(aeskit_emu_mm512_unpackhi_epi64, _mm256_unpackhi_epi64) /* per lane */
@@ -250,6 +251,23 @@ AESKIT_EMU_FN aeskit_emu_m512i aeskit_emu_mm512_alignr_epi64(aeskit_emu_m512i a,
     aeskit_emu_to_bytes(t, b);
     aeskit_emu_to_bytes(t + 64, a);
     return aeskit_emu_from_bytes(t + 8 * ((unsigned)imm & 7));
+}
+
+/* VPALIGNR: per 128-bit lane, bytes imm .. imm + 15 of b (0..15) : a
+ * (16..31), zero from 32; imm > 31 gives zero. */
+AESKIT_EMU_FN aeskit_emu_m512i aeskit_emu_mm512_alignr_epi8(aeskit_emu_m512i a,
+                                                             aeskit_emu_m512i b, int imm)
+{
+    const unsigned n = (unsigned)imm & 0xFF;
+    uint8_t x[64], y[64], r[64];
+    aeskit_emu_to_bytes(x, a);
+    aeskit_emu_to_bytes(y, b);
+    for (unsigned l = 0; l < 64; l += 16)
+        for (unsigned i = 0; i < 16; i++) {
+            const unsigned k = i + n;
+            r[l + i] = k < 16 ? y[l + k] : k < 32 ? x[l + k - 16] : 0;
+        }
+    return aeskit_emu_from_bytes(r);
 }
 
 AESKIT_EMU_FN aeskit_emu_m512i aeskit_emu_mm512_setzero_si512(void)
@@ -417,6 +435,8 @@ AESKIT_EMU_FN aeskit_emu_m512i aeskit_emu_mm512_zextsi256_si512(__m256i a)
 #define _mm512_aesenc_epi128 aeskit_emu_mm512_aesenc_epi128
 #undef _mm512_aesenclast_epi128
 #define _mm512_aesenclast_epi128 aeskit_emu_mm512_aesenclast_epi128
+#undef _mm512_alignr_epi8
+#define _mm512_alignr_epi8(a, b, imm) aeskit_emu_mm512_alignr_epi8((a), (b), (int)(imm))
 #undef _mm512_alignr_epi64
 #define _mm512_alignr_epi64(a, b, imm) aeskit_emu_mm512_alignr_epi64((a), (b), (int)(imm))
 #undef _mm512_broadcast_i32x4
@@ -476,6 +496,8 @@ AESKIT_EMU_FN aeskit_emu_m512i aeskit_emu_mm512_zextsi256_si512(__m256i a)
 #define _mm512_unpackhi_epi64 aeskit_emu_mm512_unpackhi_epi64
 #undef _mm512_unpacklo_epi64
 #define _mm512_unpacklo_epi64 aeskit_emu_mm512_unpacklo_epi64
+#undef _mm512_and_si512
+#define _mm512_and_si512 aeskit_emu_mm512_and_si512
 #undef _mm512_xor_si512
 #define _mm512_xor_si512 aeskit_emu_mm512_xor_si512
 #undef _mm512_zextsi128_si512

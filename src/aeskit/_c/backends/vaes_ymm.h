@@ -143,17 +143,17 @@ AESKIT_INLINE vaes_v vaes_ocb_q(const aeskit_ocb_key *ok)
 
 /* ---- XTS --------------------------------------------------------------- */
 
-/* Byte shifts of each 128-bit lane by a constant n. */
-#define vaes_bslli(a, n) _mm256_bslli_epi128((a), (n))
-#define vaes_bsrli(a, n) _mm256_bsrli_epi128((a), (n))
+/* Each 128-bit lane rotated left by a constant n bytes (vpalignr). */
+#define vaes_rotl_bytes(a, n) _mm256_alignr_epi8((a), (a), 16 - (n))
+AESKIT_INLINE vaes_v vaes_and(vaes_v a, vaes_v b) { return _mm256_and_si256(a, b); }
 /* Each 64-bit element shifted by its own count; a count of 64 or more
  * gives 0. */
 AESKIT_INLINE vaes_v vaes_sllv64(vaes_v a, vaes_v s) { return _mm256_sllv_epi64(a, s); }
 AESKIT_INLINE vaes_v vaes_srlv64(vaes_v a, vaes_v s) { return _mm256_srlv_epi64(a, s); }
 
 /* 1: a batch's 8 tweak vectors, with its 8 data vectors, the window and a
- * key, outnumber the 16 registers: they wait out the rounds in a buffer
- * (vaes_body.h, XTS). */
+ * key, outnumber the 16 registers: they wait out the rounds in a buffer,
+ * and the kernel keeps to its leanest register form (vaes_body.h, XTS). */
 #define VAES_XTS_STASH 1
 
 /* Lane l, l = 1..VAES_BPV-1 (public; lane 0 is vaes_low128): 1 on ymm. */

@@ -181,12 +181,13 @@ AESKIT_INLINE vaes_v vaes_ocb_q(const aeskit_ocb_key *ok)
 
 /* ---- XTS --------------------------------------------------------------- */
 
-#define vaes_bslli(a, n) _mm512_bslli_epi128((a), (n))
-#define vaes_bsrli(a, n) _mm512_bsrli_epi128((a), (n))
+/* Each 128-bit lane rotated left by a constant n bytes (vpalignr). */
+#define vaes_rotl_bytes(a, n) _mm512_alignr_epi8((a), (a), 16 - (n))
+AESKIT_INLINE vaes_v vaes_and(vaes_v a, vaes_v b) { return _mm512_and_si512(a, b); }
 AESKIT_INLINE vaes_v vaes_sllv64(vaes_v a, vaes_v s) { return _mm512_sllv_epi64(a, s); }
 AESKIT_INLINE vaes_v vaes_srlv64(vaes_v a, vaes_v s) { return _mm512_srlv_epi64(a, s); }
 
-#define VAES_XTS_STASH 0   /* 32 registers hold a batch's tweaks */
+#define VAES_XTS_STASH 0   /* 32 registers hold a batch's tweaks, and more */
 
 AESKIT_INLINE __m128i vaes_lane_high(vaes_v v, size_t l)
 {
