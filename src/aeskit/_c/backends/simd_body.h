@@ -721,21 +721,24 @@ SIMD_FN void SIMD_NAME(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], siz
     const uint64_t carry = 0 - (a1 >> 63);
     const uint64_t h1 = ((a1 << 1) | (a0 >> 63)) ^ (carry & UINT64_C(0xC200000000000000));
     const uint64_t h0 = (a0 << 1) ^ (carry & 1);
-    const SIMD_GV base = SIMD_GMAKE(h1, h0);
-    const SIMD_GPOWER bf = SIMD_GFORMS(base);
     const size_t need = max_blocks < SIMD_W ? max_blocks : SIMD_W;
-    SIMD_GV pw = base;
+    SIMD_GV pw[SIMD_W];
+    SIMD_GPOWER f[SIMD_W];
 
-    for (size_t i = 0; i < need; i++) {
-        if (i > 0) {
-            const SIMD_GV zero = SIMD_GZERO;
-            SIMD_GSUM s = {zero, zero, zero};
-            SIMD_GMUL_ADD(&s, pw, &bf);
-            pw = SIMD_GREDUCE(s);
-        }
-        const SIMD_GPOWER f = SIMD_GFORMS(pw);
-        SIMD_GPOWER_PUT(hk, i, &f);
+    pw[0] = SIMD_GMAKE(h1, h0);
+    f[0] = SIMD_GFORMS(pw[0]);
+    for (size_t i = 2; i <= need; i++) {   /* H^i, a tree (aeskit_power_split) */
+        const size_t a = aeskit_power_split(i);
+        const SIMD_GV zero = SIMD_GZERO;
+        SIMD_GSUM s = {zero, zero, zero};
+        SIMD_GMUL_ADD(&s, pw[i - a - 1], &f[a - 1]);
+        pw[i - 1] = SIMD_GREDUCE(s);
+        f[i - 1] = SIMD_GFORMS(pw[i - 1]);
     }
+    for (size_t i = 0; i < need; i++)
+        SIMD_GPOWER_PUT(hk, i, &f[i]);
+    aeskit_secure_zero(pw, sizeof pw);
+    aeskit_secure_zero(f, sizeof f);
     hk->max_blocks = max_blocks;
     hk->from = 0;
     hk->used = SIMD_W * sizeof(SIMD_GPOWER);
