@@ -164,6 +164,13 @@ struct aeskit_impl {
      * it by not swapping the bytes it loads; without it the mode reverses
      * the blocks into a buffer, a second pass over the data. */
     aeskit_ghash_fn *polyval;
+    /* Optional: NULL, or set_key making the encryption schedule alone, for
+     * a key made per message that only encrypts (GCM-SIV's message key,
+     * XAES-256-GCM's Kx): such a key goes to ecb_enc, ctr, cbc_mac, ghash's
+     * neighbours and the fused kernels' encrypting side, never to a slot
+     * that decrypts. used covers that schedule; the rest of rk is left as
+     * it was and is not read. NULL: the mode calls set_key. */
+    aeskit_set_key_fn *set_enc_key;
     /* Optional: NULL, or xts on `units` consecutive data units of `unit`
      * blocks each, unit i starting from the encrypted tweak at tweaks +
      * 16 * i: what encrypt_sectors does, in one pass that does not restart

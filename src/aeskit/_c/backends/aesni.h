@@ -65,6 +65,10 @@ AESKIT_INLINE void aeskit_aesni_rounds(__m128i *x, size_t w, const uint8_t *rk, 
 
 /* Expands key into k in the layout above; leaves k->impl to the caller. */
 void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len);
+/* The encryption keys alone (the set_enc_key slot): rk[0..rounds] in the
+ * layout above, used set to their bytes, the rest of k->rk untouched;
+ * leaves k->impl to the caller. */
+void aeskit_aesni_expand_enc_key(aeskit_key *k, const uint8_t *key, size_t len);
 /* The encryption schedule alone, rk[0..rounds] into enc, of the AES-128 key
  * lo (rounds 10) or the AES-256 key lo || hi (rounds 14), from registers:
  * for keys made per message and used only to encrypt (GCM-SIV's). */

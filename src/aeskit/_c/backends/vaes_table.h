@@ -45,6 +45,7 @@ const struct aeskit_impl VAES_IMPL = {
     .ghash_key = VAES_FN(ghash_key),
     .ghash = VAES_FN(ghash),
     .polyval = VAES_FN(polyval),
+    .set_enc_key = VAES_FN(set_enc_key),
 #if defined(VAES_HAVE_GCM)
     .gcm = &VAES_FN(gcm_impl),
 #endif

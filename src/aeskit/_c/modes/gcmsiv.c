@@ -97,7 +97,7 @@ static void derive(siv_msg *m, const aeskit_key *kgk, const uint8_t nonce[12], s
     memcpy(h + 8, b[1], 8);
     for (unsigned i = 2; i < n; i++)
         memcpy(key + 8 * (i - 2), b[i], 8);
-    kgk->impl->set_key(&m->ek, key, 8 * (n - 2));
+    aeskit_set_enc_key(kgk->impl, &m->ek, key, 8 * (n - 2));
     rev16(h, h);
     mulx_ghash(h);
     kgk->impl->ghash_key(&m->hk, h, blocks < POLY_BLOCKS ? (blocks > 0 ? blocks : 1)

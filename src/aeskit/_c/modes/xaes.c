@@ -19,6 +19,7 @@
  */
 #include "common.h"
 #include "gcm.h"
+#include "generic.h"
 
 /* What an XAES256GCM object keeps: K expanded, and K1. */
 typedef struct xaes_key {
@@ -65,7 +66,7 @@ static void derive(xaes_msg *m, const xaes_key *x, const uint8_t nonce[24], size
         aeskit_xor16(b, b, x->k1);
     }
     impl->ecb_enc(&x->key, kx, kx, 2);
-    impl->set_key(&m->kx, kx, 32);
+    aeskit_set_enc_key(impl, &m->kx, kx, 32);
     impl->ecb_enc(&m->kx, h, h, 1);
     impl->ghash_key(&m->hk, h, max_blocks);
     assert(m->hk.from + m->hk.used <= sizeof m->hk.w);
