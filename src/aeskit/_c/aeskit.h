@@ -29,6 +29,7 @@ struct aeskit_gcm_impl;
 struct aeskit_gcmsiv_impl;
 struct aeskit_ocb_impl;
 struct aeskit_ccm_impl;
+struct aeskit_xaes_impl;
 
 /*
  * An expanded key. The round-key layout is private to the backend that
@@ -189,6 +190,7 @@ struct aeskit_impl {
      *   gcmsiv  modes/gcmsiv.h   the opening pass; a short message whole
      *   ocb     modes/ocb.h      OCB3's offsets, cipher and checksum
      *   ccm     modes/ccm.h      CTR and CBC-MAC in one pass (CCM, EAX, SIV)
+     *   xaes    modes/xaes.h     a message's key: Kx, its schedule and H
      * polyval and xts_units stay above, though one mode each uses them:
      * they are forms of the ghash and xts slots, on the same keys.
      */
@@ -196,6 +198,7 @@ struct aeskit_impl {
     const struct aeskit_gcmsiv_impl *gcmsiv;
     const struct aeskit_ocb_impl *ocb;
     const struct aeskit_ccm_impl *ccm;
+    const struct aeskit_xaes_impl *xaes;
     /* The boundaries of this table's kernels, for the tests; ends with a
      * NULL name. */
     const aeskit_constant *constants;

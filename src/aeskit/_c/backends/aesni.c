@@ -43,6 +43,7 @@
 #include "clmul128.h"
 #include "dispatch.h"
 #include "modes/generic.h"
+#include "modes/xaes.h"
 
 #define AESNI_W AESKIT_AESNI_W
 
@@ -355,15 +356,22 @@ static void aesni_expand128(uint8_t *enc, __m128i k)
 }
 
 /* Even round keys take SubWord(RotWord) of the odd key before them and the
- * round constant; odd ones SubWord alone of the even key before them. */
-static void aesni_expand256(uint8_t *enc, __m128i a, __m128i b)
+ * round constant; odd ones SubWord alone of the even key before them.
+ * With hx (not NULL: a constant at each call), the block *hx, already
+ * whitened with a, goes through the rounds as their keys are made. */
+AESKIT_INLINE void aesni_expand256(uint8_t *enc, __m128i a, __m128i b, __m128i *hx)
 {
     aeskit_store128(enc, a);
     aeskit_store128(enc + AESKIT_BLOCK, b);
+    if (hx != NULL)
+        *hx = _mm_aesenc_si128(*hx, b);
 #define AESNI_R256(i, rc)                                                                  \
     (a = aesni_fold(a, aesni_rot_sub(b, rc)), aeskit_store128(enc + AESKIT_BLOCK * (i), a), \
+     hx != NULL ? (*hx = (i) < 14 ? _mm_aesenc_si128(*hx, a) : _mm_aesenclast_si128(*hx, a)) \
+                : a,                                                                       \
      (i) < 14 ? (b = aesni_fold(b, aesni_sub(a)),                                          \
-                 aeskit_store128(enc + AESKIT_BLOCK * ((i) + 1), b))                       \
+                 aeskit_store128(enc + AESKIT_BLOCK * ((i) + 1), b),                       \
+                 hx != NULL ? (*hx = _mm_aesenc_si128(*hx, b)) : b, (void)0)               \
               : (void)0)
     AESNI_R256(2, 0x01); AESNI_R256(4, 0x02); AESNI_R256(6, 0x04); AESNI_R256(8, 0x08);
     AESNI_R256(10, 0x10); AESNI_R256(12, 0x20); AESNI_R256(14, 0x40);
@@ -378,7 +386,7 @@ AESKIT_INLINE unsigned aesni_expand(uint8_t *enc, const uint8_t *key, size_t len
     if (len == 16)
         aesni_expand128(enc, aeskit_load128(key));
     else if (len == 32)
-        aesni_expand256(enc, aeskit_load128(key), aeskit_load128(key + 16));
+        aesni_expand256(enc, aeskit_load128(key), aeskit_load128(key + 16), NULL);
     else
         simd_expand_key(enc, key, len);   /* AES-192: word by word */
     return (unsigned)(len / 4) + 6;
@@ -414,7 +422,7 @@ void aeskit_aesni_expand_enc(uint8_t *enc, __m128i lo, __m128i hi, unsigned roun
     if (rounds == 10)
         aesni_expand128(enc, lo);
     else
-        aesni_expand256(enc, lo, hi);
+        aesni_expand256(enc, lo, hi, NULL);
 }
 
 static void aesni_set_key(aeskit_key *k, const uint8_t *key, size_t len)
@@ -428,6 +436,34 @@ static void aesni_set_enc_key(aeskit_key *k, const uint8_t *key, size_t len)
     aeskit_aesni_expand_enc_key(k, key, len);
     k->impl = &aeskit_aesni_impl;
 }
+
+/* ---- XAES-256-GCM's per-message key (the xaes sub-table) ------------- */
+
+/* modes/xaes.h: Kx's two blocks under k, side by side; Kx expanded with
+ * H = E(Kx, 0) riding on its round keys (its whitening is Kx's first half
+ * itself). The vaes tables share it: their keys are aesni's. */
+void aeskit_aesni_xaes_key(const aeskit_key *k, const uint8_t k1[16], const uint8_t nonce[24],
+                           aeskit_key *kx, uint8_t h[16])
+{
+    assert(k->rounds == 14);
+    /* nonce[0..12] moved up to bytes 4..15 (the load stays inside the 24
+     * bytes), then the counter and label in bytes 0..3 */
+    const __m128i n = _mm_xor_si128(_mm_slli_si128(aeskit_load128(nonce), 4), aeskit_load128(k1));
+    __m128i x[2] = {_mm_xor_si128(n, _mm_set_epi32(0, 0, 0, 0x00580100)),
+                    _mm_xor_si128(n, _mm_set_epi32(0, 0, 0, 0x00580200))};
+    const uint8_t *rk = aeskit_aesni_enc_keys(k);
+    aeskit_aesni_whiten(x, 2, aeskit_load128(rk));
+    aeskit_aesni_rounds(x, 2, rk, 14, 1);
+    __m128i hx = x[0];
+    aesni_expand256((uint8_t *)kx->rk, x[0], x[1], &hx);
+    aeskit_store128(h, hx);
+    kx->rounds = 14;
+    kx->used = AESKIT_BLOCK * 15;
+    kx->impl = k->impl;
+    x[0] = x[1] = hx = _mm_setzero_si128();
+}
+
+const struct aeskit_xaes_impl aeskit_aesni_xaes = {.key = aeskit_aesni_xaes_key};
 
 /* ---- serial modes ------------------------------------------------------ */
 
@@ -555,6 +591,7 @@ const struct aeskit_impl aeskit_aesni_impl = {
     .gcmsiv = &aesni_gcmsiv,
     .ocb = &aesni_ocb,
     .ccm = &aeskit_aesni_ccm,
+    .xaes = &aeskit_aesni_xaes,
     .constants = (const aeskit_constant[]){
         {"batch_blocks", AESNI_W},
         {"gcmsiv_short_blocks", AESKIT_AESNI_SIV_SHORT},

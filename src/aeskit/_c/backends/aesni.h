@@ -11,6 +11,7 @@
 #include "modes/gcm.h"
 #include "modes/gcmsiv.h"
 #include "modes/ocb.h"
+#include "modes/xaes.h"
 #include "x86.h"
 
 /* The key layout: the round keys as FIPS-197 writes them, rk[0..rounds]
@@ -96,5 +97,6 @@ aeskit_chain_fn aeskit_aesni_cfb_enc;
 aeskit_chain_fn aeskit_aesni_ofb;
 aeskit_cbc_mac_fn aeskit_aesni_cbc_mac;
 extern const struct aeskit_ccm_impl aeskit_aesni_ccm;   /* the vaes tables' too */
+extern const struct aeskit_xaes_impl aeskit_aesni_xaes; /* likewise */
 
 #endif

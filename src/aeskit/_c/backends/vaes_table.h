@@ -10,8 +10,9 @@
  * pass and the fused OCB kernel are this width's. The serial slots and
  * CBC-MAC are aesni's, valid on this key because set_key is aesni's
  * expansion, and so are two fused kernels that one vector cannot speed up:
- * CTR with CBC-MAC (the chain is one block wide) and a short GCM-SIV
- * message (8 blocks at most, latency-bound). Without vaes_gcm.h the gcm
+ * CTR with CBC-MAC (the chain is one block wide), a short GCM-SIV
+ * message (8 blocks at most, latency-bound) and XAES-256-GCM's message key
+ * (one chain). Without vaes_gcm.h the gcm
  * sub-table is empty: modes/gcm.c runs this table's CTR and GHASH.
  */
 #if defined(VAES_HAVE_GCM)
@@ -52,6 +53,7 @@ const struct aeskit_impl VAES_IMPL = {
     .gcmsiv = &VAES_FN(gcmsiv_impl),
     .ocb = &VAES_FN(ocb_impl),
     .ccm = &aeskit_aesni_ccm,
+    .xaes = &aeskit_aesni_xaes,
     .constants = (const aeskit_constant[]){
         {"gcmsiv_short_blocks", AESKIT_AESNI_SIV_SHORT},
         {"batch_blocks", VAES_W},

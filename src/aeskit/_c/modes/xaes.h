@@ -1,0 +1,31 @@
+/*
+ * xaes.h: XAES-256-GCM (C2SP XAES-256-GCM.md), modes/xaes.c. The backend
+ * sub-table of its per-message key; the AEAD descriptor itself is listed
+ * in modes/registry.c.
+ */
+#ifndef AESKIT_XAES_H
+#define AESKIT_XAES_H
+
+#include "aeskit.h"
+
+/*
+ * A backend's fused XAES-256-GCM kernel (aeskit.h: optional fused paths).
+ *   key:  a message's GCM key but for the powers of H: from the AES-256
+ *         key k, CMAC's subkey k1 and the message's 24-byte nonce,
+ *         Kx = E(k, 00 01 'X' 00 || nonce[0..12] ^ k1) ||
+ *              E(k, 00 02 'X' 00 || nonce[0..12] ^ k1),
+ *         expanded into kx as the table's set_enc_key would (kx->impl =
+ *         k->impl), and h = E(Kx, 0^128). The blocks, k's rounds, Kx's
+ *         schedule and H's rounds (as each round key is made) run in
+ *         registers: per message this is one dependency chain, which slot
+ *         calls lengthen by their stores, loads and calls, and blocks built
+ *         byte by byte in memory by loads that cannot forward. Kx leaves
+ *         the kernel only in kx, which the caller wipes.
+ */
+typedef void aeskit_xaes_key_fn(const aeskit_key *k, const uint8_t k1[16],
+                                const uint8_t nonce[24], aeskit_key *kx, uint8_t h[16]);
+struct aeskit_xaes_impl {
+    aeskit_xaes_key_fn *key;    /* never NULL */
+};
+
+#endif
