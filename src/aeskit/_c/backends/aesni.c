@@ -305,10 +305,10 @@ AESKIT_INLINE __m128i aesni_gblock(const uint8_t *p, int polyval)
 #define SIMD_GSTORE(p, v) aeskit_store128((p), _mm_shuffle_epi8((v), aeskit_clmul_bswap()))
 #include "simd_body.h"
 
-/* ---- the key schedule, AES-128 and AES-256 in registers --------------- */
+/* ---- the key schedule, in registers ------------------------------------ */
 
-/* AES-128 and AES-256 (the sizes keys are made per message for: GCM-SIV's,
- * XAES-256-GCM's) expand in registers, a whole round key at a time: three
+/* Keys expand in registers (keys made per message, GCM-SIV's and
+ * XAES-256-GCM's, wait on it), a whole round key at a time: three
  * shifted XORs fold the previous key's words in (the prefix sums of
  * FIPS-197 5.2's w[i] = w[i-nk] ^ t) while t is made, off that chain.
  *
@@ -355,6 +355,59 @@ static void aesni_expand128(uint8_t *enc, __m128i k)
     k = _mm_setzero_si128();
 }
 
+/* AES-192: six words per step, carried as a (words 0..3) and b (4..5, in
+ * its low half; its high half is not a key's): SubWord(RotWord(word 5)) and
+ * the round constant fold into a, whose word 3 then folds into b. Round
+ * keys straddle the steps, so each step's words are stored as the halves
+ * they make (Intel's AES-NI white paper's layout). */
+AESKIT_INLINE __m128i aesni_rot_sub1(__m128i k, int rc)   /* of word 1 */
+{
+    const __m128i rot = _mm_set1_epi32(0x04070605);   /* bytes 5, 6, 7, 4 */
+    return _mm_aesenclast_si128(_mm_shuffle_epi8(k, rot), _mm_set1_epi32(rc));
+}
+
+AESKIT_INLINE __m128i aesni_halves(__m128i lo, __m128i hi, int imm)
+{
+    return _mm_castpd_si128(_mm_shuffle_pd(_mm_castsi128_pd(lo), _mm_castsi128_pd(hi), imm));
+}
+
+static void aesni_expand192(uint8_t *enc, __m128i a, __m128i b)
+{
+#define AESNI_S192(rc)                                                          \
+    (a = aesni_fold(a, aesni_rot_sub1(b, rc)),                                  \
+     b = _mm_xor_si128(_mm_xor_si128(b, _mm_slli_si128(b, 4)), _mm_shuffle_epi32(a, 0xff)))
+#define AESNI_K192(i, v) aeskit_store128(enc + AESKIT_BLOCK * (i), (v))
+    __m128i b0;
+    AESNI_K192(0, a);
+    b0 = b;                           /* words 4, 5 */
+    AESNI_S192(0x01);                 /* 6..11 */
+    AESNI_K192(1, aesni_halves(b0, a, 0));
+    AESNI_K192(2, aesni_halves(a, b, 1));
+    AESNI_S192(0x02);                 /* 12..17 */
+    AESNI_K192(3, a);
+    b0 = b;
+    AESNI_S192(0x04);                 /* 18..23 */
+    AESNI_K192(4, aesni_halves(b0, a, 0));
+    AESNI_K192(5, aesni_halves(a, b, 1));
+    AESNI_S192(0x08);                 /* 24..29 */
+    AESNI_K192(6, a);
+    b0 = b;
+    AESNI_S192(0x10);                 /* 30..35 */
+    AESNI_K192(7, aesni_halves(b0, a, 0));
+    AESNI_K192(8, aesni_halves(a, b, 1));
+    AESNI_S192(0x20);                 /* 36..41 */
+    AESNI_K192(9, a);
+    b0 = b;
+    AESNI_S192(0x40);                 /* 42..47 */
+    AESNI_K192(10, aesni_halves(b0, a, 0));
+    AESNI_K192(11, aesni_halves(a, b, 1));
+    AESNI_S192(0x80);                 /* 48..51 */
+    AESNI_K192(12, a);
+#undef AESNI_S192
+#undef AESNI_K192
+    a = b = b0 = _mm_setzero_si128();
+}
+
 /* Even round keys take SubWord(RotWord) of the odd key before them and the
  * round constant; odd ones SubWord alone of the even key before them.
  * With hx (not NULL: a constant at each call), the block *hx, already
@@ -388,7 +441,7 @@ AESKIT_INLINE unsigned aesni_expand(uint8_t *enc, const uint8_t *key, size_t len
     else if (len == 32)
         aesni_expand256(enc, aeskit_load128(key), aeskit_load128(key + 16), NULL);
     else
-        simd_expand_key(enc, key, len);   /* AES-192: word by word */
+        aesni_expand192(enc, aeskit_load128(key), _mm_loadl_epi64((const __m128i *)(const void *)(key + 16)));
     return (unsigned)(len / 4) + 6;
 }
 
@@ -418,9 +471,11 @@ void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len)
 
 void aeskit_aesni_expand_enc(uint8_t *enc, __m128i lo, __m128i hi, unsigned rounds)
 {
-    assert(rounds == 10 || rounds == 14);
+    assert(rounds == 10 || rounds == 12 || rounds == 14);
     if (rounds == 10)
         aesni_expand128(enc, lo);
+    else if (rounds == 12)
+        aesni_expand192(enc, lo, hi);
     else
         aesni_expand256(enc, lo, hi, NULL);
 }

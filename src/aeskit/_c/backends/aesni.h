@@ -71,7 +71,8 @@ void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len);
  * leaves k->impl to the caller. */
 void aeskit_aesni_expand_enc_key(aeskit_key *k, const uint8_t *key, size_t len);
 /* The encryption schedule alone, rk[0..rounds] into enc, of the AES-128 key
- * lo (rounds 10) or the AES-256 key lo || hi (rounds 14), from registers:
+ * lo (rounds 10), the AES-192 key lo || hi's low 8 bytes (rounds 12) or the
+ * AES-256 key lo || hi (rounds 14), from registers:
  * for keys made per message and used only to encrypt (GCM-SIV's). */
 void aeskit_aesni_expand_enc(uint8_t *enc, __m128i lo, __m128i hi, unsigned rounds);
 

@@ -1031,7 +1031,8 @@ SIMD_FN size_t SIMD_NAME(gcmsiv_open)(const aeskit_key *k, const aeskit_ghash_ke
  *   SIMD_KEYS_AT(ks, rk, rounds)   the handle for an encryption schedule
  *                       rk[0..rounds] in memory
  *   SIMD_EXPAND_ENC(rk, lo, hi, rounds)  that schedule of the AES-128 key
- *                       lo (rounds 10) or the AES-256 key lo || hi (14)
+ *                       lo (rounds 10), the AES-192 key lo || bytes 0..7
+ *                       of hi (12) or the AES-256 key lo || hi (14)
  *   SIMD_LE32_ADD(v, i)  v with i added to its bytes 0..3, a LE32 counter
  *   SIMD_HALVES(a, b)   bytes 0..7 of a, then bytes 0..7 of b
  *   SIMD_TOP_SET(v), SIMD_TOP_CLEAR(v)   v with the top bit of byte 15
@@ -1042,7 +1043,8 @@ SIMD_FN size_t SIMD_NAME(gcmsiv_open)(const aeskit_key *k, const aeskit_ghash_ke
  * For a message whose POLYVAL input (AAD and data, each zero-padded, and
  * the lengths block) is at most SIV_SHORT blocks, RFC 8452's per-message
  * work in one function: the key-generating key encrypts LE32(i) || nonce
- * for i = 0..3 (0..5), the message's AES key is expanded from registers
+ * for i = 0..3 (0..4, 0..5: 2 + its length / 8), the message's AES key
+ * (as long as the key-generating key) is expanded from registers
  * (encryption keys only), the hash key's powers H^1..H^n and POLYVAL
  * (one aggregated sum, one reduction), the tag, and CTR. Through the mode's
  * general path the same message is some twenty calls through the table,
@@ -1095,7 +1097,7 @@ SIMD_FN int SIMD_NAME(gcmsiv_short)(const aeskit_key *kgk, int enc, const uint8_
         return 0;
     const size_t n = na + nd + 1;
     const unsigned rounds = kgk->rounds;
-    assert(rounds == 10 || rounds == 14);
+    assert(rounds == 10 || rounds == 12 || rounds == 14);
     /* x: POLYVAL's blocks (AAD, data, lengths), and the data's CTR in
      * place; 7 blocks of room past the data for the fixed-width keystream */
     uint8_t x[(2 * SIMD_SIV_SHORT) * AESKIT_BLOCK];
@@ -1116,13 +1118,17 @@ SIMD_FN int SIMD_NAME(gcmsiv_short)(const aeskit_key *kgk, int enc, const uint8_
     memcpy(ns, nonce, 12);
     memset(ns + 12, 0, 4);          /* S's mask: nonce || 0^32 */
 
-    /* the message's keys: H from blocks 0 and 1, the AES key from 2..3 (5) */
+    /* the message's keys: H from blocks 0 and 1, the AES key from 2..3 (4,
+     * 5); b[5] unencrypted for a 192-bit key, whose hi is b[4]'s half */
     const SIMD_V nv = SIMD_LOAD(nb);
     for (int i = 0; i < 6; i++)
         b[i] = SIMD_LE32_ADD(nv, i);
     if (rounds == 10) {
         SIMD_KEYS_AT(&kk, (const uint8_t *)kgk->rk, 10);
         SIMD_ENC_W(&kk, b, 4);
+    } else if (rounds == 12) {
+        SIMD_KEYS_AT(&kk, (const uint8_t *)kgk->rk, 12);
+        SIMD_ENC_W(&kk, b, 5);
     } else {
         SIMD_KEYS_AT(&kk, (const uint8_t *)kgk->rk, 14);
         SIMD_ENC_W(&kk, b, 6);
