@@ -327,6 +327,7 @@ AESKIT_INLINE __m128i aesni_fold(__m128i k, __m128i t)
     k = _mm_xor_si128(k, _mm_slli_si128(k, 4));
     k = _mm_xor_si128(k, _mm_slli_si128(k, 4));
     k = _mm_xor_si128(k, _mm_slli_si128(k, 4));
+    SIMD_PIN(k);   /* folded first: t, which comes last, takes one XOR */
     return _mm_xor_si128(k, t);
 }
 
@@ -408,23 +409,29 @@ static void aesni_expand192(uint8_t *enc, __m128i a, __m128i b)
     a = b = b0 = _mm_setzero_si128();
 }
 
+/* Round r of the cipher with key on x[0..w), as the schedule makes it. */
+AESKIT_INLINE void aesni_ride(__m128i *x, size_t w, __m128i key, unsigned r)
+{
+    AESKIT_UNROLL(16)
+    for (size_t j = 0; j < w; j++)
+        x[j] = r < 14 ? _mm_aesenc_si128(x[j], key) : _mm_aesenclast_si128(x[j], key);
+}
+
 /* Even round keys take SubWord(RotWord) of the odd key before them and the
  * round constant; odd ones SubWord alone of the even key before them.
- * With hx (not NULL: a constant at each call), the block *hx, already
- * whitened with a, goes through the rounds as their keys are made. */
-AESKIT_INLINE void aesni_expand256(uint8_t *enc, __m128i a, __m128i b, __m128i *hx)
+ * The blocks x[0..w) (w a constant at each call), already whitened with a,
+ * go through the rounds as their keys are made. */
+AESKIT_INLINE void aesni_expand256(uint8_t *enc, __m128i a, __m128i b, __m128i *x, size_t w)
 {
     aeskit_store128(enc, a);
     aeskit_store128(enc + AESKIT_BLOCK, b);
-    if (hx != NULL)
-        *hx = _mm_aesenc_si128(*hx, b);
+    aesni_ride(x, w, b, 1);
 #define AESNI_R256(i, rc)                                                                  \
     (a = aesni_fold(a, aesni_rot_sub(b, rc)), aeskit_store128(enc + AESKIT_BLOCK * (i), a), \
-     hx != NULL ? (*hx = (i) < 14 ? _mm_aesenc_si128(*hx, a) : _mm_aesenclast_si128(*hx, a)) \
-                : a,                                                                       \
+     aesni_ride(x, w, a, (i)),                                                             \
      (i) < 14 ? (b = aesni_fold(b, aesni_sub(a)),                                          \
                  aeskit_store128(enc + AESKIT_BLOCK * ((i) + 1), b),                       \
-                 hx != NULL ? (*hx = _mm_aesenc_si128(*hx, b)) : b, (void)0)               \
+                 aesni_ride(x, w, b, (i) + 1))                                             \
               : (void)0)
     AESNI_R256(2, 0x01); AESNI_R256(4, 0x02); AESNI_R256(6, 0x04); AESNI_R256(8, 0x08);
     AESNI_R256(10, 0x10); AESNI_R256(12, 0x20); AESNI_R256(14, 0x40);
@@ -439,7 +446,7 @@ AESKIT_INLINE unsigned aesni_expand(uint8_t *enc, const uint8_t *key, size_t len
     if (len == 16)
         aesni_expand128(enc, aeskit_load128(key));
     else if (len == 32)
-        aesni_expand256(enc, aeskit_load128(key), aeskit_load128(key + 16), NULL);
+        aesni_expand256(enc, aeskit_load128(key), aeskit_load128(key + 16), NULL, 0);
     else
         aesni_expand192(enc, aeskit_load128(key), _mm_loadl_epi64((const __m128i *)(const void *)(key + 16)));
     return (unsigned)(len / 4) + 6;
@@ -477,7 +484,7 @@ void aeskit_aesni_expand_enc(uint8_t *enc, __m128i lo, __m128i hi, unsigned roun
     else if (rounds == 12)
         aesni_expand192(enc, lo, hi);
     else
-        aesni_expand256(enc, lo, hi, NULL);
+        aesni_expand256(enc, lo, hi, NULL, 0);
 }
 
 static void aesni_set_key(aeskit_key *k, const uint8_t *key, size_t len)
@@ -497,20 +504,30 @@ static void aesni_set_enc_key(aeskit_key *k, const uint8_t *key, size_t len)
 /* modes/xaes.h: Kx's two blocks under k, side by side; Kx expanded with
  * H = E(Kx, 0) riding on its round keys (its whitening is Kx's first half
  * itself). The vaes tables share it: their keys are aesni's. */
-void aeskit_aesni_xaes_key(const aeskit_key *k, const uint8_t k1[16], const uint8_t nonce[24],
-                           aeskit_key *kx, uint8_t h[16])
+
+/* Kx's two halves into x[0], x[1]: the blocks 00 0i 'X' 00 || nonce[0..12]
+ * ^ k1 under k. */
+AESKIT_INLINE void aesni_xaes_kx(__m128i x[2], const aeskit_key *k, const uint8_t k1[16],
+                                 const uint8_t nonce[24])
 {
     assert(k->rounds == 14);
     /* nonce[0..12] moved up to bytes 4..15 (the load stays inside the 24
      * bytes), then the counter and label in bytes 0..3 */
     const __m128i n = _mm_xor_si128(_mm_slli_si128(aeskit_load128(nonce), 4), aeskit_load128(k1));
-    __m128i x[2] = {_mm_xor_si128(n, _mm_set_epi32(0, 0, 0, 0x00580100)),
-                    _mm_xor_si128(n, _mm_set_epi32(0, 0, 0, 0x00580200))};
+    x[0] = _mm_xor_si128(n, _mm_set_epi32(0, 0, 0, 0x00580100));
+    x[1] = _mm_xor_si128(n, _mm_set_epi32(0, 0, 0, 0x00580200));
     const uint8_t *rk = aeskit_aesni_enc_keys(k);
     aeskit_aesni_whiten(x, 2, aeskit_load128(rk));
     aeskit_aesni_rounds(x, 2, rk, 14, 1);
+}
+
+static void aesni_xaes_key(const aeskit_key *k, const uint8_t k1[16], const uint8_t nonce[24],
+                           aeskit_key *kx, uint8_t h[16])
+{
+    __m128i x[2];
+    aesni_xaes_kx(x, k, k1, nonce);
     __m128i hx = x[0];
-    aesni_expand256((uint8_t *)kx->rk, x[0], x[1], &hx);
+    aesni_expand256((uint8_t *)kx->rk, x[0], x[1], &hx, 1);
     aeskit_store128(h, hx);
     kx->rounds = 14;
     kx->used = AESKIT_BLOCK * 15;
@@ -518,7 +535,100 @@ void aeskit_aesni_xaes_key(const aeskit_key *k, const uint8_t k1[16], const uint
     x[0] = x[1] = hx = _mm_setzero_si128();
 }
 
-const struct aeskit_xaes_impl aeskit_aesni_xaes = {.key = aeskit_aesni_xaes_key};
+#define AESNI_XAES_SHORT AESKIT_AESNI_XAES_SHORT
+#define AESNI_XAES_DATA (AESNI_XAES_SHORT - 1)   /* the most data blocks */
+
+/* s[0] = H and s[1..w) = E(Kx, J0 + j - 1): Kx's schedule into rk with
+ * them riding on it. w a constant at each call. */
+AESKIT_INLINE void aesni_xaes_stream(__m128i *s, size_t w, uint8_t *rk, const __m128i kx[2],
+                                     __m128i j0)
+{
+    s[0] = kx[0];   /* 0 ^ rk[0] */
+    AESKIT_UNROLL(16)
+    for (size_t j = 1; j < w; j++)   /* the counter's low byte starts at 1: no carry */
+        s[j] = _mm_xor_si128(_mm_add_epi32(j0, _mm_set_epi32((int)((j - 1) << 24), 0, 0, 0)),
+                             kx[0]);
+    aesni_expand256(rk, kx[0], kx[1], s, w);
+}
+
+/* modes/xaes.h: the GHASH powers H^1..H^n as a tree (aeskit_power_split),
+ * the message's blocks summed under one reduction. */
+static int aesni_xaes_short(const aeskit_key *k, const uint8_t k1[16], const uint8_t nonce[24],
+                            int enc, const uint8_t *aad, size_t aad_len, uint8_t *dst,
+                            const uint8_t *src, size_t len, uint8_t out[16])
+{
+    if (aad_len > 16 * AESNI_XAES_SHORT || len > 16 * AESNI_XAES_DATA)
+        return 0;
+    const size_t na = (aad_len + 15) / 16, nd = (len + 15) / 16, n = na + nd + 1;
+    if (n > AESNI_XAES_SHORT)
+        return 0;
+    uint8_t x[AESNI_XAES_SHORT * AESKIT_BLOCK];   /* AAD | data | lengths */
+    uint8_t rk[15 * AESKIT_BLOCK], hb[AESKIT_BLOCK];
+    __m128i kx[2], s[1 + 1 + AESNI_XAES_DATA], pw[AESNI_XAES_SHORT];
+
+    /* everything read before anything is written */
+    const __m128i j0 = _mm_or_si128(_mm_srli_si128(aeskit_load128(nonce + 8), 4),
+                                    _mm_set_epi32(0x01000000, 0, 0, 0));
+    aesni_xaes_kx(kx, k, k1, nonce);
+    memset(x, 0, AESKIT_BLOCK * n);
+    if (aad_len > 0)
+        memcpy(x, aad, aad_len);
+    uint8_t *xd = x + AESKIT_BLOCK * na;
+    if (len > 0)
+        memcpy(xd, src, len);
+    aeskit_store_be64(x + AESKIT_BLOCK * (n - 1), (uint64_t)aad_len * 8);
+    aeskit_store_be64(x + AESKIT_BLOCK * (n - 1) + 8, (uint64_t)len * 8);
+
+    /* H, E(Kx, J0) and the keystream for 3 or 7 blocks */
+    if (nd <= 3)
+        aesni_xaes_stream(s, 5, rk, kx, j0);
+    else
+        aesni_xaes_stream(s, 2 + AESNI_XAES_DATA, rk, kx, j0);
+    aeskit_store128(hb, s[0]);
+    pw[0] = aeskit_clmul_h_xinv(hb);
+    for (size_t i = 2; i <= n; i++) {
+        const size_t a = aeskit_power_split(i);
+        pw[i - 1] = aeskit_clmul_mul(pw[i - a - 1], pw[a - 1]);
+    }
+
+    /* encrypting, the ciphertext is hashed; its last block's padding
+     * zeroed again */
+    if (enc) {
+        for (size_t j = 0; j < nd; j++)
+            aeskit_store128(xd + AESKIT_BLOCK * j,
+                            _mm_xor_si128(aeskit_load128(xd + AESKIT_BLOCK * j), s[2 + j]));
+        memset(xd + len, 0, AESKIT_BLOCK * nd - len);
+    }
+    aeskit_clmul_sum sum = aeskit_clmul_zero();
+    for (size_t j = 0; j < n; j++) {
+        const __m128i h = pw[n - 1 - j];
+        aeskit_clmul_mul_add(&sum, _mm_shuffle_epi8(aeskit_load128(x + AESKIT_BLOCK * j),
+                                                    aeskit_clmul_bswap()),
+                             h, aeskit_clmul_half(h));
+    }
+    const __m128i y = _mm_shuffle_epi8(aeskit_clmul_reduce(sum), aeskit_clmul_bswap());
+    if (!enc) {
+        for (size_t j = 0; j < nd; j++)
+            aeskit_store128(xd + AESKIT_BLOCK * j,
+                            _mm_xor_si128(aeskit_load128(xd + AESKIT_BLOCK * j), s[2 + j]));
+    }
+    if (len > 0)
+        memcpy(dst, xd, len);
+    aeskit_store128(out, _mm_xor_si128(y, s[1]));
+
+    aeskit_secure_zero(x, AESKIT_BLOCK * n);
+    aeskit_secure_zero(rk, sizeof rk);
+    aeskit_secure_zero(hb, sizeof hb);
+    aeskit_secure_zero(kx, sizeof kx);
+    aeskit_secure_zero(s, sizeof s);
+    aeskit_secure_zero(pw, sizeof pw);
+    return 1;
+}
+
+const struct aeskit_xaes_impl aeskit_aesni_xaes = {
+    .key = aesni_xaes_key,
+    .short_msg = aesni_xaes_short,
+};
 
 /* ---- serial modes ------------------------------------------------------ */
 
@@ -650,6 +760,7 @@ const struct aeskit_impl aeskit_aesni_impl = {
     .constants = (const aeskit_constant[]){
         {"batch_blocks", AESNI_W},
         {"gcmsiv_short_blocks", AESKIT_AESNI_SIV_SHORT},
+        {"xaes_short_blocks", AESKIT_AESNI_XAES_SHORT},
         {"gcm_batch_blocks", AESKIT_AESNI_GCM_W},
         {"ocb_batch_blocks", AESKIT_AESNI_OCB_W},
         {"ghash_batch_blocks", AESNI_W},

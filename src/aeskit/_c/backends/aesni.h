@@ -36,6 +36,7 @@ AESKIT_INLINE const uint8_t *aeskit_aesni_dec_keys(const aeskit_key *k)
 #define AESKIT_AESNI_GCM_W AESKIT_AESNI_W /* simd_body.h: the fused GCM */
 #define AESKIT_AESNI_OCB_W AESKIT_AESNI_W /* simd_body.h: the fused OCB3 */
 #define AESKIT_AESNI_SIV_SHORT 8 /* simd_body.h: POLYVAL blocks of a short GCM-SIV message */
+#define AESKIT_AESNI_XAES_SHORT 8 /* aesni.c: GHASH blocks of a short XAES-256-GCM message */
 
 /* w blocks (a constant at every call, so the loops unroll and the blocks
  * stay in registers) XORed with the whitening key, then rounds 1..rounds

@@ -12,7 +12,7 @@
  * expansion, and so are two fused kernels that one vector cannot speed up:
  * CTR with CBC-MAC (the chain is one block wide), a short GCM-SIV
  * message (8 blocks at most, latency-bound) and XAES-256-GCM's message key
- * (one chain). Without vaes_gcm.h the gcm
+ * and short message (one chain). Without vaes_gcm.h the gcm
  * sub-table is empty: modes/gcm.c runs this table's CTR and GHASH.
  */
 #if defined(VAES_HAVE_GCM)
@@ -56,6 +56,7 @@ const struct aeskit_impl VAES_IMPL = {
     .xaes = &aeskit_aesni_xaes,
     .constants = (const aeskit_constant[]){
         {"gcmsiv_short_blocks", AESKIT_AESNI_SIV_SHORT},
+        {"xaes_short_blocks", AESKIT_AESNI_XAES_SHORT},
         {"batch_blocks", VAES_W},
         {"few_blocks", VAES_FEW},
         {"ghash_short_blocks", VAES_GSHORT},

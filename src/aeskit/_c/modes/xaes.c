@@ -103,6 +103,10 @@ static void xaes_crypt(const xaes_key *x, int enc, const aeskit_aead_msg *m, uin
     assert(m->n_ad <= 1 && m->nonce_len == 24);
     const uint8_t *aad = m->n_ad ? m->ad->p : NULL;
     const size_t aad_len = m->n_ad ? m->ad->len : 0;
+    const struct aeskit_xaes_impl *fused = x->key.impl->xaes;
+    if (fused != NULL &&
+        fused->short_msg(&x->key, x->k1, m->nonce, enc, aad, aad_len, dst, src, len, tag))
+        return;
     xaes_msg k;
     uint8_t n12[12];   /* the nonce may overlap dst */
     memcpy(n12, m->nonce + 12, 12);

@@ -24,8 +24,27 @@
  */
 typedef void aeskit_xaes_key_fn(const aeskit_key *k, const uint8_t k1[16],
                                 const uint8_t nonce[24], aeskit_key *kx, uint8_t h[16]);
+/*
+ *   short_msg: a whole XAES-256-GCM message under k and k1 as above, when
+ *         its GHASH input (AAD and data, each zero-padded, and the lengths
+ *         block) is short enough for the kernel: Kx, H and its powers, the
+ *         counter blocks from nonce[12..24] || 0^31 || 1, GHASH and the tag
+ *         in one function, Kx and the keystream never leaving it (the
+ *         counter blocks ride Kx's round keys as they are made). enc=1: dst
+ *         = the ciphertext, out = the tag; enc=0: dst = the plaintext, out
+ *         = the tag the ciphertext gives (the mode compares). Reads nonce,
+ *         aad and src before writing dst (any of them may overlap dst).
+ *         Returns 0, having written nothing, when the message is too long
+ *         for it; the mode then takes the general path. Branches on
+ *         lengths only.
+ */
+typedef int aeskit_xaes_short_fn(const aeskit_key *k, const uint8_t k1[16],
+                                 const uint8_t nonce[24], int enc, const uint8_t *aad,
+                                 size_t aad_len, uint8_t *dst, const uint8_t *src, size_t len,
+                                 uint8_t out[16]);
 struct aeskit_xaes_impl {
-    aeskit_xaes_key_fn *key;    /* never NULL */
+    aeskit_xaes_key_fn *key;            /* never NULL */
+    aeskit_xaes_short_fn *short_msg;    /* never NULL */
 };
 
 #endif
