@@ -420,22 +420,23 @@ AESKIT_INLINE void aesni_ride(__m128i *x, size_t w, __m128i key, unsigned r)
 /* Even round keys take SubWord(RotWord) of the odd key before them and the
  * round constant; odd ones SubWord alone of the even key before them.
  * The blocks x[0..w) (w a constant at each call), already whitened with a,
- * go through the rounds as their keys are made. */
+ * go through the rounds as their keys are made; enc NULL (a constant):
+ * the keys are not stored. */
 AESKIT_INLINE void aesni_expand256(uint8_t *enc, __m128i a, __m128i b, __m128i *x, size_t w)
 {
-    aeskit_store128(enc, a);
-    aeskit_store128(enc + AESKIT_BLOCK, b);
+#define AESNI_K256(i, k) (enc != NULL ? aeskit_store128(enc + AESKIT_BLOCK * (i), (k)) : (void)0)
+    AESNI_K256(0, a);
+    AESNI_K256(1, b);
     aesni_ride(x, w, b, 1);
 #define AESNI_R256(i, rc)                                                                  \
-    (a = aesni_fold(a, aesni_rot_sub(b, rc)), aeskit_store128(enc + AESKIT_BLOCK * (i), a), \
-     aesni_ride(x, w, a, (i)),                                                             \
-     (i) < 14 ? (b = aesni_fold(b, aesni_sub(a)),                                          \
-                 aeskit_store128(enc + AESKIT_BLOCK * ((i) + 1), b),                       \
+    (a = aesni_fold(a, aesni_rot_sub(b, rc)), AESNI_K256((i), a), aesni_ride(x, w, a, (i)), \
+     (i) < 14 ? (b = aesni_fold(b, aesni_sub(a)), AESNI_K256((i) + 1, b),                  \
                  aesni_ride(x, w, b, (i) + 1))                                             \
               : (void)0)
     AESNI_R256(2, 0x01); AESNI_R256(4, 0x02); AESNI_R256(6, 0x04); AESNI_R256(8, 0x08);
     AESNI_R256(10, 0x10); AESNI_R256(12, 0x20); AESNI_R256(14, 0x40);
 #undef AESNI_R256
+#undef AESNI_K256
     a = b = _mm_setzero_si128();
 }
 
@@ -538,17 +539,16 @@ static void aesni_xaes_key(const aeskit_key *k, const uint8_t k1[16], const uint
 #define AESNI_XAES_SHORT AESKIT_AESNI_XAES_SHORT
 #define AESNI_XAES_DATA (AESNI_XAES_SHORT - 1)   /* the most data blocks */
 
-/* s[0] = H and s[1..w) = E(Kx, J0 + j - 1): Kx's schedule into rk with
- * them riding on it. w a constant at each call. */
-AESKIT_INLINE void aesni_xaes_stream(__m128i *s, size_t w, uint8_t *rk, const __m128i kx[2],
-                                     __m128i j0)
+/* s[0] = H and s[1..w) = E(Kx, J0 + j - 1), riding on Kx's schedule (not
+ * stored). w a constant at each call. */
+AESKIT_INLINE void aesni_xaes_stream(__m128i *s, size_t w, const __m128i kx[2], __m128i j0)
 {
     s[0] = kx[0];   /* 0 ^ rk[0] */
     AESKIT_UNROLL(16)
     for (size_t j = 1; j < w; j++)   /* the counter's low byte starts at 1: no carry */
         s[j] = _mm_xor_si128(_mm_add_epi32(j0, _mm_set_epi32((int)((j - 1) << 24), 0, 0, 0)),
                              kx[0]);
-    aesni_expand256(rk, kx[0], kx[1], s, w);
+    aesni_expand256(NULL, kx[0], kx[1], s, w);
 }
 
 /* modes/xaes.h: the GHASH powers H^1..H^n as a tree (aeskit_power_split),
@@ -562,9 +562,13 @@ static int aesni_xaes_short(const aeskit_key *k, const uint8_t k1[16], const uin
     const size_t na = (aad_len + 15) / 16, nd = (len + 15) / 16, n = na + nd + 1;
     if (n > AESNI_XAES_SHORT)
         return 0;
-    uint8_t x[AESNI_XAES_SHORT * AESKIT_BLOCK];   /* AAD | data | lengths */
-    uint8_t rk[15 * AESKIT_BLOCK], hb[AESKIT_BLOCK];
-    __m128i kx[2], s[1 + 1 + AESNI_XAES_DATA], pw[AESNI_XAES_SHORT];
+    struct {   /* wiped in one call */
+        uint8_t x[AESNI_XAES_SHORT * AESKIT_BLOCK];   /* AAD | data | lengths */
+        uint8_t hb[AESKIT_BLOCK];
+        __m128i kx[2], s[1 + 1 + AESNI_XAES_DATA], pw[AESNI_XAES_SHORT];
+    } t;
+    uint8_t *const x = t.x, *const hb = t.hb;
+    __m128i *const kx = t.kx, *const s = t.s, *const pw = t.pw;
 
     /* everything read before anything is written */
     const __m128i j0 = _mm_or_si128(_mm_srli_si128(aeskit_load128(nonce + 8), 4),
@@ -581,9 +585,9 @@ static int aesni_xaes_short(const aeskit_key *k, const uint8_t k1[16], const uin
 
     /* H, E(Kx, J0) and the keystream for 3 or 7 blocks */
     if (nd <= 3)
-        aesni_xaes_stream(s, 5, rk, kx, j0);
+        aesni_xaes_stream(s, 5, kx, j0);
     else
-        aesni_xaes_stream(s, 2 + AESNI_XAES_DATA, rk, kx, j0);
+        aesni_xaes_stream(s, 2 + AESNI_XAES_DATA, kx, j0);
     aeskit_store128(hb, s[0]);
     pw[0] = aeskit_clmul_h_xinv(hb);
     for (size_t i = 2; i <= n; i++) {
@@ -616,12 +620,7 @@ static int aesni_xaes_short(const aeskit_key *k, const uint8_t k1[16], const uin
         memcpy(dst, xd, len);
     aeskit_store128(out, _mm_xor_si128(y, s[1]));
 
-    aeskit_secure_zero(x, AESKIT_BLOCK * n);
-    aeskit_secure_zero(rk, sizeof rk);
-    aeskit_secure_zero(hb, sizeof hb);
-    aeskit_secure_zero(kx, sizeof kx);
-    aeskit_secure_zero(s, sizeof s);
-    aeskit_secure_zero(pw, sizeof pw);
+    aeskit_secure_zero(&t, sizeof t);
     return 1;
 }
 
