@@ -1014,6 +1014,7 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t
     }
     for (size_t i = 1; i <= first; i++)
         aeskit_store128(VAES_POWER(i), pw[i - 1]);
+    __m128i top = pw[VAES_BPV - 1];   /* H^built, below */
     aeskit_secure_zero(pw, sizeof pw);
     if (need <= VAES_GSHORT) {
         hk->max_blocks = max_blocks;
@@ -1025,11 +1026,20 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t
                   "doubling from one vector reaches VAES_GP");
     size_t built = VAES_BPV;
     for (; built < need; built *= 2) {
-        const vaes_v hm = vaes_bcast(aeskit_load128(VAES_POWER(built)));
-        for (size_t i = 1; i <= built; i += VAES_BPV)   /* lane l: H^(i + VAES_BPV - 1 - l) */
-            vaes_store(VAES_POWER(i + built + VAES_BPV - 1),
-                       vaes_gmul(vaes_load(VAES_POWER(i + VAES_BPV - 1)), hm));
+        /* the vector holding H^2m first, its lane 0 the next round's
+         * multiplier: the next round waits on that one product, not on
+         * this whole round and a reload */
+        const vaes_v hm = vaes_bcast(top);
+        for (size_t i = built - VAES_BPV + 1;; i -= VAES_BPV) {   /* lane l: H^(i + VAES_BPV - 1 - l) */
+            const vaes_v v = vaes_gmul(vaes_load(VAES_POWER(i + VAES_BPV - 1)), hm);
+            vaes_store(VAES_POWER(i + built + VAES_BPV - 1), v);
+            if (i == built - VAES_BPV + 1)
+                top = vaes_low128(v);
+            if (i == 1)
+                break;
+        }
     }
+    top = _mm_setzero_si128();
 #undef VAES_POWER
     /* group g holds H^(VAES_GP - VAES_GW * g) and the VAES_GW - 1 below */
     for (size_t g = 0; g < VAES_GP / VAES_GW; g++) {
