@@ -378,32 +378,18 @@ static void aesni_expand192(uint8_t *enc, __m128i a, __m128i b)
     (a = aesni_fold(a, aesni_rot_sub1(b, rc)),                                  \
      b = _mm_xor_si128(_mm_xor_si128(b, _mm_slli_si128(b, 4)), _mm_shuffle_epi32(a, 0xff)))
 #define AESNI_K192(i, v) aeskit_store128(enc + AESKIT_BLOCK * (i), (v))
+/* round keys i, i + 1, i + 2 (12 words) from two steps, b0 the two words
+ * before them */
+#define AESNI_G192(i, rc1, rc2)                                                           \
+    (b0 = b, AESNI_S192(rc1), AESNI_K192((i), aesni_halves(b0, a, 0)),                     \
+     AESNI_K192((i) + 1, aesni_halves(a, b, 1)), AESNI_S192(rc2), AESNI_K192((i) + 2, a))
     __m128i b0;
     AESNI_K192(0, a);
-    b0 = b;                           /* words 4, 5 */
-    AESNI_S192(0x01);                 /* 6..11 */
-    AESNI_K192(1, aesni_halves(b0, a, 0));
-    AESNI_K192(2, aesni_halves(a, b, 1));
-    AESNI_S192(0x02);                 /* 12..17 */
-    AESNI_K192(3, a);
-    b0 = b;
-    AESNI_S192(0x04);                 /* 18..23 */
-    AESNI_K192(4, aesni_halves(b0, a, 0));
-    AESNI_K192(5, aesni_halves(a, b, 1));
-    AESNI_S192(0x08);                 /* 24..29 */
-    AESNI_K192(6, a);
-    b0 = b;
-    AESNI_S192(0x10);                 /* 30..35 */
-    AESNI_K192(7, aesni_halves(b0, a, 0));
-    AESNI_K192(8, aesni_halves(a, b, 1));
-    AESNI_S192(0x20);                 /* 36..41 */
-    AESNI_K192(9, a);
-    b0 = b;
-    AESNI_S192(0x40);                 /* 42..47 */
-    AESNI_K192(10, aesni_halves(b0, a, 0));
-    AESNI_K192(11, aesni_halves(a, b, 1));
-    AESNI_S192(0x80);                 /* 48..51 */
-    AESNI_K192(12, a);
+    AESNI_G192(1, 0x01, 0x02);
+    AESNI_G192(4, 0x04, 0x08);
+    AESNI_G192(7, 0x10, 0x20);
+    AESNI_G192(10, 0x40, 0x80);
+#undef AESNI_G192
 #undef AESNI_S192
 #undef AESNI_K192
     a = b = b0 = _mm_setzero_si128();
