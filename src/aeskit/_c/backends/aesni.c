@@ -360,17 +360,14 @@ static void aesni_expand128(uint8_t *enc, __m128i k)
  * its low half; its high half is not a key's): SubWord(RotWord(word 5)) and
  * the round constant fold into a, whose word 3 then folds into b. Round
  * keys straddle the steps, so each step's words are stored as the halves
- * they make (Intel's AES-NI white paper's layout). */
+ * they make (Intel's AES-NI white paper's layout): b0's two words and a's
+ * first two, then a's last two and b's. */
 AESKIT_INLINE __m128i aesni_rot_sub1(__m128i k, int rc)   /* of word 1 */
 {
     const __m128i rot = _mm_set1_epi32(0x04070605);   /* bytes 5, 6, 7, 4 */
     return _mm_aesenclast_si128(_mm_shuffle_epi8(k, rot), _mm_set1_epi32(rc));
 }
 
-AESKIT_INLINE __m128i aesni_halves(__m128i lo, __m128i hi, int imm)
-{
-    return _mm_castpd_si128(_mm_shuffle_pd(_mm_castsi128_pd(lo), _mm_castsi128_pd(hi), imm));
-}
 
 static void aesni_expand192(uint8_t *enc, __m128i a, __m128i b)
 {
@@ -381,8 +378,8 @@ static void aesni_expand192(uint8_t *enc, __m128i a, __m128i b)
 /* round keys i, i + 1, i + 2 (12 words) from two steps, b0 the two words
  * before them */
 #define AESNI_G192(i, rc1, rc2)                                                           \
-    (b0 = b, AESNI_S192(rc1), AESNI_K192((i), aesni_halves(b0, a, 0)),                     \
-     AESNI_K192((i) + 1, aesni_halves(a, b, 1)), AESNI_S192(rc2), AESNI_K192((i) + 2, a))
+    (b0 = b, AESNI_S192(rc1), AESNI_K192((i), _mm_unpacklo_epi64(b0, a)),                 \
+     AESNI_K192((i) + 1, _mm_alignr_epi8(b, a, 8)), AESNI_S192(rc2), AESNI_K192((i) + 2, a))
     __m128i b0;
     AESNI_K192(0, a);
     AESNI_G192(1, 0x01, 0x02);
