@@ -1,12 +1,14 @@
 /*
- * xaes.h: XAES-256-GCM (C2SP XAES-256-GCM.md), modes/xaes.c. The backend
- * sub-table of its per-message key; the AEAD descriptor itself is listed
- * in modes/registry.c.
+ * xaes.h: XAES-256-GCM (C2SP XAES-256-GCM.md), modes/xaes.c. The AEAD
+ * descriptor the glue serves (aeskit_xaes_aead) and the backend sub-table
+ * of its per-message work.
  */
 #ifndef AESKIT_XAES_H
 #define AESKIT_XAES_H
 
-#include "aeskit.h"
+#include "aead.h"
+
+extern const struct aeskit_aead aeskit_xaes_aead;
 
 /*
  * A backend's fused XAES-256-GCM kernel (aeskit.h: optional fused paths).
