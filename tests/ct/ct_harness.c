@@ -172,12 +172,19 @@ static void absorb(const uint8_t *p, size_t n)
 
 /* ---- the table under test, and portable beside it ------------------------
  * The view (see the head comment): the table with a ctr slot that makes a
- * BE128 or LE32 counter defined on entry, and a set_key that points the
- * keys at the view, so that the modes call it too. */
+ * BE128 or LE32 counter defined on entry, and a set_key (and set_enc_key,
+ * where the table has one) that points the keys at the view, so that the
+ * modes call it too. */
 
 static void view_set_key(aeskit_key *k, const uint8_t *key, size_t len)
 {
     table->set_key(k, key, len);
+    k->impl = &view;
+}
+
+static void view_set_enc_key(aeskit_key *k, const uint8_t *key, size_t len)
+{
+    table->set_enc_key(k, key, len);
     k->impl = &view;
 }
 
@@ -224,6 +231,8 @@ static void use_table(const struct aeskit_impl *t)
     } else {
         view = *t;
         view.set_key = view_set_key;
+        if (t->set_enc_key != NULL)
+            view.set_enc_key = view_set_enc_key;
         view.ctr = view_ctr;
         impl = &view;
     }
