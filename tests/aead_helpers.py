@@ -455,6 +455,21 @@ def stream_open(obj, spec, nonce, tag, aad_pieces, data_pieces, use_into=()):
     return b"".join(out)
 
 
+def check_seal_open_refuse(obj, nonce, data, aad, sealed, where=None):
+    """obj seals data as sealed, opens it in place, and refuses it with its last bit
+    flipped: InvalidTag, and nothing of the plaintext in the output."""
+    assert obj.encrypt(nonce, data, aad) == sealed, where
+    buf = bytearray(sealed)
+    n = len(data)
+    assert obj.decrypt_into(nonce, buf, aad, buf) == n and buf[:n] == data, where
+    bad = bytearray(sealed)
+    bad[-1] ^= 1
+    out = bytearray(b"\xa5" * n)
+    with pytest.raises(aeskit.InvalidTag):
+        obj.decrypt_into(nonce, bad, aad, out)
+    assert not any(out), where
+
+
 def check_every_bit_tampered(obj, nonce, aad, pt):
     """Any bit of the tag, the ciphertext, the AAD or the nonce of obj's seal of pt
     flipped, a byte of AAD more or of the message less: InvalidTag, and decrypt_into

@@ -29,6 +29,7 @@ struct aeskit_gcm_impl;
 struct aeskit_gcmsiv_impl;
 struct aeskit_ocb_impl;
 struct aeskit_ccm_impl;
+struct aeskit_xaes_impl;
 
 /*
  * An expanded key. The round-key layout is private to the backend that
@@ -168,6 +169,13 @@ struct aeskit_impl {
      * it by not swapping the bytes it loads; without it the mode reverses
      * the blocks into a buffer, a second pass over the data. */
     aeskit_ghash_fn *polyval;
+    /* Optional: NULL, or set_key making the encryption schedule alone, for
+     * a key made per message that only encrypts (GCM-SIV's message key,
+     * XAES-256-GCM's Kx): such a key goes to ecb_enc, ctr, cbc_mac, ghash's
+     * neighbours and the fused kernels' encrypting side, never to a slot
+     * that decrypts. used covers that schedule; the rest of rk is left as
+     * it was and is not read. NULL: the mode calls set_key. */
+    aeskit_set_key_fn *set_enc_key;
     /* Optional: NULL, or xts on `units` consecutive data units of `unit`
      * blocks each, unit i starting from the encrypted tweak at tweaks +
      * 16 * i: what encrypt_sectors does, in one pass that does not restart
@@ -186,6 +194,7 @@ struct aeskit_impl {
      *   gcmsiv  modes/gcmsiv.h   the opening pass; a short message whole
      *   ocb     modes/ocb.h      OCB3's offsets, cipher and checksum
      *   ccm     modes/ccm.h      CTR and CBC-MAC in one pass (CCM, EAX, SIV)
+     *   xaes    modes/xaes.h     a message's key: Kx, its schedule and H
      * polyval and xts_units stay above, though one mode each uses them:
      * they are forms of the ghash and xts slots, on the same keys.
      */
@@ -193,6 +202,7 @@ struct aeskit_impl {
     const struct aeskit_gcmsiv_impl *gcmsiv;
     const struct aeskit_ocb_impl *ocb;
     const struct aeskit_ccm_impl *ccm;
+    const struct aeskit_xaes_impl *xaes;
     /* The boundaries of this table's kernels, for the tests; ends with a
      * NULL name. */
     const aeskit_constant *constants;

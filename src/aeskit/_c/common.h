@@ -148,6 +148,19 @@ AESKIT_INLINE void aeskit_gf128_double_le(uint8_t dst[16], const uint8_t src[16]
     aeskit_store_le64(dst + 8, hi);
 }
 
+/* Powers H^1..H^n of a hash key as a tree, not a chain: H^i = H^a *
+ * H^(i - a) with a the largest power of two below i (this returns a, for
+ * i >= 2), so H^n is ceil(log2 n) products deep, not n - 1: a key made per
+ * message (GCM-SIV's, XAES-256-GCM's) waits on that depth. */
+static inline size_t aeskit_power_split(size_t i)
+{
+    assert(i >= 2);
+    size_t a = 1;
+    while (2 * a < i)
+        a *= 2;
+    return a;
+}
+
 /* Number of trailing zero bits of i != 0: OCB3's L index for block i.
  * Block indices are public, so this may take any time. */
 static inline unsigned aeskit_ntz64(uint64_t i)

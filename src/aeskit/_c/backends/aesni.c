@@ -43,6 +43,7 @@
 #include "clmul128.h"
 #include "dispatch.h"
 #include "modes/generic.h"
+#include "modes/xaes.h"
 
 #define AESNI_W AESKIT_AESNI_W
 
@@ -314,28 +315,50 @@ AESKIT_INLINE __m128i aesni_gblock(const uint8_t *p, int polyval)
 #define SIMD_GSTORE(p, v) aeskit_store128((p), _mm_shuffle_epi8((v), aeskit_clmul_bswap()))
 #include "simd_body.h"
 
-/* ---- the key schedule, AES-128 and AES-256 in registers --------------- */
+/* ---- the key schedule, in registers ------------------------------------ */
 
-/* AES-128 and AES-256 (the sizes keys are made per message for, as
- * GCM-SIV does) expand in registers: one AESKEYGENASSIST per round key and
- * three shifted XORs fold the previous key's words in (the prefix sums of
- * FIPS-197 5.2's w[i] = w[i-nk] ^ t, a whole round key at a time); word by
- * word, through memory, a per-message key took longer than the message. */
+/* Keys expand in registers (keys made per message, GCM-SIV's and
+ * XAES-256-GCM's, wait on it), a whole round key at a time: three
+ * shifted XORs fold the previous key's words in (the prefix sums of
+ * FIPS-197 5.2's w[i] = w[i-nk] ^ t) while t is made, off that chain.
+ *
+ * t is SubWord of one word (RotWord'd, with the round constant, every nk
+ * words) broadcast to all four: a byte shuffle puts the word, rotated or
+ * not, in every column, and AESENCLAST with the round constant in every
+ * column as its key does SubBytes (ShiftRows moves nothing when the
+ * columns are equal) and adds it. AESKEYGENASSIST would do the same in one
+ * instruction, but it is slow where it matters: the schedule is one
+ * dependency chain through it, and on Intel cores it takes about 12 cycles
+ * against AESENCLAST's 3-4 (a per-message AES-256 key took longer than
+ * XAES-256-GCM's 64-byte message). The method is OpenSSL's and BoringSSL's
+ * (aes_hw_set_encrypt_key_alt). */
 AESKIT_INLINE __m128i aesni_fold(__m128i k, __m128i t)
 {
     k = _mm_xor_si128(k, _mm_slli_si128(k, 4));
     k = _mm_xor_si128(k, _mm_slli_si128(k, 4));
     k = _mm_xor_si128(k, _mm_slli_si128(k, 4));
+    SIMD_PIN(k);   /* folded first: t, which comes last, takes one XOR */
     return _mm_xor_si128(k, t);
 }
 
-/* AESKEYGENASSIST takes its round constant as an immediate. */
-#define AESNI_K128(k, rc) aesni_fold(k, _mm_shuffle_epi32(_mm_aeskeygenassist_si128(k, rc), 0xff))
+/* SubWord(RotWord(word 3 of k)) ^ rc, in every column. */
+AESKIT_INLINE __m128i aesni_rot_sub(__m128i k, int rc)
+{
+    const __m128i rot = _mm_set1_epi32(0x0c0f0e0d);   /* bytes 13, 14, 15, 12 */
+    return _mm_aesenclast_si128(_mm_shuffle_epi8(k, rot), _mm_set1_epi32(rc));
+}
+
+/* SubWord(word 3 of k), in every column. */
+AESKIT_INLINE __m128i aesni_sub(__m128i k)
+{
+    return _mm_aesenclast_si128(_mm_shuffle_epi32(k, 0xff), _mm_setzero_si128());
+}
 
 static void aesni_expand128(uint8_t *enc, __m128i k)
 {
     aeskit_store128(enc, k);
-#define AESNI_R128(i, rc) (k = AESNI_K128(k, rc), aeskit_store128(enc + AESKIT_BLOCK * (i), k))
+#define AESNI_R128(i, rc) (k = aesni_fold(k, aesni_rot_sub(k, rc)), \
+                           aeskit_store128(enc + AESKIT_BLOCK * (i), k))
     AESNI_R128(1, 0x01); AESNI_R128(2, 0x02); AESNI_R128(3, 0x04); AESNI_R128(4, 0x08);
     AESNI_R128(5, 0x10); AESNI_R128(6, 0x20); AESNI_R128(7, 0x40); AESNI_R128(8, 0x80);
     AESNI_R128(9, 0x1b); AESNI_R128(10, 0x36);
@@ -343,39 +366,98 @@ static void aesni_expand128(uint8_t *enc, __m128i k)
     k = _mm_setzero_si128();
 }
 
-/* Even round keys take SubWord(RotWord) of the odd key before them and the
- * round constant (dword 3 of AESKEYGENASSIST); odd ones SubWord alone of
- * the even key before them (dword 2). */
-static void aesni_expand256(uint8_t *enc, __m128i a, __m128i b)
+/* AES-192: six words per step, carried as a (words 0..3) and b (4..5, in
+ * its low half; its high half is not a key's): SubWord(RotWord(word 5)) and
+ * the round constant fold into a, whose word 3 then folds into b. Round
+ * keys straddle the steps, so each step's words are stored as the halves
+ * they make (Intel's AES-NI white paper's layout): b0's two words and a's
+ * first two, then a's last two and b's. */
+AESKIT_INLINE __m128i aesni_rot_sub1(__m128i k, int rc)   /* of word 1 */
 {
-    aeskit_store128(enc, a);
-    aeskit_store128(enc + AESKIT_BLOCK, b);
-#define AESNI_R256(i, rc)                                                                    \
-    (a = aesni_fold(a, _mm_shuffle_epi32(_mm_aeskeygenassist_si128(b, rc), 0xff)),           \
-     aeskit_store128(enc + AESKIT_BLOCK * (i), a),                                           \
-     (i) < 14 ? (b = aesni_fold(b, _mm_shuffle_epi32(_mm_aeskeygenassist_si128(a, 0), 0xaa)), \
-                 aeskit_store128(enc + AESKIT_BLOCK * ((i) + 1), b))                         \
+    const __m128i rot = _mm_set1_epi32(0x04070605);   /* bytes 5, 6, 7, 4 */
+    return _mm_aesenclast_si128(_mm_shuffle_epi8(k, rot), _mm_set1_epi32(rc));
+}
+
+
+static void aesni_expand192(uint8_t *enc, __m128i a, __m128i b)
+{
+#define AESNI_S192(rc)                                                          \
+    (a = aesni_fold(a, aesni_rot_sub1(b, rc)),                                  \
+     b = _mm_xor_si128(_mm_xor_si128(b, _mm_slli_si128(b, 4)), _mm_shuffle_epi32(a, 0xff)))
+#define AESNI_K192(i, v) aeskit_store128(enc + AESKIT_BLOCK * (i), (v))
+/* round keys i, i + 1, i + 2 (12 words) from two steps, b0 the two words
+ * before them */
+#define AESNI_G192(i, rc1, rc2)                                                           \
+    (b0 = b, AESNI_S192(rc1), AESNI_K192((i), _mm_unpacklo_epi64(b0, a)),                 \
+     AESNI_K192((i) + 1, _mm_alignr_epi8(b, a, 8)), AESNI_S192(rc2), AESNI_K192((i) + 2, a))
+    __m128i b0;
+    AESNI_K192(0, a);
+    AESNI_G192(1, 0x01, 0x02);
+    AESNI_G192(4, 0x04, 0x08);
+    AESNI_G192(7, 0x10, 0x20);
+    AESNI_G192(10, 0x40, 0x80);
+#undef AESNI_G192
+#undef AESNI_S192
+#undef AESNI_K192
+    a = b = b0 = _mm_setzero_si128();
+}
+
+/* Round r of the cipher with key on x[0..w), as the schedule makes it. */
+AESKIT_INLINE void aesni_ride(__m128i *x, size_t w, __m128i key, unsigned r)
+{
+    AESKIT_UNROLL(16)
+    for (size_t j = 0; j < w; j++)
+        x[j] = r < 14 ? _mm_aesenc_si128(x[j], key) : _mm_aesenclast_si128(x[j], key);
+}
+
+/* Even round keys take SubWord(RotWord) of the odd key before them and the
+ * round constant; odd ones SubWord alone of the even key before them.
+ * The blocks x[0..w) (w a constant at each call), already whitened with a,
+ * go through the rounds as their keys are made; enc NULL (a constant):
+ * the keys are not stored. */
+AESKIT_INLINE void aesni_expand256(uint8_t *enc, __m128i a, __m128i b, __m128i *x, size_t w)
+{
+#define AESNI_K256(i, k) (enc != NULL ? aeskit_store128(enc + AESKIT_BLOCK * (i), (k)) : (void)0)
+    AESNI_K256(0, a);
+    AESNI_K256(1, b);
+    aesni_ride(x, w, b, 1);
+#define AESNI_R256(i, rc)                                                                  \
+    (a = aesni_fold(a, aesni_rot_sub(b, rc)), AESNI_K256((i), a), aesni_ride(x, w, a, (i)), \
+     (i) < 14 ? (b = aesni_fold(b, aesni_sub(a)), AESNI_K256((i) + 1, b),                  \
+                 aesni_ride(x, w, b, (i) + 1))                                             \
               : (void)0)
     AESNI_R256(2, 0x01); AESNI_R256(4, 0x02); AESNI_R256(6, 0x04); AESNI_R256(8, 0x08);
     AESNI_R256(10, 0x10); AESNI_R256(12, 0x20); AESNI_R256(14, 0x40);
 #undef AESNI_R256
+#undef AESNI_K256
     a = b = _mm_setzero_si128();
+}
+
+/* rk[0..rounds] of key into enc; returns rounds. */
+AESKIT_INLINE unsigned aesni_expand(uint8_t *enc, const uint8_t *key, size_t len)
+{
+    assert(len == 16 || len == 24 || len == 32);
+    if (len == 16)
+        aesni_expand128(enc, aeskit_load128(key));
+    else if (len == 32)
+        aesni_expand256(enc, aeskit_load128(key), aeskit_load128(key + 16), NULL, 0);
+    else
+        aesni_expand192(enc, aeskit_load128(key), _mm_loadl_epi64((const __m128i *)(const void *)(key + 16)));
+    return (unsigned)(len / 4) + 6;
+}
+
+void aeskit_aesni_expand_enc_key(aeskit_key *k, const uint8_t *key, size_t len)
+{
+    k->rounds = aesni_expand((uint8_t *)k->rk, key, len);
+    k->used = AESKIT_BLOCK * (k->rounds + 1);
 }
 
 void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len)
 {
-    assert(len == 16 || len == 24 || len == 32);
-    const unsigned rounds = (unsigned)(len / 4) + 6;
-    const size_t used = 2 * AESKIT_BLOCK * (rounds + 1);
     uint8_t *enc = (uint8_t *)k->rk;
+    const unsigned rounds = aesni_expand(enc, key, len);
+    const size_t used = 2 * AESKIT_BLOCK * (rounds + 1);
     uint8_t *dec = enc + AESKIT_BLOCK * (rounds + 1);
-
-    if (len == 16)
-        aesni_expand128(enc, aeskit_load128(key));
-    else if (len == 32)
-        aesni_expand256(enc, aeskit_load128(key), aeskit_load128(key + 16));
-    else
-        simd_expand_key(enc, key, len);   /* AES-192: word by word */
 
     aeskit_store128(dec, aeskit_load128(enc + AESKIT_BLOCK * rounds));
     for (unsigned r = 1; r < rounds; r++)
@@ -390,11 +472,13 @@ void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len)
 
 void aeskit_aesni_expand_enc(uint8_t *enc, __m128i lo, __m128i hi, unsigned rounds)
 {
-    assert(rounds == 10 || rounds == 14);
+    assert(rounds == 10 || rounds == 12 || rounds == 14);
     if (rounds == 10)
         aesni_expand128(enc, lo);
+    else if (rounds == 12)
+        aesni_expand192(enc, lo, hi);
     else
-        aesni_expand256(enc, lo, hi);
+        aesni_expand256(enc, lo, hi, NULL, 0);
 }
 
 static void aesni_set_key(aeskit_key *k, const uint8_t *key, size_t len)
@@ -402,6 +486,141 @@ static void aesni_set_key(aeskit_key *k, const uint8_t *key, size_t len)
     aeskit_aesni_expand_key(k, key, len);
     k->impl = &aeskit_aesni_impl;
 }
+
+static void aesni_set_enc_key(aeskit_key *k, const uint8_t *key, size_t len)
+{
+    aeskit_aesni_expand_enc_key(k, key, len);
+    k->impl = &aeskit_aesni_impl;
+}
+
+/* ---- XAES-256-GCM's per-message key (the xaes sub-table) ------------- */
+
+/* modes/xaes.h: Kx's two blocks under k, side by side; Kx expanded with
+ * H = E(Kx, 0) riding on its round keys (its whitening is Kx's first half
+ * itself). The vaes tables share it: their keys are aesni's. */
+
+/* Kx's two halves into x[0], x[1]: the blocks 00 0i 'X' 00 || nonce[0..12]
+ * ^ k1 under k. */
+AESKIT_INLINE void aesni_xaes_kx(__m128i x[2], const aeskit_key *k, const uint8_t k1[16],
+                                 const uint8_t nonce[24])
+{
+    assert(k->rounds == 14);
+    /* nonce[0..12] moved up to bytes 4..15 (the load stays inside the 24
+     * bytes), then the counter and label in bytes 0..3 */
+    const __m128i n = _mm_xor_si128(_mm_slli_si128(aeskit_load128(nonce), 4), aeskit_load128(k1));
+    x[0] = _mm_xor_si128(n, _mm_set_epi32(0, 0, 0, 0x00580100));
+    x[1] = _mm_xor_si128(n, _mm_set_epi32(0, 0, 0, 0x00580200));
+    const uint8_t *rk = aeskit_aesni_enc_keys(k);
+    aeskit_aesni_whiten(x, 2, aeskit_load128(rk));
+    aeskit_aesni_rounds(x, 2, rk, 14, 1);
+}
+
+static void aesni_xaes_key(const aeskit_key *k, const uint8_t k1[16], const uint8_t nonce[24],
+                           aeskit_key *kx, uint8_t h[16])
+{
+    __m128i x[2];
+    aesni_xaes_kx(x, k, k1, nonce);
+    __m128i hx = x[0];
+    aesni_expand256((uint8_t *)kx->rk, x[0], x[1], &hx, 1);
+    aeskit_store128(h, hx);
+    kx->rounds = 14;
+    kx->used = AESKIT_BLOCK * 15;
+    kx->impl = k->impl;
+    x[0] = x[1] = hx = _mm_setzero_si128();
+}
+
+#define AESNI_XAES_SHORT AESKIT_AESNI_XAES_SHORT
+#define AESNI_XAES_DATA (AESNI_XAES_SHORT - 1)   /* the most data blocks */
+
+/* s[0] = H and s[1..w) = E(Kx, J0 + j - 1), riding on Kx's schedule (not
+ * stored). w a constant at each call. */
+AESKIT_INLINE void aesni_xaes_stream(__m128i *s, size_t w, const __m128i kx[2], __m128i j0)
+{
+    s[0] = kx[0];   /* 0 ^ rk[0] */
+    AESKIT_UNROLL(16)
+    for (size_t j = 1; j < w; j++)   /* the counter's low byte starts at 1: no carry */
+        s[j] = _mm_xor_si128(_mm_add_epi32(j0, _mm_set_epi32((int)((j - 1) << 24), 0, 0, 0)),
+                             kx[0]);
+    aesni_expand256(NULL, kx[0], kx[1], s, w);
+}
+
+/* modes/xaes.h: the GHASH powers H^1..H^n as a tree (aeskit_power_split),
+ * the message's blocks summed under one reduction. */
+static int aesni_xaes_short(const aeskit_key *k, const uint8_t k1[16], const uint8_t nonce[24],
+                            int enc, const uint8_t *aad, size_t aad_len, uint8_t *dst,
+                            const uint8_t *src, size_t len, uint8_t out[16])
+{
+    if (aad_len > 16 * AESNI_XAES_SHORT || len > 16 * AESNI_XAES_DATA)
+        return 0;
+    const size_t na = (aad_len + 15) / 16, nd = (len + 15) / 16, n = na + nd + 1;
+    if (n > AESNI_XAES_SHORT)
+        return 0;
+    struct {   /* wiped in one call */
+        uint8_t x[AESNI_XAES_SHORT * AESKIT_BLOCK];   /* AAD | data | lengths */
+        uint8_t hb[AESKIT_BLOCK];
+        __m128i kx[2], s[1 + 1 + AESNI_XAES_DATA], pw[AESNI_XAES_SHORT];
+    } t;
+    uint8_t *const x = t.x, *const hb = t.hb;
+    __m128i *const kx = t.kx, *const s = t.s, *const pw = t.pw;
+
+    /* everything read before anything is written */
+    const __m128i j0 = _mm_or_si128(_mm_srli_si128(aeskit_load128(nonce + 8), 4),
+                                    _mm_set_epi32(0x01000000, 0, 0, 0));
+    aesni_xaes_kx(kx, k, k1, nonce);
+    memset(x, 0, AESKIT_BLOCK * n);
+    if (aad_len > 0)
+        memcpy(x, aad, aad_len);
+    uint8_t *xd = x + AESKIT_BLOCK * na;
+    if (len > 0)
+        memcpy(xd, src, len);
+    aeskit_store_be64(x + AESKIT_BLOCK * (n - 1), (uint64_t)aad_len * 8);
+    aeskit_store_be64(x + AESKIT_BLOCK * (n - 1) + 8, (uint64_t)len * 8);
+
+    /* H, E(Kx, J0) and the keystream for 3 or 7 blocks */
+    if (nd <= 3)
+        aesni_xaes_stream(s, 5, kx, j0);
+    else
+        aesni_xaes_stream(s, 2 + AESNI_XAES_DATA, kx, j0);
+    aeskit_store128(hb, s[0]);
+    pw[0] = aeskit_clmul_h_xinv(hb);
+    for (size_t i = 2; i <= n; i++) {
+        const size_t a = aeskit_power_split(i);
+        pw[i - 1] = aeskit_clmul_mul(pw[i - a - 1], pw[a - 1]);
+    }
+
+    /* encrypting, the ciphertext is hashed; its last block's padding
+     * zeroed again */
+    if (enc) {
+        for (size_t j = 0; j < nd; j++)
+            aeskit_store128(xd + AESKIT_BLOCK * j,
+                            _mm_xor_si128(aeskit_load128(xd + AESKIT_BLOCK * j), s[2 + j]));
+        memset(xd + len, 0, AESKIT_BLOCK * nd - len);
+    }
+    aeskit_clmul_sum sum = aeskit_clmul_zero();
+    for (size_t j = 0; j < n; j++) {
+        const __m128i h = pw[n - 1 - j];
+        aeskit_clmul_mul_add(&sum, _mm_shuffle_epi8(aeskit_load128(x + AESKIT_BLOCK * j),
+                                                    aeskit_clmul_bswap()),
+                             h, aeskit_clmul_half(h));
+    }
+    const __m128i y = _mm_shuffle_epi8(aeskit_clmul_reduce(sum), aeskit_clmul_bswap());
+    if (!enc) {
+        for (size_t j = 0; j < nd; j++)
+            aeskit_store128(xd + AESKIT_BLOCK * j,
+                            _mm_xor_si128(aeskit_load128(xd + AESKIT_BLOCK * j), s[2 + j]));
+    }
+    if (len > 0)
+        memcpy(dst, xd, len);
+    aeskit_store128(out, _mm_xor_si128(y, s[1]));
+
+    aeskit_secure_zero(&t, sizeof t);
+    return 1;
+}
+
+const struct aeskit_xaes_impl aeskit_aesni_xaes = {
+    .key = aesni_xaes_key,
+    .short_msg = aesni_xaes_short,
+};
 
 /* ---- serial modes ------------------------------------------------------ */
 
@@ -524,13 +743,16 @@ const struct aeskit_impl aeskit_aesni_impl = {
     .ghash_key = aeskit_aesni_ghash_key,
     .ghash = aeskit_aesni_ghash,
     .polyval = aeskit_aesni_polyval,
+    .set_enc_key = aesni_set_enc_key,
     .gcm = &aesni_gcm,
     .gcmsiv = &aesni_gcmsiv,
     .ocb = &aesni_ocb,
     .ccm = &aeskit_aesni_ccm,
+    .xaes = &aeskit_aesni_xaes,
     .constants = (const aeskit_constant[]){
         {"batch_blocks", AESNI_W},
         {"gcmsiv_short_blocks", AESKIT_AESNI_SIV_SHORT},
+        {"xaes_short_blocks", AESKIT_AESNI_XAES_SHORT},
         {"gcm_batch_blocks", AESKIT_AESNI_GCM_W},
         {"ocb_batch_blocks", AESKIT_AESNI_OCB_W},
         {"ghash_batch_blocks", AESNI_W},

@@ -11,6 +11,7 @@
 #include "modes/gcm.h"
 #include "modes/gcmsiv.h"
 #include "modes/ocb.h"
+#include "modes/xaes.h"
 #include "x86.h"
 
 /* The key layout: the round keys as FIPS-197 writes them, rk[0..rounds]
@@ -35,6 +36,7 @@ AESKIT_INLINE const uint8_t *aeskit_aesni_dec_keys(const aeskit_key *k)
 #define AESKIT_AESNI_GCM_W AESKIT_AESNI_W /* simd_body.h: the fused GCM */
 #define AESKIT_AESNI_OCB_W AESKIT_AESNI_W /* simd_body.h: the fused OCB3 */
 #define AESKIT_AESNI_SIV_SHORT 8 /* simd_body.h: POLYVAL blocks of a short GCM-SIV message */
+#define AESKIT_AESNI_XAES_SHORT 8 /* aesni.c: GHASH blocks of a short XAES-256-GCM message */
 
 /* w blocks (a constant at every call, so the loops unroll and the blocks
  * stay in registers) XORed with the whitening key, then rounds 1..rounds
@@ -65,8 +67,13 @@ AESKIT_INLINE void aeskit_aesni_rounds(__m128i *x, size_t w, const uint8_t *rk, 
 
 /* Expands key into k in the layout above; leaves k->impl to the caller. */
 void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len);
+/* The encryption keys alone (the set_enc_key slot): rk[0..rounds] in the
+ * layout above, used set to their bytes, the rest of k->rk untouched;
+ * leaves k->impl to the caller. */
+void aeskit_aesni_expand_enc_key(aeskit_key *k, const uint8_t *key, size_t len);
 /* The encryption schedule alone, rk[0..rounds] into enc, of the AES-128 key
- * lo (rounds 10) or the AES-256 key lo || hi (rounds 14), from registers:
+ * lo (rounds 10), the AES-192 key lo || hi's low 8 bytes (rounds 12) or the
+ * AES-256 key lo || hi (rounds 14), from registers:
  * for keys made per message and used only to encrypt (GCM-SIV's). */
 void aeskit_aesni_expand_enc(uint8_t *enc, __m128i lo, __m128i hi, unsigned rounds);
 
@@ -93,5 +100,6 @@ aeskit_chain_fn aeskit_aesni_cfb_enc;
 aeskit_chain_fn aeskit_aesni_ofb;
 aeskit_cbc_mac_fn aeskit_aesni_cbc_mac;
 extern const struct aeskit_ccm_impl aeskit_aesni_ccm;   /* the vaes tables' too */
+extern const struct aeskit_xaes_impl aeskit_aesni_xaes; /* likewise */
 
 #endif

@@ -724,21 +724,24 @@ SIMD_FN void SIMD_NAME(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], siz
     const uint64_t carry = 0 - (a1 >> 63);
     const uint64_t h1 = ((a1 << 1) | (a0 >> 63)) ^ (carry & UINT64_C(0xC200000000000000));
     const uint64_t h0 = (a0 << 1) ^ (carry & 1);
-    const SIMD_GV base = SIMD_GMAKE(h1, h0);
-    const SIMD_GPOWER bf = SIMD_GFORMS(base);
     const size_t need = max_blocks < SIMD_W ? max_blocks : SIMD_W;
-    SIMD_GV pw = base;
+    SIMD_GV pw[SIMD_W];
+    SIMD_GPOWER f[SIMD_W];
 
-    for (size_t i = 0; i < need; i++) {
-        if (i > 0) {
-            const SIMD_GV zero = SIMD_GZERO;
-            SIMD_GSUM s = {zero, zero, zero};
-            SIMD_GMUL_ADD(&s, pw, &bf);
-            pw = SIMD_GREDUCE(s);
-        }
-        const SIMD_GPOWER f = SIMD_GFORMS(pw);
-        SIMD_GPOWER_PUT(hk, i, &f);
+    pw[0] = SIMD_GMAKE(h1, h0);
+    f[0] = SIMD_GFORMS(pw[0]);
+    for (size_t i = 2; i <= need; i++) {   /* H^i, a tree (aeskit_power_split) */
+        const size_t a = aeskit_power_split(i);
+        const SIMD_GV zero = SIMD_GZERO;
+        SIMD_GSUM s = {zero, zero, zero};
+        SIMD_GMUL_ADD(&s, pw[i - a - 1], &f[a - 1]);
+        pw[i - 1] = SIMD_GREDUCE(s);
+        f[i - 1] = SIMD_GFORMS(pw[i - 1]);
     }
+    for (size_t i = 0; i < need; i++)
+        SIMD_GPOWER_PUT(hk, i, &f[i]);
+    aeskit_secure_zero(pw, sizeof pw);
+    aeskit_secure_zero(f, sizeof f);
     hk->max_blocks = max_blocks;
     hk->from = 0;
     hk->used = SIMD_W * sizeof(SIMD_GPOWER);
@@ -1080,7 +1083,8 @@ SIMD_FN size_t SIMD_NAME(gcmsiv_open)(const aeskit_key *k, const aeskit_ghash_ke
  *   SIMD_KEYS_AT(ks, rk, rounds)   the handle for an encryption schedule
  *                       rk[0..rounds] in memory
  *   SIMD_EXPAND_ENC(rk, lo, hi, rounds)  that schedule of the AES-128 key
- *                       lo (rounds 10) or the AES-256 key lo || hi (14)
+ *                       lo (rounds 10), the AES-192 key lo || bytes 0..7
+ *                       of hi (12) or the AES-256 key lo || hi (14)
  *   SIMD_LE32_ADD(v, i)  v with i added to its bytes 0..3, a LE32 counter
  *   SIMD_HALVES(a, b)   bytes 0..7 of a, then bytes 0..7 of b
  *   SIMD_TOP_SET(v), SIMD_TOP_CLEAR(v)   v with the top bit of byte 15
@@ -1091,7 +1095,8 @@ SIMD_FN size_t SIMD_NAME(gcmsiv_open)(const aeskit_key *k, const aeskit_ghash_ke
  * For a message whose POLYVAL input (AAD and data, each zero-padded, and
  * the lengths block) is at most SIV_SHORT blocks, RFC 8452's per-message
  * work in one function: the key-generating key encrypts LE32(i) || nonce
- * for i = 0..3 (0..5), the message's AES key is expanded from registers
+ * for i = 0..3 (0..4, 0..5: 2 + its length / 8), the message's AES key
+ * (as long as the key-generating key) is expanded from registers
  * (encryption keys only), the hash key's powers H^1..H^n and POLYVAL
  * (one aggregated sum, one reduction), the tag, and CTR. Through the mode's
  * general path the same message is some twenty calls through the table,
@@ -1144,7 +1149,7 @@ SIMD_FN int SIMD_NAME(gcmsiv_short)(const aeskit_key *kgk, int enc, const uint8_
         return 0;
     const size_t n = na + nd + 1;
     const unsigned rounds = kgk->rounds;
-    assert(rounds == 10 || rounds == 14);
+    assert(rounds == 10 || rounds == 12 || rounds == 14);
     /* x: POLYVAL's blocks (AAD, data, lengths), and the data's CTR in
      * place; 7 blocks of room past the data for the fixed-width keystream */
     uint8_t x[(2 * SIMD_SIV_SHORT) * AESKIT_BLOCK];
@@ -1165,13 +1170,17 @@ SIMD_FN int SIMD_NAME(gcmsiv_short)(const aeskit_key *kgk, int enc, const uint8_
     memcpy(ns, nonce, 12);
     memset(ns + 12, 0, 4);          /* S's mask: nonce || 0^32 */
 
-    /* the message's keys: H from blocks 0 and 1, the AES key from 2..3 (5) */
+    /* the message's keys: H from blocks 0 and 1, the AES key from 2..3 (4,
+     * 5); b[5] unencrypted for a 192-bit key, whose hi is b[4]'s half */
     const SIMD_V nv = SIMD_LOAD(nb);
     for (int i = 0; i < 6; i++)
         b[i] = SIMD_LE32_ADD(nv, i);
     if (rounds == 10) {
         SIMD_KEYS_AT(&kk, (const uint8_t *)kgk->rk, 10);
         SIMD_ENC_W(&kk, b, 4);
+    } else if (rounds == 12) {
+        SIMD_KEYS_AT(&kk, (const uint8_t *)kgk->rk, 12);
+        SIMD_ENC_W(&kk, b, 5);
     } else {
         SIMD_KEYS_AT(&kk, (const uint8_t *)kgk->rk, 14);
         SIMD_ENC_W(&kk, b, 6);

@@ -791,6 +791,12 @@ static void VAES_FN(set_key)(aeskit_key *k, const uint8_t *key, size_t len)
     k->impl = &VAES_IMPL;
 }
 
+static void VAES_FN(set_enc_key)(aeskit_key *k, const uint8_t *key, size_t len)
+{
+    aeskit_aesni_expand_enc_key(k, key, len);
+    k->impl = &VAES_IMPL;
+}
+
 /* ---- GHASH on VPCLMULQDQ ------------------------------------------------
  * clmul128.h's arithmetic (reflected lanes, powers stored as H^i * x^-1,
  * Karatsuba, Montgomery-style reduction by 0xC2...), run on every 128-bit
@@ -1095,25 +1101,48 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t
     const size_t need = max_blocks < VAES_GP ? max_blocks : VAES_GP;
 #define VAES_POWER(i) (out + AESKIT_BLOCK * (VAES_GP - (i)))   /* H^i x^-1 */
 
-    /* The first vector's powers one by one, then doubling: the vectors of
-     * H^1..H^m times H^m make H^(m+1)..H^2m, independent multiplies on
-     * every lane (faster than a tree of 128-bit multiplies). */
-    const __m128i h1 = aeskit_clmul_h_xinv(h);
-    __m128i pw = h1;
-    aeskit_store128(VAES_POWER(1), h1);
-    for (size_t i = 2; i <= VAES_BPV; i++) {
-        pw = aeskit_clmul_mul(pw, h1);
-        aeskit_store128(VAES_POWER(i), pw);
+    /* The first vector's powers (or all a short call reads: vaes_gblocks128
+     * takes them one by one) as a tree in registers (aeskit_power_split),
+     * each stored once: a vector loaded from the 128-bit stores of the
+     * powers just made would wait for them (no store forwarding). Then
+     * doubling: the vectors of H^1..H^m times H^m make H^(m+1)..H^2m,
+     * independent multiplies on every lane (faster than a tree of 128-bit
+     * multiplies). */
+    const size_t first = need <= VAES_GSHORT ? (need > 0 ? need : 1) : VAES_BPV;
+    __m128i pw[VAES_GSHORT > VAES_BPV ? VAES_GSHORT : VAES_BPV];
+    pw[0] = aeskit_clmul_h_xinv(h);
+    for (size_t i = 2; i <= first; i++) {
+        const size_t a = aeskit_power_split(i);
+        pw[i - 1] = aeskit_clmul_mul(pw[i - a - 1], pw[a - 1]);
+    }
+    for (size_t i = 1; i <= first; i++)
+        aeskit_store128(VAES_POWER(i), pw[i - 1]);
+    __m128i top = pw[VAES_BPV - 1];   /* H^built, below */
+    aeskit_secure_zero(pw, sizeof pw);
+    if (need <= VAES_GSHORT) {
+        hk->max_blocks = max_blocks;
+        hk->from = AESKIT_BLOCK * (VAES_GP - first);
+        hk->used = AESKIT_BLOCK * first;
+        return;
     }
     static_assert(VAES_GP % VAES_BPV == 0 && (VAES_GP / VAES_BPV & (VAES_GP / VAES_BPV - 1)) == 0,
                   "doubling from one vector reaches VAES_GP");
     size_t built = VAES_BPV;
     for (; built < need; built *= 2) {
-        const vaes_v hm = vaes_bcast(aeskit_load128(VAES_POWER(built)));
-        for (size_t i = 1; i <= built; i += VAES_BPV)   /* lane l: H^(i + VAES_BPV - 1 - l) */
-            vaes_store(VAES_POWER(i + built + VAES_BPV - 1),
-                       vaes_gmul(vaes_load(VAES_POWER(i + VAES_BPV - 1)), hm));
+        /* the vector holding H^2m first, its lane 0 the next round's
+         * multiplier: the next round waits on that one product, not on
+         * this whole round and a reload */
+        const vaes_v hm = vaes_bcast(top);
+        for (size_t i = built - VAES_BPV + 1;; i -= VAES_BPV) {   /* lane l: H^(i + VAES_BPV - 1 - l) */
+            const vaes_v v = vaes_gmul(vaes_load(VAES_POWER(i + VAES_BPV - 1)), hm);
+            vaes_store(VAES_POWER(i + built + VAES_BPV - 1), v);
+            if (i == built - VAES_BPV + 1)
+                top = vaes_low128(v);
+            if (i == 1)
+                break;
+        }
     }
+    top = _mm_setzero_si128();
 #undef VAES_POWER
     /* batch b holds H^(VAES_GP - VAES_W * b) and the VAES_W - 1 below */
     for (size_t bt = 0; bt < VAES_GBATCHES; bt++) {

@@ -10,9 +10,10 @@
  * pass and the fused OCB kernel are this width's. The serial slots and
  * CBC-MAC are aesni's, valid on this key because set_key is aesni's
  * expansion, and so are two fused kernels that one vector cannot speed up:
- * CTR with CBC-MAC (the chain is one block wide) and a short GCM-SIV
- * message (8 blocks at most, latency-bound). GCM and GCM-SIV's opening
- * are vaes_gcm.h's fused kernel.
+ * CTR with CBC-MAC (the chain is one block wide), a short GCM-SIV
+ * message (8 blocks at most, latency-bound) and XAES-256-GCM's message key
+ * and short message (one chain). GCM and GCM-SIV's opening are
+ * vaes_gcm.h's fused kernel.
  */
 static const struct aeskit_gcm_impl VAES_FN(gcm_impl) = {.crypt = VAES_FN(gcm)};
 
@@ -41,12 +42,15 @@ const struct aeskit_impl VAES_IMPL = {
     .ghash_key = VAES_FN(ghash_key),
     .ghash = VAES_FN(ghash),
     .polyval = VAES_FN(polyval),
+    .set_enc_key = VAES_FN(set_enc_key),
     .gcm = &VAES_FN(gcm_impl),
     .gcmsiv = &VAES_FN(gcmsiv_impl),
     .ocb = &VAES_FN(ocb_impl),
     .ccm = &aeskit_aesni_ccm,
+    .xaes = &aeskit_aesni_xaes,
     .constants = (const aeskit_constant[]){
         {"gcmsiv_short_blocks", AESKIT_AESNI_SIV_SHORT},
+        {"xaes_short_blocks", AESKIT_AESNI_XAES_SHORT},
         {"batch_blocks", VAES_W},
         {"few_blocks", VAES_FEW},
         {"ghash_short_blocks", VAES_GSHORT},

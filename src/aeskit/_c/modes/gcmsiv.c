@@ -97,7 +97,7 @@ static void derive(siv_msg *m, const aeskit_key *kgk, const uint8_t nonce[12], s
     memcpy(h + 8, b[1], 8);
     for (unsigned i = 2; i < n; i++)
         memcpy(key + 8 * (i - 2), b[i], 8);
-    kgk->impl->set_key(&m->ek, key, 8 * (n - 2));
+    aeskit_set_enc_key(kgk->impl, &m->ek, key, 8 * (n - 2));
     rev16(h, h);
     mulx_ghash(h);
     kgk->impl->ghash_key(&m->hk, h, blocks < POLY_BLOCKS ? (blocks > 0 ? blocks : 1)
@@ -190,21 +190,12 @@ static size_t blocks_of(size_t aad_len, size_t len)
     return (aad_len + 15) / 16 + (len + 15) / 16 + 1;
 }
 
-/* Whether kgk's backend has a short-message kernel for its key size: the
- * kernels (aesni's, which the vaes tables share) take 128- and 256-bit
- * keys, so a 192-bit key takes the general path at every length. */
-static int short_kernel(const aeskit_key *kgk)
-{
-    return kgk->impl->gcmsiv != NULL && kgk->rounds != 12;
-}
-
 void aeskit_gcmsiv_seal(const aeskit_key *kgk, const uint8_t nonce[12], const uint8_t *aad,
                         size_t aad_len, uint8_t *dst, const uint8_t *src, size_t len,
                         uint8_t tag[16])
 {
     const struct aeskit_gcmsiv_impl *fused = kgk->impl->gcmsiv;
-    if (short_kernel(kgk) &&
-        fused->short_msg(kgk, 1, nonce, aad, aad_len, dst, src, len, NULL, tag))
+    if (fused != NULL && fused->short_msg(kgk, 1, nonce, aad, aad_len, dst, src, len, NULL, tag))
         return;
     siv_msg m;
     uint8_t c[16];
@@ -222,8 +213,7 @@ void aeskit_gcmsiv_open(const aeskit_key *kgk, const uint8_t nonce[12], const ui
                         const uint8_t tag[16], uint8_t expect[16])
 {
     const struct aeskit_gcmsiv_impl *fused = kgk->impl->gcmsiv;
-    if (short_kernel(kgk) &&
-        fused->short_msg(kgk, 0, nonce, aad, aad_len, dst, src, len, tag, expect))
+    if (fused != NULL && fused->short_msg(kgk, 0, nonce, aad, aad_len, dst, src, len, tag, expect))
         return;
     siv_msg m;
     uint8_t c[16];

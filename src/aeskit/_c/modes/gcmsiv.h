@@ -30,8 +30,7 @@ extern const struct aeskit_aead aeskit_gcmsiv_aead;
  *          (any of them may overlap dst). Returns 0, having written
  *          nothing, when the message is too long for it; the mode then
  *          takes the general path. Branches on lengths only. kgk is
- *          of 128 or 256 bits: the mode takes the general path for a
- *          192-bit one.
+ *          of any AES key size.
  */
 typedef size_t aeskit_gcmsiv_open_fn(const aeskit_key *k, const aeskit_ghash_key *hk,
                                      uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,

@@ -22,6 +22,14 @@ aeskit_xts_fn aeskit_generic_xts;
  * (portable's bitsliced core: 4) cost what one does. */
 aeskit_cbc_x_fn aeskit_generic_cbc_x;
 
+/* Expands key into k for encryption only: the backend's set_enc_key
+ * (aeskit.h), or its set_key when it has none. For keys made per message. */
+static inline void aeskit_set_enc_key(const struct aeskit_impl *impl, aeskit_key *k,
+                                      const uint8_t *key, size_t len)
+{
+    (impl->set_enc_key != NULL ? impl->set_enc_key : impl->set_key)(k, key, len);
+}
+
 /* Add `add` to the counter part of ctr that kind names, modulo its width,
  * without a branch on the counter. */
 void aeskit_ctr_add(enum aeskit_ctr kind, uint8_t ctr[16], uint64_t add);

@@ -19,6 +19,8 @@
  */
 #include "common.h"
 #include "gcm.h"
+#include "generic.h"
+#include "xaes.h"
 
 /* What an XAES256GCM object keeps: K expanded, and K1. */
 typedef struct xaes_key {
@@ -53,23 +55,37 @@ static void xaes_key_init(void *ks, const struct aeskit_impl *impl, const uint8_
     aeskit_secure_zero(l, sizeof l);
 }
 
+/* What the xaes kernel (modes/xaes.h) does, through the table's slots:
+ * Kx expanded into kx, and h = E(Kx, 0). */
+static void key_by_slots(const xaes_key *x, const uint8_t nonce[24], aeskit_key *kx,
+                         uint8_t h[16])
+{
+    const struct aeskit_impl *impl = x->key.impl;
+    uint8_t b[32];
+    for (unsigned i = 0; i < 2; i++) {
+        b[16 * i] = 0x00, b[16 * i + 1] = (uint8_t)(i + 1), b[16 * i + 2] = 'X';
+        b[16 * i + 3] = 0x00;
+        memcpy(b + 16 * i + 4, nonce, 12);
+        aeskit_xor16(b + 16 * i, b + 16 * i, x->k1);
+    }
+    impl->ecb_enc(&x->key, b, b, 2);
+    aeskit_set_enc_key(impl, kx, b, 32);
+    memset(h, 0, 16);
+    impl->ecb_enc(kx, h, h, 1);
+    aeskit_secure_zero(b, sizeof b);
+}
+
 /* m's keys for nonce, the GHASH key built for max_blocks. */
 static void derive(xaes_msg *m, const xaes_key *x, const uint8_t nonce[24], size_t max_blocks)
 {
     const struct aeskit_impl *impl = x->key.impl;
-    uint8_t kx[32], h[16] = {0};
-    for (unsigned i = 0; i < 2; i++) {
-        uint8_t *b = kx + 16 * i;
-        b[0] = 0x00, b[1] = (uint8_t)(i + 1), b[2] = 'X', b[3] = 0x00;
-        memcpy(b + 4, nonce, 12);
-        aeskit_xor16(b, b, x->k1);
-    }
-    impl->ecb_enc(&x->key, kx, kx, 2);
-    impl->set_key(&m->kx, kx, 32);
-    impl->ecb_enc(&m->kx, h, h, 1);
+    uint8_t h[16];
+    if (impl->xaes != NULL)
+        impl->xaes->key(&x->key, x->k1, nonce, &m->kx, h);
+    else
+        key_by_slots(x, nonce, &m->kx, h);
     impl->ghash_key(&m->hk, h, max_blocks);
     assert(m->hk.from + m->hk.used <= sizeof m->hk.w);
-    aeskit_secure_zero(kx, sizeof kx);
     aeskit_secure_zero(h, sizeof h);
 }
 
@@ -87,6 +103,10 @@ static void xaes_crypt(const xaes_key *x, int enc, const aeskit_aead_msg *m, uin
     assert(m->n_ad <= 1 && m->nonce_len == 24);
     const uint8_t *aad = m->n_ad ? m->ad->p : NULL;
     const size_t aad_len = m->n_ad ? m->ad->len : 0;
+    const struct aeskit_xaes_impl *fused = x->key.impl->xaes;
+    if (fused != NULL &&
+        fused->short_msg(&x->key, x->k1, m->nonce, enc, aad, aad_len, dst, src, len, tag))
+        return;
     xaes_msg k;
     uint8_t n12[12];   /* the nonce may overlap dst */
     memcpy(n12, m->nonce + 12, 12);
