@@ -15,7 +15,8 @@ from aeskit import _aeskit
 
 CONSTANTS = _aeskit.mode_constants("GCM")
 SHORT = CONSTANTS["short_blocks"]    # AAD and data blocks together on the short path
-MANY = CONSTANTS["many_blocks"]      # counter blocks gcm_many encrypts in one call
+MANY = CONSTANTS["many_blocks"]      # counter blocks the generic path encrypts in one call
+FAST = CONSTANTS["short_hash_blocks"]  # hashed blocks of a message the gcm_short slot takes
 BACKENDS = aeskit.backends().available
 GROUP = 32                           # AESKIT_AEAD_MANY: the glue's group
 
@@ -25,7 +26,8 @@ GROUP = 32                           # AESKIT_AEAD_MANY: the glue's group
 LENGTHS = sorted({0, 1, 15, 16, 17, 63, 64, 65, 255, 1500, 4096,
                   16 * SHORT - 1, 16 * SHORT, 16 * SHORT + 1,
                   16 * (SHORT - 1), 16 * (SHORT - 1) + 1,
-                  16 * (MANY // 4 - 1), 16 * (MANY // 2 - 1)})
+                  16 * (MANY // 4 - 1), 16 * (MANY // 2 - 1),
+                  16 * (FAST - 1) - 1, 16 * (FAST - 1), 16 * (FAST - 1) + 1})
 
 
 def _gcm(backend, tag_length=16):
@@ -65,10 +67,13 @@ def test_each_length(backend, length):
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_aad_at_the_short_limit(backend):
-    """AAD and data blocks together either side of the short path's limit."""
+def test_aad_at_the_limits(backend):
+    """AAD and data blocks together either side of the short path's limit and the
+    gcm_short slot's, partial AAD blocks beside partial data blocks."""
     g = _gcm(backend)
-    cases = [(16 * a, 16 * (SHORT - a) + d) for a in (0, 1, 5, SHORT) for d in (-1, 0, 1)]
+    cases = [(16 * a, 16 * (limit - a) + d) for limit in (SHORT, FAST - 1)
+             for a in (0, 1, 2, 5, limit) for d in (-1, 0, 1)]
+    cases += [(a, d) for a in (1, 15, 17) for d in (0, 1, 15, 16 * (FAST - 3) + 1)]
     cases = [(a, max(d, 0)) for a, d in cases]
     nonces = [os.urandom(12) for _ in cases]
     data = [os.urandom(d) for _, d in cases]

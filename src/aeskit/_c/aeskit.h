@@ -29,6 +29,7 @@ struct aeskit_gcm_impl;
 struct aeskit_gcmsiv_impl;
 struct aeskit_ocb_impl;
 struct aeskit_ccm_impl;
+struct aeskit_gcm_short;
 
 /*
  * An expanded key. The round-key layout is private to the backend that
@@ -192,6 +193,13 @@ struct aeskit_impl {
     /* The boundaries of this table's kernels, for the tests; ends with a
      * NULL name. */
     const aeskit_constant *constants;
+    /* Many messages at once (the batch methods, issue 30). Never NULL.
+     *   gcm_short  n short GCM messages, each sealed or opened whole:
+     *              contract in modes/gcm.h (aeskit_gcm_short_fn); portable
+     *              and the VAES tables point it at the mode's own
+     *              aeskit_gcm_short_generic. */
+    void (*gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                      const struct aeskit_gcm_short *m, size_t n);
 };
 
 void aeskit_secure_zero(void *p, size_t len);   /* common.c */

@@ -526,4 +526,5 @@ const struct aeskit_impl aeskit_aesni_impl = {
         {"ghash_batch_blocks", AESNI_W},
         {NULL, 0},
     },
+    .gcm_short = aeskit_aesni_gcm_short,
 };

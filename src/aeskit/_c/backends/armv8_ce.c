@@ -364,4 +364,5 @@ const struct aeskit_impl aeskit_armv8_ce_impl = {
         {"ghash_batch_blocks", CE_W},
         {NULL, 0},
     },
+    .gcm_short = ce_gcm_short,
 };

@@ -17,6 +17,7 @@
 #include "aes_ct64.h"
 #include "dispatch.h"
 #include "ghash_ct64.h"
+#include "modes/gcm.h"
 #include "modes/generic.h"
 
 static_assert(AESKIT_CT64_RK_WORDS(AESKIT_MAX_ROUNDS)
@@ -86,4 +87,5 @@ const struct aeskit_impl aeskit_portable_impl = {
         {"batch_blocks", 4},
         {NULL, 0},
     },
+    .gcm_short = aeskit_gcm_short_generic,
 };

@@ -378,4 +378,5 @@ const struct aeskit_impl aeskit_power8_impl = {
         {"ghash_batch_blocks", P8_W},
         {NULL, 0},
     },
+    .gcm_short = p8_gcm_short,
 };

@@ -1177,3 +1177,99 @@ SIMD_FN int SIMD_NAME(gcmsiv_short)(const aeskit_key *kgk, int enc, const uint8_
     return 1;
 }
 #endif
+
+/* ---- GCM, many short messages (the gcm_short slot, modes/gcm.h) ---------
+ * A batch of short GCM messages (the batch methods), each whole in
+ * registers: its counter blocks J0..J0+db in one SIMD_ENC_W of db + 1
+ * blocks, the keystream XORed with the data, and its GHASH as one
+ * aggregated sum over the AAD, the ciphertext and the lengths block with
+ * the powers H^nh..H^1 (nh <= AESKIT_GCM_SHORT_HASH = SIMD_W, the powers
+ * ghash_key stores), reduced once; the tag is that XOR E(K, J0). The round
+ * keys are loaded once for the call and nothing goes through the table,
+ * so the loop from one message to the next is a few dozen instructions
+ * and the core overlaps the next message's AES with this one's multiplies.
+ * Through the mode's one-shot path the same message is two slot calls, a
+ * CTR batch of its own, and the copies in and out of the hashed buffer.
+ *
+ * Only the lengths (public) are branched on; the counters are public (a
+ * 12-byte nonce's). x holds what the message shows (AAD, ciphertext,
+ * lengths); the partial block's buffer, which held plaintext, and the
+ * keystream's and the hash's registers' stack images are wiped. */
+static_assert(AESKIT_GCM_SHORT_HASH <= SIMD_W, "ghash_key stores the powers a message takes");
+
+/* The db + 1 counter blocks from J0 in c, encrypted; w a constant at each
+ * call. */
+SIMD_INLINE void simd_gcm_short_stream(const SIMD_KEYS *ks, SIMD_CTR_T *ctr, SIMD_V *c, size_t w)
+{
+    SIMD_CTR_FILL(AESKIT_CTR_BE32, ctr, c, w);
+    SIMD_ENC_W(ks, c, w);
+}
+
+SIMD_FN void SIMD_NAME(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                                  const aeskit_gcm_short *m, size_t n)
+{
+    SIMD_KEYS ks;
+    SIMD_LOAD_KEYS(&ks, k, 0);
+    assert(hk->max_blocks >= AESKIT_GCM_SHORT_HASH);
+    SIMD_V c[SIMD_W];
+    uint8_t part[AESKIT_BLOCK], acc[AESKIT_BLOCK];
+    for (; n > 0; n--, m++) {
+        const size_t ab = (m->aad_len + 15) / 16, db = (m->len + 15) / 16;
+        const size_t nh = ab + db + 1, whole = m->len / 16, rest = m->len % 16;
+        assert(nh <= AESKIT_GCM_SHORT_HASH);
+        uint8_t x[AESKIT_GCM_SHORT_HASH * AESKIT_BLOCK];   /* AAD | ciphertext | lengths */
+        uint8_t j0[AESKIT_BLOCK];
+        memcpy(j0, m->nonce, 12);
+        aeskit_store_be32(j0 + 12, 1);
+        SIMD_CTR_T ctr = SIMD_CTR_GET(AESKIT_CTR_BE32, j0);
+        switch (db) {   /* nh <= 8: at most 7 data blocks */
+        case 0: simd_gcm_short_stream(&ks, &ctr, c, 1); break;
+        case 1: simd_gcm_short_stream(&ks, &ctr, c, 2); break;
+        case 2: simd_gcm_short_stream(&ks, &ctr, c, 3); break;
+        case 3: simd_gcm_short_stream(&ks, &ctr, c, 4); break;
+        case 4: simd_gcm_short_stream(&ks, &ctr, c, 5); break;
+        case 5: simd_gcm_short_stream(&ks, &ctr, c, 6); break;
+        case 6: simd_gcm_short_stream(&ks, &ctr, c, 7); break;
+        default: simd_gcm_short_stream(&ks, &ctr, c, 8); break;
+        }
+        if (ab > 0) {
+            memset(x + AESKIT_BLOCK * (ab - 1), 0, AESKIT_BLOCK);
+            memcpy(x, m->aad, m->aad_len);
+        }
+        uint8_t *ct = x + AESKIT_BLOCK * ab;
+        for (size_t j = 0; j < whole; j++) {
+            const SIMD_V v = SIMD_LOAD(m->src + AESKIT_BLOCK * j);
+            const SIMD_V o = SIMD_XOR(v, c[j + 1]);
+            SIMD_STORE(m->dst + AESKIT_BLOCK * j, o);
+            SIMD_STORE(ct + AESKIT_BLOCK * j, enc ? o : v);
+        }
+        if (rest > 0) {   /* the partial block through part, zero-padded for GHASH */
+            memset(part, 0, sizeof part);
+            memcpy(part, m->src + AESKIT_BLOCK * whole, rest);
+            const SIMD_V v = SIMD_LOAD(part);
+            SIMD_STORE(part, SIMD_XOR(v, c[db]));
+            memcpy(m->dst + AESKIT_BLOCK * whole, part, rest);
+            if (enc) {
+                memset(part + rest, 0, AESKIT_BLOCK - rest);
+                SIMD_STORE(ct + AESKIT_BLOCK * whole, SIMD_LOAD(part));
+            } else {
+                SIMD_STORE(ct + AESKIT_BLOCK * whole, v);
+            }
+        }
+        uint8_t *lens = x + AESKIT_BLOCK * (nh - 1);
+        aeskit_store_be64(lens, (uint64_t)m->aad_len * 8);
+        aeskit_store_be64(lens + 8, (uint64_t)m->len * 8);
+
+        const SIMD_GV zero = SIMD_GZERO;
+        SIMD_GSUM s = {zero, zero, zero};
+        for (size_t j = 0; j < nh; j++) {
+            const SIMD_GPOWER h = SIMD_GPOWER_AT(hk, nh - 1 - j);
+            SIMD_GMUL_ADD(&s, SIMD_GBLOCK(x + AESKIT_BLOCK * j, 0), &h);
+        }
+        SIMD_GSTORE(acc, SIMD_GREDUCE(s));
+        SIMD_STORE(m->tag, SIMD_XOR(SIMD_LOAD(acc), c[0]));
+    }
+    aeskit_secure_zero(c, sizeof c);
+    aeskit_secure_zero(part, sizeof part);
+    aeskit_secure_zero(acc, sizeof acc);
+}

@@ -63,4 +63,5 @@ const struct aeskit_impl VAES_IMPL = {
 #endif
         {NULL, 0},
     },
+    .gcm_short = aeskit_gcm_short_generic,
 };

@@ -287,54 +287,77 @@ static void gcm_crypt(const aeskit_gcm_key *g, int enc, const aeskit_aead_msg *m
 AESKIT_AEAD_SEAL_OPEN(gcm, gcm_crypt)
 
 /*
- * Many messages at once (seal_many, open_many). The short ones' counter
- * blocks, J0 and the data's of message after message, go into one buffer
- * and through one ecb_enc call: their blocks fill the backend's lanes
- * across message boundaries (8 per batch on aesni, 16 or 32 on the VAES
- * bodies) and the key is loaded once for all of them, where one ctr call
- * per message would run a 64-byte message's 5 blocks in a batch of its
- * own. Each message's GHASH is then short_finish's one call. The
- * counters are public (12-byte nonces); the keystream is wiped. A message
- * that is not short takes the one-shot path.
+ * Many messages at once (seal_many, open_many). Those the gcm_short slot
+ * takes (a 12-byte nonce, at most AESKIT_GCM_SHORT_HASH blocks to hash)
+ * go to it in one call: the 128-bit bodies' kernel runs each message's
+ * counters, GHASH and tag in registers with the round keys loaded once
+ * for the call, and out-of-order execution overlaps message after message.
+ * The other short ones go to aeskit_gcm_short_generic, the longer ones to
+ * the one-shot path.
+ *
+ * aeskit_gcm_short_generic: the short messages' counter blocks, J0 and
+ * the data's of message after message, go into one buffer and through
+ * one ecb_enc call, so that they fill the backend's lanes across message
+ * boundaries (8 per batch on aesni, 16 or 32 on the VAES bodies) and the
+ * key is loaded once for all of them, where one ctr call per message
+ * would run a 64-byte message's 5 blocks in a batch of their own. Each
+ * message's GHASH is then short_finish's one call. The counters are public
+ * (12-byte nonces); the keystream is wiped.
  */
 #define MANY_BLOCKS 128   /* 2 KiB of counter blocks, at least one short message's 32 */
+
+void aeskit_gcm_short_generic(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                              const aeskit_gcm_short *m, size_t n)
+{
+    uint8_t stream[16 * MANY_BLOCKS];
+    static_assert(MANY_BLOCKS >= GCM_SHORT_BLOCKS + 1, "a short message fits");
+    size_t i = 0;
+    while (i < n) {
+        const size_t first = i;
+        size_t used = 0;
+        for (; i < n; i++) {
+            assert(is_short(12, m[i].aad_len, m[i].len));
+            const size_t db = (m[i].len + 15) / 16;
+            if (used + db + 1 > MANY_BLOCKS)
+                break;
+            short_counters(stream + 16 * used, m[i].nonce, db);
+            used += db + 1;
+        }
+        k->impl->ecb_enc(k, stream, stream, used);
+        for (size_t j = first, at = 0; j < i; at += (m[j].len + 15) / 16 + 1, j++)
+            short_finish(k, hk, enc, m[j].aad, m[j].aad_len, m[j].dst, m[j].src, m[j].len,
+                         stream + 16 * at, m[j].tag);
+        aeskit_secure_zero(stream, 16 * used);
+    }
+}
 
 static void gcm_many(const void *ks, int enc, const aeskit_aead_item *items, size_t n,
                      uint8_t (*tags)[16])
 {
     const aeskit_gcm_key *g = ks;
     const aeskit_key *k = &g->key;
-    uint8_t stream[16 * MANY_BLOCKS];
-    size_t at[AESKIT_AEAD_MANY], from[AESKIT_AEAD_MANY];
-    static_assert(MANY_BLOCKS >= GCM_SHORT_BLOCKS + 1, "a short message fits");
-    size_t i = 0;
-    while (i < n) {
-        size_t used = 0, held = 0;
-        for (; i < n; i++) {
-            const aeskit_aead_item *it = &items[i];
-            assert(it->m.n_ad <= 1);
-            const size_t aad_len = it->m.n_ad ? it->m.ad->len : 0;
-            if (!is_short(it->m.nonce_len, aad_len, it->len)) {
-                gcm_crypt(g, enc, &it->m, it->dst, it->src, it->len, tags[i]);
-                continue;
-            }
-            const size_t db = (it->len + 15) / 16;
-            if (used + db + 1 > MANY_BLOCKS)
-                break;
-            short_counters(stream + 16 * used, it->m.nonce, db);
-            at[held] = i;
-            from[held++] = used;
-            used += db + 1;
+    aeskit_gcm_short fast[AESKIT_AEAD_MANY], mid[AESKIT_AEAD_MANY];
+    size_t nf = 0, nm = 0;
+    assert(n <= AESKIT_AEAD_MANY);
+    for (size_t i = 0; i < n; i++) {
+        const aeskit_aead_item *it = &items[i];
+        assert(it->m.n_ad <= 1);
+        const size_t aad_len = it->m.n_ad ? it->m.ad->len : 0;
+        if (!is_short(it->m.nonce_len, aad_len, it->len)) {
+            gcm_crypt(g, enc, &it->m, it->dst, it->src, it->len, tags[i]);
+            continue;
         }
-        k->impl->ecb_enc(k, stream, stream, used);
-        for (size_t j = 0; j < held; j++) {
-            const aeskit_aead_item *it = &items[at[j]];
-            const size_t aad_len = it->m.n_ad ? it->m.ad->len : 0;
-            short_finish(k, &g->hk, enc, aad_len ? it->m.ad->p : NULL, aad_len, it->dst,
-                         it->src, it->len, stream + 16 * from[j], tags[at[j]]);
-        }
-        aeskit_secure_zero(stream, 16 * used);
+        const size_t blocks = (aad_len + 15) / 16 + (it->len + 15) / 16 + 1;
+        aeskit_gcm_short *s = blocks <= AESKIT_GCM_SHORT_HASH ? &fast[nf++] : &mid[nm++];
+        *s = (aeskit_gcm_short){
+            .nonce = it->m.nonce, .aad = aad_len ? it->m.ad->p : NULL, .aad_len = aad_len,
+            .dst = it->dst, .src = it->len ? it->src : NULL, .len = it->len, .tag = tags[i],
+        };
     }
+    if (nf > 0)
+        k->impl->gcm_short(k, &g->hk, enc, fast, nf);
+    if (nm > 0)
+        aeskit_gcm_short_generic(k, &g->hk, enc, mid, nm);
 }
 
 static void gcm_seal_many(const void *ks, const aeskit_aead_item *items, size_t n,
@@ -388,6 +411,7 @@ const struct aeskit_aead aeskit_gcm_aead = {
         {"short_blocks", GCM_SHORT_BLOCKS},
         {"chunk_blocks", CHUNK_BLOCKS},
         {"many_blocks", MANY_BLOCKS},
+        {"short_hash_blocks", AESKIT_GCM_SHORT_HASH},
         {NULL, 0},
     },
 };

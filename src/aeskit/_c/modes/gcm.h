@@ -31,6 +31,35 @@ struct aeskit_gcm_impl {
     aeskit_gcm_fn *crypt;       /* never NULL */
 };
 
+/*
+ * Many short messages at once (the gcm_short slot, aeskit.h): each item a
+ * whole message with a 12-byte nonce whose AAD blocks, data blocks and the
+ * lengths block number at most AESKIT_GCM_SHORT_HASH, sealed (enc 1: the
+ * ciphertext into dst) or opened (enc 0: the plaintext; the tag is not
+ * compared here), and its full 16-byte tag (opening: the expected one)
+ * into tag, as aeskit_gcm_oneshot would. hk is built for at least
+ * AESKIT_GCM_SHORT_HASH blocks. The items are independent: a kernel may
+ * run their blocks side by side. dst may equal src; dst overlaps nothing
+ * else (not the AAD, not another item), and tag overlaps nothing.
+ */
+#define AESKIT_GCM_SHORT_HASH 8
+typedef struct aeskit_gcm_short {
+    const uint8_t *nonce;       /* 12 bytes */
+    const uint8_t *aad;         /* NULL when aad_len is 0 */
+    size_t aad_len;
+    uint8_t *dst;
+    const uint8_t *src;         /* NULL when len is 0 */
+    size_t len;
+    uint8_t *tag;
+} aeskit_gcm_short;
+typedef void aeskit_gcm_short_fn(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                                 const aeskit_gcm_short *m, size_t n);
+/* The slot through the table's own ecb_enc and ghash (portable's and the
+ * VAES tables'), modes/gcm.c. It takes any message of the short one-shot
+ * path (AAD and data blocks at most GCM_SHORT_BLOCKS together), more than
+ * the slot's contract asks. */
+aeskit_gcm_short_fn aeskit_gcm_short_generic;
+
 /* What an AESGCM object keeps: the expanded key and its GHASH key. */
 typedef struct aeskit_gcm_key {
     aeskit_key key;
