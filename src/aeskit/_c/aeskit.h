@@ -196,8 +196,7 @@ struct aeskit_impl {
     /* Many messages at once (the batch methods, issue 30). Never NULL.
      *   gcm_short  n short GCM messages, each sealed or opened whole:
      *              contract in modes/gcm.h (aeskit_gcm_short_fn); portable
-     *              and the VAES tables point it at the mode's own
-     *              aeskit_gcm_short_generic. */
+     *              points it at the mode's own aeskit_gcm_short_generic. */
     void (*gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                       const struct aeskit_gcm_short *m, size_t n);
 };

@@ -1094,3 +1094,6 @@ static void VAES_FN(polyval)(const aeskit_ghash_key *hk, uint8_t acc[16], const 
 
 /* ---- OCB3: the fused ocb kernel (its own file, same helpers) ---- */
 #include "vaes_ocb.h"
+
+/* ---- many messages at once: the batch methods' kernels (their own file) ---- */
+#include "vaes_many.h"

@@ -63,5 +63,5 @@ const struct aeskit_impl VAES_IMPL = {
 #endif
         {NULL, 0},
     },
-    .gcm_short = aeskit_gcm_short_generic,
+    .gcm_short = VAES_FN(gcm_short),
 };

@@ -54,8 +54,8 @@ typedef struct aeskit_gcm_short {
 } aeskit_gcm_short;
 typedef void aeskit_gcm_short_fn(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                                  const aeskit_gcm_short *m, size_t n);
-/* The slot through the table's own ecb_enc and ghash (portable's and the
- * VAES tables'), modes/gcm.c. It takes any message of the short one-shot
+/* The slot through the table's own ecb_enc and ghash (portable's),
+ * modes/gcm.c. It takes any message of the short one-shot
  * path (AAD and data blocks at most GCM_SHORT_BLOCKS together), more than
  * the slot's contract asks. */
 aeskit_gcm_short_fn aeskit_gcm_short_generic;

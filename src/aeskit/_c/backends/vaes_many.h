@@ -1,0 +1,96 @@
+/*
+ * vaes_many.h: the VAES tables' many-message kernels (the batch methods),
+ * included by vaes_body.h after its GHASH helpers. Contracts: aeskit.h
+ * and the mode headers.
+ *
+ * gcm_short (modes/gcm.h): simd_body.h's 128-bit kernel on this table's
+ * GHASH key layout. A short message's few blocks gain nothing from a wide
+ * register (the AES chain of one message is 5 blocks deep at 64 bytes, and
+ * the fold of a wide GHASH costs more than its multiplies, see
+ * VAES_GSHORT), so each message runs on xmm: its counter blocks J0..J0+db
+ * through the rounds in one batch, the keystream XORed with the data, one
+ * aggregated GHASH over the AAD, the ciphertext and the lengths block
+ * (vaes_gblocks128 with the powers H^nh..H^1), reduced once, and the tag.
+ * The round keys stay aesni's (set_key is aesni's expansion) and are read
+ * once per round per message from L1; the next message's AES overlaps
+ * this one's multiplies. Only lengths are branched on (counters from a
+ * 12-byte nonce are public); the partial block's buffer, the keystream and
+ * the hash's stack images are wiped.
+ */
+static_assert(AESKIT_GCM_SHORT_HASH <= VAES_GP, "a short message's powers are in the key");
+
+/* The w counter blocks from J0 (already byte-reversed in c0), encrypted. */
+AESKIT_INLINE void vaes_many_stream(const uint8_t *rk, unsigned rounds, __m128i c0, __m128i *c,
+                                    size_t w)
+{
+    const __m128i swap = vaes_gbswap();
+    AESKIT_UNROLL(8)
+    for (size_t j = 0; j < w; j++)
+        c[j] = _mm_shuffle_epi8(_mm_add_epi32(c0, _mm_set_epi32(0, 0, 0, (int)j)), swap);
+    aeskit_aesni_whiten(c, w, aeskit_load128(rk));
+    aeskit_aesni_rounds(c, w, rk, rounds, 1);
+}
+
+static void VAES_FN(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                               const aeskit_gcm_short *m, size_t n)
+{
+    const uint8_t *rk = aeskit_aesni_enc_keys(k);
+    const unsigned rounds = k->rounds;
+    const __m128i swap = vaes_gbswap();
+    assert(hk->max_blocks >= AESKIT_GCM_SHORT_HASH);
+    __m128i c[AESKIT_GCM_SHORT_HASH];
+    uint8_t part[AESKIT_BLOCK], acc[AESKIT_BLOCK];
+    for (; n > 0; n--, m++) {
+        const size_t ab = (m->aad_len + 15) / 16, db = (m->len + 15) / 16;
+        const size_t nh = ab + db + 1, whole = m->len / 16, rest = m->len % 16;
+        assert(nh <= AESKIT_GCM_SHORT_HASH);
+        uint8_t x[AESKIT_GCM_SHORT_HASH * AESKIT_BLOCK];   /* AAD | ciphertext | lengths */
+        uint8_t j0[AESKIT_BLOCK];
+        memcpy(j0, m->nonce, 12);
+        aeskit_store_be32(j0 + 12, 1);
+        const __m128i c0 = _mm_shuffle_epi8(aeskit_load128(j0), swap);
+        switch (db) {   /* nh <= 8: at most 7 data blocks */
+        case 0: vaes_many_stream(rk, rounds, c0, c, 1); break;
+        case 1: vaes_many_stream(rk, rounds, c0, c, 2); break;
+        case 2: vaes_many_stream(rk, rounds, c0, c, 3); break;
+        case 3: vaes_many_stream(rk, rounds, c0, c, 4); break;
+        case 4: vaes_many_stream(rk, rounds, c0, c, 5); break;
+        case 5: vaes_many_stream(rk, rounds, c0, c, 6); break;
+        case 6: vaes_many_stream(rk, rounds, c0, c, 7); break;
+        default: vaes_many_stream(rk, rounds, c0, c, 8); break;
+        }
+        if (ab > 0) {
+            memset(x + AESKIT_BLOCK * (ab - 1), 0, AESKIT_BLOCK);
+            memcpy(x, m->aad, m->aad_len);
+        }
+        uint8_t *ct = x + AESKIT_BLOCK * ab;
+        for (size_t j = 0; j < whole; j++) {
+            const __m128i v = aeskit_load128(m->src + AESKIT_BLOCK * j);
+            const __m128i o = _mm_xor_si128(v, c[j + 1]);
+            aeskit_store128(m->dst + AESKIT_BLOCK * j, o);
+            aeskit_store128(ct + AESKIT_BLOCK * j, enc ? o : v);
+        }
+        if (rest > 0) {   /* the partial block through part, zero-padded for GHASH */
+            memset(part, 0, sizeof part);
+            memcpy(part, m->src + AESKIT_BLOCK * whole, rest);
+            const __m128i v = aeskit_load128(part);
+            aeskit_store128(part, _mm_xor_si128(v, c[db]));
+            memcpy(m->dst + AESKIT_BLOCK * whole, part, rest);
+            if (enc) {
+                memset(part + rest, 0, AESKIT_BLOCK - rest);
+                aeskit_store128(ct + AESKIT_BLOCK * whole, aeskit_load128(part));
+            } else {
+                aeskit_store128(ct + AESKIT_BLOCK * whole, v);
+            }
+        }
+        uint8_t *lens = x + AESKIT_BLOCK * (nh - 1);
+        aeskit_store_be64(lens, (uint64_t)m->aad_len * 8);
+        aeskit_store_be64(lens + 8, (uint64_t)m->len * 8);
+        const __m128i y = vaes_gblocks128(hk, _mm_setzero_si128(), x, nh, 0);
+        aeskit_store128(acc, _mm_shuffle_epi8(y, swap));
+        aeskit_store128(m->tag, _mm_xor_si128(aeskit_load128(acc), c[0]));
+    }
+    aeskit_secure_zero(c, sizeof c);
+    aeskit_secure_zero(part, sizeof part);
+    aeskit_secure_zero(acc, sizeof acc);
+}
