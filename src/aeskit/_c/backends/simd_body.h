@@ -1197,6 +1197,21 @@ SIMD_FN int SIMD_NAME(gcmsiv_short)(const aeskit_key *kgk, int enc, const uint8_
  * keystream's and the hash's registers' stack images are wiped. */
 static_assert(AESKIT_GCM_SHORT_HASH <= SIMD_W, "ghash_key stores the powers a message takes");
 
+/* J0 of a 12-byte nonce (nonce || 1) as the CTR slot's counter, built in
+ * registers: written to the stack in pieces and loaded whole, it would
+ * wait for the stores to retire (no store forwarding into a wider load),
+ * and so for the message before it, which would serialise the messages.
+ * The lengths block goes to x in one store for the same reason. A backend
+ * with its own SIMD_CTR_T gives its own SIMD_GCM_J0. */
+#if !defined(SIMD_GCM_J0)
+SIMD_INLINE simd_ctr simd_gcm_j0(const uint8_t nonce[12])
+{
+    const simd_ctr c = {aeskit_load_be64(nonce), (uint64_t)aeskit_load_be32(nonce + 8) << 32 | 1};
+    return c;
+}
+#define SIMD_GCM_J0(nonce) simd_gcm_j0(nonce)
+#endif
+
 /* The db + 1 counter blocks from J0 in c, encrypted; w a constant at each
  * call. */
 SIMD_INLINE void simd_gcm_short_stream(const SIMD_KEYS *ks, SIMD_CTR_T *ctr, SIMD_V *c, size_t w)
@@ -1218,10 +1233,7 @@ SIMD_FN void SIMD_NAME(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *h
         const size_t nh = ab + db + 1, whole = m->len / 16, rest = m->len % 16;
         assert(nh <= AESKIT_GCM_SHORT_HASH);
         uint8_t x[AESKIT_GCM_SHORT_HASH * AESKIT_BLOCK];   /* AAD | ciphertext | lengths */
-        uint8_t j0[AESKIT_BLOCK];
-        memcpy(j0, m->nonce, 12);
-        aeskit_store_be32(j0 + 12, 1);
-        SIMD_CTR_T ctr = SIMD_CTR_GET(AESKIT_CTR_BE32, j0);
+        SIMD_CTR_T ctr = SIMD_GCM_J0(m->nonce);
         switch (db) {   /* nh <= 8: at most 7 data blocks */
         case 0: simd_gcm_short_stream(&ks, &ctr, c, 1); break;
         case 1: simd_gcm_short_stream(&ks, &ctr, c, 2); break;
@@ -1256,9 +1268,8 @@ SIMD_FN void SIMD_NAME(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *h
                 SIMD_STORE(ct + AESKIT_BLOCK * whole, v);
             }
         }
-        uint8_t *lens = x + AESKIT_BLOCK * (nh - 1);
-        aeskit_store_be64(lens, (uint64_t)m->aad_len * 8);
-        aeskit_store_be64(lens + 8, (uint64_t)m->len * 8);
+        SIMD_GSTORE(x + AESKIT_BLOCK * (nh - 1),
+                    SIMD_GMAKE((uint64_t)m->aad_len * 8, (uint64_t)m->len * 8));
 
         const SIMD_GV zero = SIMD_GZERO;
         SIMD_GSUM s = {zero, zero, zero};

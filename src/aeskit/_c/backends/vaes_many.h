@@ -45,10 +45,11 @@ static void VAES_FN(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, 
         const size_t nh = ab + db + 1, whole = m->len / 16, rest = m->len % 16;
         assert(nh <= AESKIT_GCM_SHORT_HASH);
         uint8_t x[AESKIT_GCM_SHORT_HASH * AESKIT_BLOCK];   /* AAD | ciphertext | lengths */
-        uint8_t j0[AESKIT_BLOCK];
-        memcpy(j0, m->nonce, 12);
-        aeskit_store_be32(j0 + 12, 1);
-        const __m128i c0 = _mm_shuffle_epi8(aeskit_load128(j0), swap);
+        /* J0 = nonce || 1 reversed, from general registers (simd_body.h's
+         * SIMD_GCM_J0 says why) */
+        const __m128i c0 = _mm_set_epi64x(
+            (long long)aeskit_load_be64(m->nonce),
+            (long long)((uint64_t)aeskit_load_be32(m->nonce + 8) << 32 | 1));
         switch (db) {   /* nh <= 8: at most 7 data blocks */
         case 0: vaes_many_stream(rk, rounds, c0, c, 1); break;
         case 1: vaes_many_stream(rk, rounds, c0, c, 2); break;
@@ -83,9 +84,9 @@ static void VAES_FN(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, 
                 aeskit_store128(ct + AESKIT_BLOCK * whole, v);
             }
         }
-        uint8_t *lens = x + AESKIT_BLOCK * (nh - 1);
-        aeskit_store_be64(lens, (uint64_t)m->aad_len * 8);
-        aeskit_store_be64(lens + 8, (uint64_t)m->len * 8);
+        const __m128i lens = _mm_set_epi64x((long long)((uint64_t)m->aad_len * 8),
+                                            (long long)((uint64_t)m->len * 8));
+        aeskit_store128(x + AESKIT_BLOCK * (nh - 1), _mm_shuffle_epi8(lens, swap));
         const __m128i y = vaes_gblocks128(hk, _mm_setzero_si128(), x, nh, 0);
         aeskit_store128(acc, _mm_shuffle_epi8(y, swap));
         aeskit_store128(m->tag, _mm_xor_si128(aeskit_load128(acc), c[0]));
