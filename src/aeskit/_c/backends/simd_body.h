@@ -1192,17 +1192,17 @@ SIMD_FN int SIMD_NAME(gcmsiv_short)(const aeskit_key *kgk, int enc, const uint8_
  * CTR batch of its own, and the copies in and out of the hashed buffer.
  *
  * Only the lengths (public) are branched on; the counters are public (a
- * 12-byte nonce's). x holds what the message shows (AAD, ciphertext,
- * lengths); the partial block's buffer, which held plaintext, and the
- * keystream's and the hash's registers' stack images are wiped. */
+ * 12-byte nonce's). The blocks are hashed where they lie (the AAD in
+ * place, the ciphertext as it is written), partial ones and the lengths
+ * block as register images made in general registers (modes/gcm.h:
+ * aeskit_gcm_bytes_in says why); the keystream's and the hash's stack
+ * images are wiped. */
 static_assert(AESKIT_GCM_SHORT_HASH <= SIMD_W, "ghash_key stores the powers a message takes");
 
 /* J0 of a 12-byte nonce (nonce || 1) as the CTR slot's counter, built in
- * registers: written to the stack in pieces and loaded whole, it would
- * wait for the stores to retire (no store forwarding into a wider load),
- * and so for the message before it, which would serialise the messages.
- * The lengths block goes to x in one store for the same reason. A backend
- * with its own SIMD_CTR_T gives its own SIMD_GCM_J0. */
+ * general registers (pieced together on the stack, a wide load of it
+ * would wait: modes/gcm.h, aeskit_gcm_bytes_in). A backend with its own
+ * SIMD_CTR_T gives its own SIMD_GCM_J0. */
 #if !defined(SIMD_GCM_J0)
 SIMD_INLINE simd_ctr simd_gcm_j0(const uint8_t nonce[12])
 {
@@ -1227,12 +1227,12 @@ SIMD_FN void SIMD_NAME(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *h
     SIMD_LOAD_KEYS(&ks, k, 0);
     assert(hk->max_blocks >= AESKIT_GCM_SHORT_HASH);
     SIMD_V c[SIMD_W];
-    uint8_t part[AESKIT_BLOCK], acc[AESKIT_BLOCK];
+    uint8_t kb[AESKIT_BLOCK], acc[AESKIT_BLOCK];
     for (; n > 0; n--, m++) {
         const size_t ab = (m->aad_len + 15) / 16, db = (m->len + 15) / 16;
         const size_t nh = ab + db + 1, whole = m->len / 16, rest = m->len % 16;
+        const size_t awhole = m->aad_len / 16;
         assert(nh <= AESKIT_GCM_SHORT_HASH);
-        uint8_t x[AESKIT_GCM_SHORT_HASH * AESKIT_BLOCK];   /* AAD | ciphertext | lengths */
         SIMD_CTR_T ctr = SIMD_GCM_J0(m->nonce);
         switch (db) {   /* nh <= 8: at most 7 data blocks */
         case 0: simd_gcm_short_stream(&ks, &ctr, c, 1); break;
@@ -1244,43 +1244,45 @@ SIMD_FN void SIMD_NAME(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *h
         case 6: simd_gcm_short_stream(&ks, &ctr, c, 7); break;
         default: simd_gcm_short_stream(&ks, &ctr, c, 8); break;
         }
-        if (ab > 0) {
-            memset(x + AESKIT_BLOCK * (ab - 1), 0, AESKIT_BLOCK);
-            memcpy(x, m->aad, m->aad_len);
-        }
-        uint8_t *ct = x + AESKIT_BLOCK * ab;
-        for (size_t j = 0; j < whole; j++) {
-            const SIMD_V v = SIMD_LOAD(m->src + AESKIT_BLOCK * j);
-            const SIMD_V o = SIMD_XOR(v, c[j + 1]);
-            SIMD_STORE(m->dst + AESKIT_BLOCK * j, o);
-            SIMD_STORE(ct + AESKIT_BLOCK * j, enc ? o : v);
-        }
-        if (rest > 0) {   /* the partial block through part, zero-padded for GHASH */
-            memset(part, 0, sizeof part);
-            memcpy(part, m->src + AESKIT_BLOCK * whole, rest);
-            const SIMD_V v = SIMD_LOAD(part);
-            SIMD_STORE(part, SIMD_XOR(v, c[db]));
-            memcpy(m->dst + AESKIT_BLOCK * whole, part, rest);
-            if (enc) {
-                memset(part + rest, 0, AESKIT_BLOCK - rest);
-                SIMD_STORE(ct + AESKIT_BLOCK * whole, SIMD_LOAD(part));
-            } else {
-                SIMD_STORE(ct + AESKIT_BLOCK * whole, v);
-            }
-        }
-        SIMD_GSTORE(x + AESKIT_BLOCK * (nh - 1),
-                    SIMD_GMAKE((uint64_t)m->aad_len * 8, (uint64_t)m->len * 8));
-
+        /* GHASH: block j of the nh (AAD, ciphertext, lengths) times H^(nh-j) */
         const SIMD_GV zero = SIMD_GZERO;
         SIMD_GSUM s = {zero, zero, zero};
-        for (size_t j = 0; j < nh; j++) {
-            const SIMD_GPOWER h = SIMD_GPOWER_AT(hk, nh - 1 - j);
-            SIMD_GMUL_ADD(&s, SIMD_GBLOCK(x + AESKIT_BLOCK * j, 0), &h);
+        size_t pw = nh;
+        SIMD_GPOWER h;
+#define SIMD_GCM_ADD(img) (pw--, h = SIMD_GPOWER_AT(hk, pw), SIMD_GMUL_ADD(&s, (img), &h))
+        uint64_t hi, lo;
+        for (size_t j = 0; j < awhole; j++)
+            SIMD_GCM_ADD(SIMD_GBLOCK(m->aad + AESKIT_BLOCK * j, 0));
+        if (ab > awhole) {
+            aeskit_gcm_bytes_in(m->aad + AESKIT_BLOCK * awhole, m->aad_len % 16, &hi, &lo);
+            SIMD_GCM_ADD(SIMD_GMAKE(hi, lo));
         }
+        for (size_t j = 0; j < whole; j++) {
+            const uint8_t *in = m->src + AESKIT_BLOCK * j;
+            uint8_t *out = m->dst + AESKIT_BLOCK * j;
+            /* opening hashes the ciphertext before dst (maybe src) is written */
+            const SIMD_GV img = enc ? zero : SIMD_GBLOCK(in, 0);
+            SIMD_STORE(out, SIMD_XOR(SIMD_LOAD(in), c[j + 1]));
+            SIMD_GCM_ADD(enc ? SIMD_GBLOCK(out, 0) : img);
+        }
+        if (rest > 0) {
+            uint64_t kh, kl;
+            SIMD_STORE(kb, c[db]);
+            kh = aeskit_load_be64(kb);
+            kl = aeskit_load_be64(kb + 8);
+            aeskit_gcm_bytes_in(m->src + AESKIT_BLOCK * whole, rest, &hi, &lo);
+            uint64_t oh = hi ^ kh, ol = lo ^ kl;
+            aeskit_gcm_bytes_cut(rest, &oh, &ol);
+            aeskit_gcm_bytes_out(m->dst + AESKIT_BLOCK * whole, rest, oh, ol);
+            SIMD_GCM_ADD(enc ? SIMD_GMAKE(oh, ol) : SIMD_GMAKE(hi, lo));
+        }
+        SIMD_GCM_ADD(SIMD_GMAKE((uint64_t)m->aad_len * 8, (uint64_t)m->len * 8));
+#undef SIMD_GCM_ADD
+        assert(pw == 0);
         SIMD_GSTORE(acc, SIMD_GREDUCE(s));
         SIMD_STORE(m->tag, SIMD_XOR(SIMD_LOAD(acc), c[0]));
     }
     aeskit_secure_zero(c, sizeof c);
-    aeskit_secure_zero(part, sizeof part);
+    aeskit_secure_zero(kb, sizeof kb);
     aeskit_secure_zero(acc, sizeof acc);
 }

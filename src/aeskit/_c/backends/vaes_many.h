@@ -10,12 +10,14 @@
  * VAES_GSHORT), so each message runs on xmm: its counter blocks J0..J0+db
  * through the rounds in one batch, the keystream XORed with the data, one
  * aggregated GHASH over the AAD, the ciphertext and the lengths block
- * (vaes_gblocks128 with the powers H^nh..H^1), reduced once, and the tag.
+ * (with the powers H^nh..H^1 as vaes_gblocks128 reads them), reduced
+ * once, and the tag.
  * The round keys stay aesni's (set_key is aesni's expansion) and are read
  * once per round per message from L1; the next message's AES overlaps
  * this one's multiplies. Only lengths are branched on (counters from a
- * 12-byte nonce are public); the partial block's buffer, the keystream and
- * the hash's stack images are wiped.
+ * 12-byte nonce are public). As there, the blocks are hashed where they
+ * lie, partial ones as images made in general registers; the keystream's
+ * stack images are wiped.
  */
 static_assert(AESKIT_GCM_SHORT_HASH <= VAES_GP, "a short message's powers are in the key");
 
@@ -39,14 +41,14 @@ static void VAES_FN(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, 
     const __m128i swap = vaes_gbswap();
     assert(hk->max_blocks >= AESKIT_GCM_SHORT_HASH);
     __m128i c[AESKIT_GCM_SHORT_HASH];
-    uint8_t part[AESKIT_BLOCK], acc[AESKIT_BLOCK];
+    uint8_t kb[AESKIT_BLOCK];
     for (; n > 0; n--, m++) {
         const size_t ab = (m->aad_len + 15) / 16, db = (m->len + 15) / 16;
         const size_t nh = ab + db + 1, whole = m->len / 16, rest = m->len % 16;
+        const size_t awhole = m->aad_len / 16;
         assert(nh <= AESKIT_GCM_SHORT_HASH);
-        uint8_t x[AESKIT_GCM_SHORT_HASH * AESKIT_BLOCK];   /* AAD | ciphertext | lengths */
-        /* J0 = nonce || 1 reversed, from general registers (simd_body.h's
-         * SIMD_GCM_J0 says why) */
+        /* J0 = nonce || 1 reversed, from general registers (modes/gcm.h:
+         * aeskit_gcm_bytes_in says why) */
         const __m128i c0 = _mm_set_epi64x(
             (long long)aeskit_load_be64(m->nonce),
             (long long)((uint64_t)aeskit_load_be32(m->nonce + 8) << 32 | 1));
@@ -60,38 +62,44 @@ static void VAES_FN(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, 
         case 6: vaes_many_stream(rk, rounds, c0, c, 7); break;
         default: vaes_many_stream(rk, rounds, c0, c, 8); break;
         }
-        if (ab > 0) {
-            memset(x + AESKIT_BLOCK * (ab - 1), 0, AESKIT_BLOCK);
-            memcpy(x, m->aad, m->aad_len);
+        /* GHASH: block j of the nh (AAD, ciphertext, lengths) times H^(nh-j),
+         * block j's power at pw + 16 * j */
+        const uint8_t *pw = vaes_gpowers(hk, nh);
+        aeskit_clmul_sum s = aeskit_clmul_zero();
+        __m128i h;
+#define VAES_GCM_ADD(img) (h = aeskit_load128(pw), pw += AESKIT_BLOCK, \
+                           aeskit_clmul_mul_add(&s, (img), h, aeskit_clmul_half(h)))
+        uint64_t hi, lo;
+        for (size_t j = 0; j < awhole; j++)
+            VAES_GCM_ADD(_mm_shuffle_epi8(aeskit_load128(m->aad + AESKIT_BLOCK * j), swap));
+        if (ab > awhole) {
+            aeskit_gcm_bytes_in(m->aad + AESKIT_BLOCK * awhole, m->aad_len % 16, &hi, &lo);
+            VAES_GCM_ADD(_mm_set_epi64x((long long)hi, (long long)lo));
         }
-        uint8_t *ct = x + AESKIT_BLOCK * ab;
         for (size_t j = 0; j < whole; j++) {
+            /* the ciphertext's image: opening's is read before dst (maybe
+             * src) is written */
             const __m128i v = aeskit_load128(m->src + AESKIT_BLOCK * j);
             const __m128i o = _mm_xor_si128(v, c[j + 1]);
             aeskit_store128(m->dst + AESKIT_BLOCK * j, o);
-            aeskit_store128(ct + AESKIT_BLOCK * j, enc ? o : v);
+            VAES_GCM_ADD(_mm_shuffle_epi8(enc ? o : v, swap));
         }
-        if (rest > 0) {   /* the partial block through part, zero-padded for GHASH */
-            memset(part, 0, sizeof part);
-            memcpy(part, m->src + AESKIT_BLOCK * whole, rest);
-            const __m128i v = aeskit_load128(part);
-            aeskit_store128(part, _mm_xor_si128(v, c[db]));
-            memcpy(m->dst + AESKIT_BLOCK * whole, part, rest);
-            if (enc) {
-                memset(part + rest, 0, AESKIT_BLOCK - rest);
-                aeskit_store128(ct + AESKIT_BLOCK * whole, aeskit_load128(part));
-            } else {
-                aeskit_store128(ct + AESKIT_BLOCK * whole, v);
-            }
+        if (rest > 0) {
+            aeskit_store128(kb, c[db]);
+            const uint64_t kh = aeskit_load_be64(kb), kl = aeskit_load_be64(kb + 8);
+            aeskit_gcm_bytes_in(m->src + AESKIT_BLOCK * whole, rest, &hi, &lo);
+            uint64_t oh = hi ^ kh, ol = lo ^ kl;
+            aeskit_gcm_bytes_cut(rest, &oh, &ol);
+            aeskit_gcm_bytes_out(m->dst + AESKIT_BLOCK * whole, rest, oh, ol);
+            VAES_GCM_ADD(enc ? _mm_set_epi64x((long long)oh, (long long)ol)
+                             : _mm_set_epi64x((long long)hi, (long long)lo));
         }
-        const __m128i lens = _mm_set_epi64x((long long)((uint64_t)m->aad_len * 8),
-                                            (long long)((uint64_t)m->len * 8));
-        aeskit_store128(x + AESKIT_BLOCK * (nh - 1), _mm_shuffle_epi8(lens, swap));
-        const __m128i y = vaes_gblocks128(hk, _mm_setzero_si128(), x, nh, 0);
-        aeskit_store128(acc, _mm_shuffle_epi8(y, swap));
-        aeskit_store128(m->tag, _mm_xor_si128(aeskit_load128(acc), c[0]));
+        VAES_GCM_ADD(_mm_set_epi64x((long long)((uint64_t)m->aad_len * 8),
+                                    (long long)((uint64_t)m->len * 8)));
+#undef VAES_GCM_ADD
+        const __m128i y = _mm_shuffle_epi8(aeskit_clmul_reduce(s), swap);
+        aeskit_store128(m->tag, _mm_xor_si128(y, c[0]));
     }
     aeskit_secure_zero(c, sizeof c);
-    aeskit_secure_zero(part, sizeof part);
-    aeskit_secure_zero(acc, sizeof acc);
+    aeskit_secure_zero(kb, sizeof kb);
 }
