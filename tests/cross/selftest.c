@@ -12,7 +12,9 @@
  *    from counters whose 32-, 64- and 128-bit parts carry inside a batch;
  *    in place and at odd addresses; set_key's and ghash_key's extents (what
  *    a per-message key wipes). Then every AEAD's seal and open through the
- *    backend against portable at lengths around the batches.
+ *    backend against portable at lengths around the batches, and the
+ *    gcm_short slot (many short GCM messages at once) against portable's
+ *    one-shot GCM.
  * 2. The standards' known answers, on every available backend, read from
  *    the vector files the Python tests read (the directory is argv[1]).
  *    Only the files whose format is plain "name = hex" records are read,
@@ -615,6 +617,62 @@ static void aead_check(const struct aeskit_impl *impl)
     }
 }
 
+/* The gcm_short slot (many short GCM messages in one call) against
+ * portable's one-shot GCM, sealing and opening, every AAD and data length
+ * the slot takes around the block edges, all messages of a key in one
+ * call. */
+static void gcm_short_check(const struct aeskit_impl *impl)
+{
+    static const size_t aads[] = {0, 1, 15, 16, 17, 33, 48, 95, 112};
+    static const size_t lens[] = {0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 63, 64, 65, 79, 100, 112};
+    enum { MAXM = sizeof aads / sizeof aads[0] * (sizeof lens / sizeof lens[0]) };
+    static aeskit_gcm_short ms[MAXM];
+    static uint8_t nonces[MAXM][12], pt[MAXM][112], ct[MAXM][112], sealed[MAXM][112];
+    static uint8_t tags[MAXM][16], wtags[MAXM][16], aad[112];
+    static aeskit_key k, kp;
+    static aeskit_ghash_key hk, hkp;
+    char d[128];
+    for (size_t ksz = 16; ksz <= 32; ksz += 8) {
+        uint8_t key[32], h[16] = {0}, hp[16] = {0};
+        fill(key, sizeof key);
+        fill(aad, sizeof aad);
+        impl->set_key(&k, key, ksz);
+        aeskit_portable_impl.set_key(&kp, key, ksz);
+        impl->ecb_enc(&k, h, h, 1);
+        aeskit_portable_impl.ecb_enc(&kp, hp, hp, 1);
+        impl->ghash_key(&hk, h, AESKIT_GHASH_ANY);
+        aeskit_portable_impl.ghash_key(&hkp, hp, AESKIT_GHASH_ANY);
+        size_t n = 0;
+        for (size_t a = 0; a < sizeof aads / sizeof aads[0]; a++)
+            for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++) {
+                if ((aads[a] + 15) / 16 + (lens[l] + 15) / 16 + 1 > AESKIT_GCM_SHORT_HASH)
+                    continue;
+                fill(nonces[n], 12);
+                fill(pt[n], lens[l]);
+                aeskit_gcm_oneshot(&kp, &hkp, 1, nonces[n], 12, aads[a] ? aad : NULL, aads[a],
+                                   sealed[n], lens[l] ? pt[n] : NULL, lens[l], wtags[n]);
+                ms[n] = (aeskit_gcm_short){nonces[n], aads[a] ? aad : NULL, aads[a], ct[n],
+                                           lens[l] ? pt[n] : NULL, lens[l], tags[n]};
+                n++;
+            }
+        for (int enc = 1; enc >= 0; enc--) {
+            impl->gcm_short(&k, &hk, enc, ms, n);
+            for (size_t i = 0; i < n; i++) {
+                snprintf(d, sizeof d, "gcm_short key %zu aad %zu bytes %zu %s", 8 * ksz,
+                         ms[i].aad_len, ms[i].len, enc ? "seal" : "open");
+                check(memcmp(ct[i], enc ? sealed[i] : pt[i], ms[i].len) == 0 &&
+                          memcmp(tags[i], wtags[i], 16) == 0,
+                      "slot", impl->name, d);
+                if (enc)   /* open the ciphertext in place */
+                    ms[i] = (aeskit_gcm_short){nonces[i], ms[i].aad, ms[i].aad_len, ct[i],
+                                               ms[i].len ? ct[i] : NULL, ms[i].len, tags[i]};
+            }
+        }
+    }
+    aeskit_secure_zero(&k, sizeof k);
+    aeskit_secure_zero(&hk, sizeof hk);
+}
+
 /* ---- 2. known answers ------------------------------------------------- */
 
 #define MAXF 24
@@ -1054,6 +1112,7 @@ int main(int argc, char **argv)
         if (impl != &aeskit_portable_impl) {
             slots_check(impl);
             aead_check(impl);
+            gcm_short_check(impl);
         }
         kats(dir, impl);
         printf("%-12s %lu checks\n", impl->name, passed + failed - before);

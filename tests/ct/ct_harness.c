@@ -652,6 +652,59 @@ static void round_trip(const uint8_t *pt, const uint8_t *ct, const uint8_t *back
     absorb(tag, 16);
 }
 
+/* ---- GCM, many short messages (the gcm_short slot): key, nonces, AAD and
+ * data secret; the lengths public; each message's expected tag compared
+ * with its sealed one without a secret branch ------------------------------ */
+
+static void check_gcm_short(size_t keylen)
+{
+    enum { M = 12 };
+    static const size_t aads[M] = {0, 0, 0, 1, 15, 16, 17, 20, 33, 48, 0, 5};
+    static const size_t lens[M] = {0, 1, 64, 15, 16, 17, 47, 48, 30, 64, 112, 79};
+    uint8_t key[32], nonces[M][12], aad[M][48], pt[M][112], ct[M][112], back[M][112];
+    uint8_t tags[M][16], tags2[M][16];
+    aeskit_gcm_short ms[M];
+    aeskit_key k;
+    aeskit_ghash_key hk;
+    uint8_t h[16] = {0};
+
+    describe("gcm_short AES-%zu, %d messages", 8 * keylen, M);
+    fill(key, keylen);
+    SECRET(key, keylen);
+    for (size_t i = 0; i < M; i++) {
+        fill(nonces[i], 12);
+        fill(aad[i], aads[i]);
+        fill(pt[i], lens[i]);
+        memcpy(back[i], pt[i], lens[i]);
+        SECRET(nonces[i], 12);
+        SECRET(aad[i], aads[i]);
+        SECRET(back[i], lens[i]);
+        ms[i] = (aeskit_gcm_short){nonces[i], aads[i] ? aad[i] : NULL, aads[i], ct[i],
+                                   lens[i] ? back[i] : NULL, lens[i], tags[i]};
+    }
+    impl->set_key(&k, key, keylen);
+    impl->ecb_enc(&k, h, h, 1);
+    impl->ghash_key(&hk, h, AESKIT_GHASH_ANY);
+    impl->gcm_short(&k, &hk, 1, ms, M);
+    for (size_t i = 0; i < M; i++)   /* open in place */
+        ms[i] = (aeskit_gcm_short){nonces[i], ms[i].aad, aads[i], ct[i],
+                                   lens[i] ? ct[i] : NULL, lens[i], tags2[i]};
+    impl->gcm_short(&k, &hk, 0, ms, M);
+    int same = 1;
+    for (size_t i = 0; i < M; i++)
+        same &= aeskit_ct_memeq(tags[i], tags2[i], 16);
+    PUBLIC(&same, sizeof same);
+    cases++;
+    for (size_t i = 0; i < M; i++) {
+        PUBLIC(ct[i], lens[i]);
+        PUBLIC(tags[i], 16);
+        if (!same || memcmp(ct[i], pt[i], lens[i]) != 0)
+            fail("gcm_short round trip");
+        absorb(tags[i], 16);
+    }
+    aeskit_secure_zero(&k, sizeof k);
+}
+
 /* ---- GCM-SIV: key, nonce and data secret; the per-message keys, POLYVAL
  * by way of GHASH and the tag's CTR never branch on them -------------------- */
 
@@ -1142,6 +1195,7 @@ static void check_aeads(size_t keylen)
         if (keylen == 32)   /* XAES-256-GCM: its short kernel's reach, and past it */
             TWIN(check_xaes(i * 13 % 50, lens[i]));
     }
+    TWIN(check_gcm_short(keylen));
 }
 
 /* ---- XTS: key halves compared, tweak and data secret; the stream engine

@@ -30,6 +30,7 @@ struct aeskit_gcmsiv_impl;
 struct aeskit_ocb_impl;
 struct aeskit_ccm_impl;
 struct aeskit_xaes_impl;
+struct aeskit_gcm_short;
 
 /*
  * An expanded key. The round-key layout is private to the backend that
@@ -218,6 +219,12 @@ struct aeskit_impl {
      * (latency x throughput), at most AESKIT_CBC_X_MAX. */
     aeskit_cbc_x_fn *cbc_x;
     size_t cbc_x_chains;
+    /* Many messages at once (the batch methods, issue 30). Never NULL.
+     *   gcm_short  n short GCM messages, each sealed or opened whole:
+     *              contract in modes/gcm.h (aeskit_gcm_short_fn); portable
+     *              points it at the mode's own aeskit_gcm_short_generic. */
+    void (*gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                      const struct aeskit_gcm_short *m, size_t n);
 };
 
 #define AESKIT_CBC_X_MAX 32

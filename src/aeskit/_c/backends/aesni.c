@@ -215,6 +215,19 @@ AESKIT_INLINE aesni_ctr aesni_ctr_get(enum aeskit_ctr kind, const uint8_t ctr[16
     return c;
 }
 
+/* J0 of a 12-byte nonce (nonce || 1) as a BE32 counter, from general
+ * registers (simd_body.h: the gcm_short kernel): c is the block reversed,
+ * its big-endian halves as the vector's 64-bit lanes. */
+AESKIT_INLINE aesni_ctr aesni_gcm_j0(const uint8_t nonce[12])
+{
+    aesni_ctr c;
+    c.swap = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    c.step = _mm_set_epi32(1 << 24, 0, 0, 0);
+    c.c = _mm_set_epi64x((long long)aeskit_load_be64(nonce),
+                         (long long)((uint64_t)aeskit_load_be32(nonce + 8) << 32 | 1));
+    return c;
+}
+
 /* GHASH and POLYVAL: a power of H and its Karatsuba half. */
 typedef struct {
     __m128i h, half;
@@ -298,6 +311,7 @@ AESKIT_INLINE __m128i aesni_gblock(const uint8_t *p, int polyval)
 #define SIMD_CTR_GET(kind, ctr) aesni_ctr_get((kind), (ctr))
 #define SIMD_CTR_PUT(kind, ctr, c) aeskit_store128((ctr), _mm_shuffle_epi8((c).c, (c).swap))
 #define SIMD_CTR_FILL(kind, c, x, w) aesni_ctr_fill((kind), (c), (x), (w))
+#define SIMD_GCM_J0(nonce) aesni_gcm_j0(nonce)
 #define SIMD_GV __m128i
 #define SIMD_GZERO _mm_setzero_si128()
 #define SIMD_GXOR(a, b) _mm_xor_si128((a), (b))
@@ -760,4 +774,5 @@ const struct aeskit_impl aeskit_aesni_impl = {
     },
     .cbc_x = aeskit_aesni_cbc_x,
     .cbc_x_chains = AESNI_W,
+    .gcm_short = aeskit_aesni_gcm_short,
 };

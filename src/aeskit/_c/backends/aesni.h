@@ -90,6 +90,7 @@ aeskit_ghash_fn aeskit_aesni_ghash;
 aeskit_ghash_fn aeskit_aesni_polyval;
 aeskit_ocb_fn aeskit_aesni_ocb;
 aeskit_gcm_fn aeskit_aesni_gcm;
+aeskit_gcm_short_fn aeskit_aesni_gcm_short;
 aeskit_gcmsiv_open_fn aeskit_aesni_gcmsiv_open;
 aeskit_ctr_cbcmac_fn aeskit_aesni_ctr_cbcmac;
 aeskit_gcmsiv_short_fn aeskit_aesni_gcmsiv_short;

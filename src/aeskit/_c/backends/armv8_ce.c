@@ -368,4 +368,5 @@ const struct aeskit_impl aeskit_armv8_ce_impl = {
     },
     .cbc_x = ce_cbc_x,
     .cbc_x_chains = CE_W,
+    .gcm_short = ce_gcm_short,
 };

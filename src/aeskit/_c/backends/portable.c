@@ -17,6 +17,7 @@
 #include "aes_ct64.h"
 #include "dispatch.h"
 #include "ghash_ct64.h"
+#include "modes/gcm.h"
 #include "modes/generic.h"
 
 static_assert(AESKIT_CT64_RK_WORDS(AESKIT_MAX_ROUNDS)
@@ -88,4 +89,5 @@ const struct aeskit_impl aeskit_portable_impl = {
     },
     .cbc_x = aeskit_generic_cbc_x,
     .cbc_x_chains = 4,   /* one bitsliced batch */
+    .gcm_short = aeskit_gcm_short_generic,
 };

@@ -380,4 +380,5 @@ const struct aeskit_impl aeskit_power8_impl = {
     },
     .cbc_x = p8_cbc_x,
     .cbc_x_chains = P8_W,
+    .gcm_short = p8_gcm_short,
 };

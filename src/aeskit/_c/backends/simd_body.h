@@ -1291,3 +1291,112 @@ SIMD_FN void SIMD_NAME(cbc_x)(const aeskit_key *k, size_t chains, uint8_t (*iv)[
     }
 #undef K
 }
+
+/* ---- GCM, many short messages (the gcm_short slot, modes/gcm.h) ---------
+ * A batch of short GCM messages (the batch methods), each whole in
+ * registers: its counter blocks J0..J0+db in one SIMD_ENC_W of db + 1
+ * blocks, the keystream XORed with the data, and its GHASH as one
+ * aggregated sum over the AAD, the ciphertext and the lengths block with
+ * the powers H^nh..H^1 (nh <= AESKIT_GCM_SHORT_HASH = SIMD_W, the powers
+ * ghash_key stores), reduced once; the tag is that XOR E(K, J0). The round
+ * keys are loaded once for the call and nothing goes through the table,
+ * so the loop from one message to the next is a few dozen instructions
+ * and the core overlaps the next message's AES with this one's multiplies.
+ * Through the mode's one-shot path the same message is two slot calls, a
+ * CTR batch of its own, and the copies in and out of the hashed buffer.
+ *
+ * Only the lengths (public) are branched on; the counters are public (a
+ * 12-byte nonce's). The blocks are hashed where they lie (the AAD in
+ * place, the ciphertext as it is written), partial ones and the lengths
+ * block as register images made in general registers (modes/gcm.h:
+ * aeskit_gcm_bytes_in says why); the keystream's and the hash's stack
+ * images are wiped. */
+static_assert(AESKIT_GCM_SHORT_HASH <= SIMD_W, "ghash_key stores the powers a message takes");
+
+/* J0 of a 12-byte nonce (nonce || 1) as the CTR slot's counter, built in
+ * general registers (pieced together on the stack, a wide load of it
+ * would wait: modes/gcm.h, aeskit_gcm_bytes_in). A backend with its own
+ * SIMD_CTR_T gives its own SIMD_GCM_J0. */
+#if !defined(SIMD_GCM_J0)
+SIMD_INLINE simd_ctr simd_gcm_j0(const uint8_t nonce[12])
+{
+    const simd_ctr c = {aeskit_load_be64(nonce), (uint64_t)aeskit_load_be32(nonce + 8) << 32 | 1};
+    return c;
+}
+#define SIMD_GCM_J0(nonce) simd_gcm_j0(nonce)
+#endif
+
+/* The db + 1 counter blocks from J0 in c, encrypted; w a constant at each
+ * call. */
+SIMD_INLINE void simd_gcm_short_stream(const SIMD_KEYS *ks, SIMD_CTR_T *ctr, SIMD_V *c, size_t w)
+{
+    SIMD_CTR_FILL(AESKIT_CTR_BE32, ctr, c, w);
+    SIMD_ENC_W(ks, c, w);
+}
+
+SIMD_FN void SIMD_NAME(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                                  const aeskit_gcm_short *m, size_t n)
+{
+    SIMD_KEYS ks;
+    SIMD_LOAD_KEYS(&ks, k, 0);
+    assert(hk->max_blocks >= AESKIT_GCM_SHORT_HASH);
+    SIMD_V c[SIMD_W];
+    uint8_t kb[AESKIT_BLOCK], acc[AESKIT_BLOCK];
+    for (; n > 0; n--, m++) {
+        const size_t ab = (m->aad_len + 15) / 16, db = (m->len + 15) / 16;
+        const size_t nh = ab + db + 1, whole = m->len / 16, rest = m->len % 16;
+        const size_t awhole = m->aad_len / 16;
+        assert(nh <= AESKIT_GCM_SHORT_HASH);
+        SIMD_CTR_T ctr = SIMD_GCM_J0(m->nonce);
+        switch (db) {   /* nh <= 8: at most 7 data blocks */
+        case 0: simd_gcm_short_stream(&ks, &ctr, c, 1); break;
+        case 1: simd_gcm_short_stream(&ks, &ctr, c, 2); break;
+        case 2: simd_gcm_short_stream(&ks, &ctr, c, 3); break;
+        case 3: simd_gcm_short_stream(&ks, &ctr, c, 4); break;
+        case 4: simd_gcm_short_stream(&ks, &ctr, c, 5); break;
+        case 5: simd_gcm_short_stream(&ks, &ctr, c, 6); break;
+        case 6: simd_gcm_short_stream(&ks, &ctr, c, 7); break;
+        default: simd_gcm_short_stream(&ks, &ctr, c, 8); break;
+        }
+        /* GHASH: block j of the nh (AAD, ciphertext, lengths) times H^(nh-j) */
+        const SIMD_GV zero = SIMD_GZERO;
+        SIMD_GSUM s = {zero, zero, zero};
+        size_t pw = nh;
+        SIMD_GPOWER h;
+#define SIMD_GCM_ADD(img) (pw--, h = SIMD_GPOWER_AT(hk, pw), SIMD_GMUL_ADD(&s, (img), &h))
+        uint64_t hi, lo;
+        for (size_t j = 0; j < awhole; j++)
+            SIMD_GCM_ADD(SIMD_GBLOCK(m->aad + AESKIT_BLOCK * j, 0));
+        if (ab > awhole) {
+            aeskit_gcm_bytes_in(m->aad + AESKIT_BLOCK * awhole, m->aad_len % 16, &hi, &lo);
+            SIMD_GCM_ADD(SIMD_GMAKE(hi, lo));
+        }
+        for (size_t j = 0; j < whole; j++) {
+            const uint8_t *in = m->src + AESKIT_BLOCK * j;
+            uint8_t *out = m->dst + AESKIT_BLOCK * j;
+            /* opening hashes the ciphertext before dst (maybe src) is written */
+            const SIMD_GV img = enc ? zero : SIMD_GBLOCK(in, 0);
+            SIMD_STORE(out, SIMD_XOR(SIMD_LOAD(in), c[j + 1]));
+            SIMD_GCM_ADD(enc ? SIMD_GBLOCK(out, 0) : img);
+        }
+        if (rest > 0) {
+            uint64_t kh, kl;
+            SIMD_STORE(kb, c[db]);
+            kh = aeskit_load_be64(kb);
+            kl = aeskit_load_be64(kb + 8);
+            aeskit_gcm_bytes_in(m->src + AESKIT_BLOCK * whole, rest, &hi, &lo);
+            uint64_t oh = hi ^ kh, ol = lo ^ kl;
+            aeskit_gcm_bytes_cut(rest, &oh, &ol);
+            aeskit_gcm_bytes_out(m->dst + AESKIT_BLOCK * whole, rest, oh, ol);
+            SIMD_GCM_ADD(enc ? SIMD_GMAKE(oh, ol) : SIMD_GMAKE(hi, lo));
+        }
+        SIMD_GCM_ADD(SIMD_GMAKE((uint64_t)m->aad_len * 8, (uint64_t)m->len * 8));
+#undef SIMD_GCM_ADD
+        assert(pw == 0);
+        SIMD_GSTORE(acc, SIMD_GREDUCE(s));
+        SIMD_STORE(m->tag, SIMD_XOR(SIMD_LOAD(acc), c[0]));
+    }
+    aeskit_secure_zero(c, sizeof c);
+    aeskit_secure_zero(kb, sizeof kb);
+    aeskit_secure_zero(acc, sizeof acc);
+}

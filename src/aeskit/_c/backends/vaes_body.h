@@ -1308,3 +1308,6 @@ static_assert(VAES_NV == 8 && VAES_W <= AESKIT_CBC_X_MAX, "cbc_x's switch takes 
 
 /* ---- OCB3: the fused ocb kernel (its own file, same helpers) ---- */
 #include "vaes_ocb.h"
+
+/* ---- many messages at once: the batch methods' kernels (their own file) ---- */
+#include "vaes_many.h"

@@ -61,4 +61,5 @@ const struct aeskit_impl VAES_IMPL = {
     },
     .cbc_x = VAES_FN(cbc_x),
     .cbc_x_chains = VAES_W,
+    .gcm_short = VAES_FN(gcm_short),
 };

@@ -183,13 +183,59 @@ void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16])
  */
 #define GCM_SHORT_BLOCKS 31
 
+/* A short message's (a 12-byte nonce, AAD and data of at most
+ * GCM_SHORT_BLOCKS blocks together) own counter blocks into p: J0 =
+ * nonce || 1, then nonce || 2 ... for its db data blocks; db + 1 blocks. */
+static void short_counters(uint8_t *p, const uint8_t nonce[12], size_t db)
+{
+    for (size_t j = 0; j <= db; j++, p += 16) {
+        memcpy(p, nonce, 12);
+        aeskit_store_be32(p + 12, (uint32_t)j + 1);
+    }
+}
+
+/* The rest of a short message once its counter blocks are encrypted:
+ * stream holds E(K, J0), then the keystream. The AAD and, opening, the
+ * ciphertext are copied into hb before dst is written: dst may be src, or
+ * overlap the AAD. */
+static void short_finish(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                         const uint8_t *aad, size_t aad_len, uint8_t *dst, const uint8_t *src,
+                         size_t len, const uint8_t *stream, uint8_t tag[16])
+{
+    const size_t ab = (aad_len + 15) / 16, db = (len + 15) / 16;
+    uint8_t hb[16 * (GCM_SHORT_BLOCKS + 1)];   /* AAD | ciphertext | lengths: public */
+    uint8_t *ct = hb + 16 * ab, *lens = ct + 16 * db;
+    /* the last AAD and data blocks zeroed whole, then written over: the
+     * padding without a call of variable length */
+    if (ab > 0) {
+        memset(ct - 16, 0, 16);
+        memcpy(hb, aad, aad_len);
+    }
+    if (db > 0) {
+        memset(lens - 16, 0, 16);
+        if (!enc)
+            memcpy(ct, src, len);
+        aeskit_xor_bytes(dst, src, stream + 16, len);
+        if (enc)
+            memcpy(ct, dst, len);
+    }
+    lengths_block(lens, aad_len, len);
+    memset(tag, 0, 16);
+    k->impl->ghash(hk, tag, hb, ab + db + 1);
+    aeskit_xor16(tag, tag, stream);
+}
+
+static int is_short(size_t nonce_len, size_t aad_len, size_t len)
+{
+    return nonce_len == 12 && (aad_len + 15) / 16 + (len + 15) / 16 <= GCM_SHORT_BLOCKS;
+}
+
 void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                         const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
                         size_t aad_len, uint8_t *dst, const uint8_t *src, size_t len,
                         uint8_t tag[16])
 {
-    const size_t ab = (aad_len + 15) / 16, db = (len + 15) / 16;
-    if (nonce_len != 12 || ab + db > GCM_SHORT_BLOCKS) {
+    if (!is_short(nonce_len, aad_len, len)) {
         aeskit_gcm g;
         aeskit_gcm_init(&g, k, hk, enc, nonce, nonce_len);
         aeskit_gcm_aad(&g, aad, aad_len);
@@ -197,32 +243,14 @@ void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc
         aeskit_gcm_tag(&g, tag);
         return;
     }
+    const size_t db = (len + 15) / 16;
     uint8_t stream[16 * (GCM_SHORT_BLOCKS + 1)];   /* E(K, J0), then the keystream */
-    uint8_t hb[16 * (GCM_SHORT_BLOCKS + 1)];   /* AAD | ciphertext | lengths: public */
-    uint8_t ctr[16], acc[16] = {0};
+    uint8_t ctr[16];
     j0_of_12(ctr, nonce);
     memset(stream, 0, 16 * (db + 1));
     k->impl->ctr(k, AESKIT_CTR_BE32, ctr, stream, stream, db + 1);
-
-    /* The AAD and, opening, the ciphertext are copied into hb before dst
-     * is written: dst may be src, or overlap the AAD. */
-    uint8_t *ct = hb + 16 * ab, *lens = ct + 16 * db;
-    if (aad_len > 0)   /* a C caller may pass NULL with length 0 */
-        memcpy(hb, aad, aad_len);
-    memset(hb + aad_len, 0, 16 * ab - aad_len);
-    if (len > 0) {
-        if (!enc)
-            memcpy(ct, src, len);
-        aeskit_xor_bytes(dst, src, stream + 16, len);
-        if (enc)
-            memcpy(ct, dst, len);
-    }
-    memset(ct + len, 0, 16 * db - len);
-    lengths_block(lens, aad_len, len);
-    k->impl->ghash(hk, acc, hb, ab + db + 1);
-    aeskit_xor16(tag, acc, stream);
-    aeskit_secure_zero(stream, 16 * (db + 1));   /* hb holds only what the message shows */
-    aeskit_secure_zero(acc, sizeof acc);
+    short_finish(k, hk, enc, aad, aad_len, dst, src, len, stream, tag);
+    aeskit_secure_zero(stream, 16 * (db + 1));
 }
 
 size_t aeskit_gcm_hash_blocks(size_t aad_len, size_t len)
@@ -258,6 +286,92 @@ static void gcm_crypt(const aeskit_gcm_key *g, int enc, const aeskit_aead_msg *m
 
 AESKIT_AEAD_SEAL_OPEN(gcm, gcm_crypt)
 
+/*
+ * Many messages at once (seal_many, open_many). Those the gcm_short slot
+ * takes (a 12-byte nonce, at most AESKIT_GCM_SHORT_HASH blocks to hash)
+ * go to it in one call: the 128-bit bodies' kernel runs each message's
+ * counters, GHASH and tag in registers with the round keys loaded once
+ * for the call, and out-of-order execution overlaps message after message.
+ * The other short ones go to aeskit_gcm_short_generic, the longer ones to
+ * the one-shot path.
+ *
+ * aeskit_gcm_short_generic: the short messages' counter blocks, J0 and
+ * the data's of message after message, go into one buffer and through
+ * one ecb_enc call, so that they fill the backend's lanes across message
+ * boundaries (8 per batch on aesni, 16 or 32 on the VAES bodies) and the
+ * key is loaded once for all of them, where one ctr call per message
+ * would run a 64-byte message's 5 blocks in a batch of their own. Each
+ * message's GHASH is then short_finish's one call. The counters are public
+ * (12-byte nonces); the keystream is wiped.
+ */
+#define MANY_BLOCKS 128   /* 2 KiB of counter blocks, at least one short message's 32 */
+
+void aeskit_gcm_short_generic(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                              const aeskit_gcm_short *m, size_t n)
+{
+    uint8_t stream[16 * MANY_BLOCKS];
+    static_assert(MANY_BLOCKS >= GCM_SHORT_BLOCKS + 1, "a short message fits");
+    size_t i = 0;
+    while (i < n) {
+        const size_t first = i;
+        size_t used = 0;
+        for (; i < n; i++) {
+            assert(is_short(12, m[i].aad_len, m[i].len));
+            const size_t db = (m[i].len + 15) / 16;
+            if (used + db + 1 > MANY_BLOCKS)
+                break;
+            short_counters(stream + 16 * used, m[i].nonce, db);
+            used += db + 1;
+        }
+        k->impl->ecb_enc(k, stream, stream, used);
+        for (size_t j = first, at = 0; j < i; at += (m[j].len + 15) / 16 + 1, j++)
+            short_finish(k, hk, enc, m[j].aad, m[j].aad_len, m[j].dst, m[j].src, m[j].len,
+                         stream + 16 * at, m[j].tag);
+        aeskit_secure_zero(stream, 16 * used);
+    }
+}
+
+static void gcm_many(const void *ks, int enc, const aeskit_aead_item *items, size_t n,
+                     uint8_t (*tags)[16])
+{
+    const aeskit_gcm_key *g = ks;
+    const aeskit_key *k = &g->key;
+    aeskit_gcm_short fast[AESKIT_AEAD_MANY], mid[AESKIT_AEAD_MANY];
+    size_t nf = 0, nm = 0;
+    assert(n <= AESKIT_AEAD_MANY);
+    for (size_t i = 0; i < n; i++) {
+        const aeskit_aead_item *it = &items[i];
+        assert(it->m.n_ad <= 1);
+        const size_t aad_len = it->m.n_ad ? it->m.ad->len : 0;
+        if (!is_short(it->m.nonce_len, aad_len, it->len)) {
+            gcm_crypt(g, enc, &it->m, it->dst, it->src, it->len, tags[i]);
+            continue;
+        }
+        const size_t blocks = (aad_len + 15) / 16 + (it->len + 15) / 16 + 1;
+        aeskit_gcm_short *s = blocks <= AESKIT_GCM_SHORT_HASH ? &fast[nf++] : &mid[nm++];
+        *s = (aeskit_gcm_short){
+            .nonce = it->m.nonce, .aad = aad_len ? it->m.ad->p : NULL, .aad_len = aad_len,
+            .dst = it->dst, .src = it->len ? it->src : NULL, .len = it->len, .tag = tags[i],
+        };
+    }
+    if (nf > 0)
+        k->impl->gcm_short(k, &g->hk, enc, fast, nf);
+    if (nm > 0)
+        aeskit_gcm_short_generic(k, &g->hk, enc, mid, nm);
+}
+
+static void gcm_seal_many(const void *ks, const aeskit_aead_item *items, size_t n,
+                          uint8_t (*tags)[16])
+{
+    gcm_many(ks, 1, items, n, tags);
+}
+
+static void gcm_open_many(const void *ks, const aeskit_aead_item *items, size_t n,
+                          uint8_t (*expect)[16])
+{
+    gcm_many(ks, 0, items, n, expect);
+}
+
 static void gcm_stream_init(void *st, const void *ks, int enc, const uint8_t *nonce,
                             size_t nonce_len)
 {
@@ -286,6 +400,8 @@ const struct aeskit_aead aeskit_gcm_aead = {
     .key_init = gcm_key_init,
     .seal = gcm_seal,
     .open = gcm_open,
+    .seal_many = gcm_seal_many,
+    .open_many = gcm_open_many,
     .stream_state = sizeof(aeskit_gcm),
     .init = gcm_stream_init,
     .aad = gcm_stream_aad,
@@ -294,6 +410,8 @@ const struct aeskit_aead aeskit_gcm_aead = {
     .constants = (const aeskit_constant[]){
         {"short_blocks", GCM_SHORT_BLOCKS},
         {"chunk_blocks", CHUNK_BLOCKS},
+        {"many_blocks", MANY_BLOCKS},
+        {"short_hash_blocks", AESKIT_GCM_SHORT_HASH},
         {NULL, 0},
     },
 };

@@ -7,6 +7,7 @@
 #define AESKIT_GCM_H
 
 #include "aead.h"
+#include "common.h"   /* aeskit_load_be64, aeskit_store_be64 */
 
 extern const struct aeskit_aead aeskit_gcm_aead;
 
@@ -30,6 +31,106 @@ typedef size_t aeskit_gcm_fn(const aeskit_key *k, const aeskit_ghash_key *hk, in
 struct aeskit_gcm_impl {
     aeskit_gcm_fn *crypt;       /* never NULL */
 };
+
+/*
+ * Many short messages at once (the gcm_short slot, aeskit.h): each item a
+ * whole message with a 12-byte nonce whose AAD blocks, data blocks and the
+ * lengths block number at most AESKIT_GCM_SHORT_HASH, sealed (enc 1: the
+ * ciphertext into dst) or opened (enc 0: the plaintext; the tag is not
+ * compared here), and its full 16-byte tag (opening: the expected one)
+ * into tag, as aeskit_gcm_oneshot would. hk is built for at least
+ * AESKIT_GCM_SHORT_HASH blocks. The items are independent: a kernel may
+ * run their blocks side by side. dst may equal src; dst overlaps nothing
+ * else (not the AAD, not another item), and tag overlaps nothing.
+ */
+#define AESKIT_GCM_SHORT_HASH 8
+typedef struct aeskit_gcm_short {
+    const uint8_t *nonce;       /* 12 bytes */
+    const uint8_t *aad;         /* NULL when aad_len is 0 */
+    size_t aad_len;
+    uint8_t *dst;
+    const uint8_t *src;         /* NULL when len is 0 */
+    size_t len;
+    uint8_t *tag;
+} aeskit_gcm_short;
+typedef void aeskit_gcm_short_fn(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                                 const aeskit_gcm_short *m, size_t n);
+/* A gcm_short kernel's partial block (the AAD's or the data's last r <
+ * 16 bytes), in general registers as the block's big-endian halves,
+ * zero-padded, in at most four loads: a 16-byte load of a block pieced together
+ * on the stack waits for those stores to commit, and so for everything
+ * before them, the previous message's work included, which would
+ * serialise the messages. The halves are GHASH's register image
+ * (SIMD_GMAKE(hi, lo)). r is public. */
+static inline void aeskit_gcm_bytes_in(const uint8_t *p, size_t r, uint64_t *hi, uint64_t *lo)
+{
+    /* pieces of 8, 4, 2 and 1 bytes as r's bits say: none straddles the
+     * halves */
+    uint64_t h = 0, l = 0;
+    size_t i = 0;
+    if (r & 8) {
+        h = aeskit_load_be64(p);
+        i = 8;
+    }
+    for (size_t c = 4; c > 0; c /= 2) {
+        if (!(r & c))
+            continue;
+        uint64_t v = c == 4 ? aeskit_load_be32(p + i) : p[i];
+        if (c == 2)
+            v = v << 8 | p[i + 1];
+        if (i < 8)
+            h |= v << (64 - 8 * (i + c));
+        else
+            l |= v << (128 - 8 * (i + c));
+        i += c;
+    }
+    *hi = h;
+    *lo = l;
+}
+
+/* The first r bytes of the block whose big-endian halves are hi, lo. */
+static inline void aeskit_gcm_bytes_out(uint8_t *p, size_t r, uint64_t hi, uint64_t lo)
+{
+    size_t i = 0;
+    if (r & 8) {
+        aeskit_store_be64(p, hi);
+        i = 8;
+    }
+    for (size_t c = 4; c > 0; c /= 2) {
+        if (!(r & c))
+            continue;
+        const uint64_t v = i < 8 ? hi >> (64 - 8 * (i + c)) : lo >> (128 - 8 * (i + c));
+        if (c == 4) {
+            aeskit_store_be32(p + i, (uint32_t)v);
+        } else if (c == 2) {
+            p[i] = (uint8_t)(v >> 8);
+            p[i + 1] = (uint8_t)v;
+        } else {
+            p[i] = (uint8_t)v;
+        }
+        i += c;
+    }
+}
+
+/* hi, lo cut to their first r bytes (0 < r < 16): a partial block's
+ * keystream XOR data, zero-padded for GHASH. */
+static inline void aeskit_gcm_bytes_cut(size_t r, uint64_t *hi, uint64_t *lo)
+{
+    if (r < 8) {
+        *hi &= ~UINT64_C(0) << (64 - 8 * r);
+        *lo = 0;
+    } else if (r > 8) {
+        *lo &= ~UINT64_C(0) << (128 - 8 * r);
+    } else {
+        *lo = 0;
+    }
+}
+
+/* The slot through the table's own ecb_enc and ghash (portable's),
+ * modes/gcm.c. It takes any message of the short one-shot
+ * path (AAD and data blocks at most GCM_SHORT_BLOCKS together), more than
+ * the slot's contract asks. */
+aeskit_gcm_short_fn aeskit_gcm_short_generic;
 
 /* What an AESGCM object keeps: the expanded key and its GHASH key. */
 typedef struct aeskit_gcm_key {

@@ -129,14 +129,23 @@ static Py_buffer *new_view(aeskit_batch *b)
 }
 
 /* Takes item i of tuple (argument arg) as a buffer held by b: 0 with *p
- * and *len set, or -1 with TypeError naming arg[i]. flags: AESKIT_BUF_*. */
+ * and *len set, or -1 with TypeError naming arg[i]. flags: AESKIT_BUF_*.
+ * A bytes object (the usual item) is read in place, without a view: it
+ * cannot change, and the tuple, which b holds, keeps it alive. A view per
+ * item, filled and released, was a third of the sequence form's cost
+ * over the packed form's for 64-byte messages. */
 static int take_item(aeskit_batch *b, const char *arg, PyObject *tuple, size_t i,
                      unsigned flags, const uint8_t **p, size_t *len)
 {
+    PyObject *item = PyTuple_GET_ITEM(tuple, (Py_ssize_t)i);
+    if (PyBytes_CheckExact(item)) {
+        *p = (const uint8_t *)PyBytes_AS_STRING(item);
+        *len = (size_t)PyBytes_GET_SIZE(item);
+        return 0;
+    }
     Py_buffer *v = new_view(b);
     if (v == NULL)
         return -1;
-    PyObject *item = PyTuple_GET_ITEM(tuple, (Py_ssize_t)i);
     if (PyObject_GetBuffer(item, v, PyBUF_SIMPLE) < 0)
         return aeskit_err_buffer(b->at, arg, (Py_ssize_t)i, item, flags);
     b->views->used++;

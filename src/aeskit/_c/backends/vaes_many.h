@@ -1,0 +1,105 @@
+/*
+ * vaes_many.h: the VAES tables' many-message kernels (the batch methods),
+ * included by vaes_body.h after its GHASH helpers. Contracts: aeskit.h
+ * and the mode headers.
+ *
+ * gcm_short (modes/gcm.h): simd_body.h's 128-bit kernel on this table's
+ * GHASH key layout. A short message's few blocks gain nothing from a wide
+ * register (the AES chain of one message is 5 blocks deep at 64 bytes, and
+ * the fold of a wide GHASH costs more than its multiplies, see
+ * VAES_GSHORT), so each message runs on xmm: its counter blocks J0..J0+db
+ * through the rounds in one batch, the keystream XORed with the data, one
+ * aggregated GHASH over the AAD, the ciphertext and the lengths block
+ * (with the powers H^nh..H^1 as vaes_gblocks128 reads them), reduced
+ * once, and the tag.
+ * The round keys stay aesni's (set_key is aesni's expansion) and are read
+ * once per round per message from L1; the next message's AES overlaps
+ * this one's multiplies. Only lengths are branched on (counters from a
+ * 12-byte nonce are public). As there, the blocks are hashed where they
+ * lie, partial ones as images made in general registers; the keystream's
+ * stack images are wiped.
+ */
+static_assert(AESKIT_GCM_SHORT_HASH <= VAES_GP, "a short message's powers are in the key");
+
+/* The w counter blocks from J0 (already byte-reversed in c0), encrypted. */
+AESKIT_INLINE void vaes_many_stream(const uint8_t *rk, unsigned rounds, __m128i c0, __m128i *c,
+                                    size_t w)
+{
+    const __m128i swap = vaes_gbswap();
+    AESKIT_UNROLL(8)
+    for (size_t j = 0; j < w; j++)
+        c[j] = _mm_shuffle_epi8(_mm_add_epi32(c0, _mm_set_epi32(0, 0, 0, (int)j)), swap);
+    aeskit_aesni_whiten(c, w, aeskit_load128(rk));
+    aeskit_aesni_rounds(c, w, rk, rounds, 1);
+}
+
+static void VAES_FN(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                               const aeskit_gcm_short *m, size_t n)
+{
+    const uint8_t *rk = aeskit_aesni_enc_keys(k);
+    const unsigned rounds = k->rounds;
+    const __m128i swap = vaes_gbswap();
+    assert(hk->max_blocks >= AESKIT_GCM_SHORT_HASH);
+    __m128i c[AESKIT_GCM_SHORT_HASH];
+    uint8_t kb[AESKIT_BLOCK];
+    for (; n > 0; n--, m++) {
+        const size_t ab = (m->aad_len + 15) / 16, db = (m->len + 15) / 16;
+        const size_t nh = ab + db + 1, whole = m->len / 16, rest = m->len % 16;
+        const size_t awhole = m->aad_len / 16;
+        assert(nh <= AESKIT_GCM_SHORT_HASH);
+        /* J0 = nonce || 1 reversed, from general registers (modes/gcm.h:
+         * aeskit_gcm_bytes_in says why) */
+        const __m128i c0 = _mm_set_epi64x(
+            (long long)aeskit_load_be64(m->nonce),
+            (long long)((uint64_t)aeskit_load_be32(m->nonce + 8) << 32 | 1));
+        switch (db) {   /* nh <= 8: at most 7 data blocks */
+        case 0: vaes_many_stream(rk, rounds, c0, c, 1); break;
+        case 1: vaes_many_stream(rk, rounds, c0, c, 2); break;
+        case 2: vaes_many_stream(rk, rounds, c0, c, 3); break;
+        case 3: vaes_many_stream(rk, rounds, c0, c, 4); break;
+        case 4: vaes_many_stream(rk, rounds, c0, c, 5); break;
+        case 5: vaes_many_stream(rk, rounds, c0, c, 6); break;
+        case 6: vaes_many_stream(rk, rounds, c0, c, 7); break;
+        default: vaes_many_stream(rk, rounds, c0, c, 8); break;
+        }
+        /* GHASH: block j of the nh (AAD, ciphertext, lengths) times H^(nh-j),
+         * block j's power at pw + 16 * j */
+        const uint8_t *pw = vaes_gpowers(hk, nh);
+        aeskit_clmul_sum s = aeskit_clmul_zero();
+        __m128i h;
+#define VAES_GCM_ADD(img) (h = aeskit_load128(pw), pw += AESKIT_BLOCK, \
+                           aeskit_clmul_mul_add(&s, (img), h, aeskit_clmul_half(h)))
+        uint64_t hi, lo;
+        for (size_t j = 0; j < awhole; j++)
+            VAES_GCM_ADD(_mm_shuffle_epi8(aeskit_load128(m->aad + AESKIT_BLOCK * j), swap));
+        if (ab > awhole) {
+            aeskit_gcm_bytes_in(m->aad + AESKIT_BLOCK * awhole, m->aad_len % 16, &hi, &lo);
+            VAES_GCM_ADD(_mm_set_epi64x((long long)hi, (long long)lo));
+        }
+        for (size_t j = 0; j < whole; j++) {
+            /* the ciphertext's image: opening's is read before dst (maybe
+             * src) is written */
+            const __m128i v = aeskit_load128(m->src + AESKIT_BLOCK * j);
+            const __m128i o = _mm_xor_si128(v, c[j + 1]);
+            aeskit_store128(m->dst + AESKIT_BLOCK * j, o);
+            VAES_GCM_ADD(_mm_shuffle_epi8(enc ? o : v, swap));
+        }
+        if (rest > 0) {
+            aeskit_store128(kb, c[db]);
+            const uint64_t kh = aeskit_load_be64(kb), kl = aeskit_load_be64(kb + 8);
+            aeskit_gcm_bytes_in(m->src + AESKIT_BLOCK * whole, rest, &hi, &lo);
+            uint64_t oh = hi ^ kh, ol = lo ^ kl;
+            aeskit_gcm_bytes_cut(rest, &oh, &ol);
+            aeskit_gcm_bytes_out(m->dst + AESKIT_BLOCK * whole, rest, oh, ol);
+            VAES_GCM_ADD(enc ? _mm_set_epi64x((long long)oh, (long long)ol)
+                             : _mm_set_epi64x((long long)hi, (long long)lo));
+        }
+        VAES_GCM_ADD(_mm_set_epi64x((long long)((uint64_t)m->aad_len * 8),
+                                    (long long)((uint64_t)m->len * 8)));
+#undef VAES_GCM_ADD
+        const __m128i y = _mm_shuffle_epi8(aeskit_clmul_reduce(s), swap);
+        aeskit_store128(m->tag, _mm_xor_si128(y, c[0]));
+    }
+    aeskit_secure_zero(c, sizeof c);
+    aeskit_secure_zero(kb, sizeof kb);
+}
