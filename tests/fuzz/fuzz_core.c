@@ -31,11 +31,8 @@
  *     kernels of the batch methods), the data cut at the split points into
  *     messages of unequal lengths, repeated 1..5 times each a byte shorter
  *     (more messages than a backend has lanes), gives in one call what one
- *     call per message gives, and one forged tag among them fails alone.
- *   - an AEAD's many-message path (aeskit_aead_seal_many and
- *     aeskit_aead_open_many_verified, the batch methods') gives what the
- *     one-shot calls give, and a failure in a group zeroes only its own;
- *   - XTS sectors equal one data unit at a time.
+ *     call per message gives, and one forged tag among them fails alone
+ *     and zeroes only its own output.
  * A failed check prints what was run and what differed, then abort()s:
  * libFuzzer saves the input. Input and output sit in page-aligned regions
  * of which ASan sees only the bytes the call may touch (the rest poisoned),
@@ -897,48 +894,6 @@ static void fuzz_aead(const struct aeskit_aead *d, const input *in,
 
     if (d->seal_many != NULL || d->open_many != NULL)
         aead_many(&a, tag);
-    /* many messages at once (seal_many, open_many: the batch methods'
-     * multi-buffer kernels), against the one-shot calls: this message, its
-     * first half and an empty one in one group, each in exact-size
-     * buffers; opened with the middle one's tag flipped, which must fail
-     * alone and zero only its own output */
-    now.step = "seal_many of the message, its half and an empty one";
-    {
-        enum { G = 3 };
-        const size_t lens[G] = {len, len / 2, 0};
-        aeskit_aead_item items[G];
-        uint8_t tags[G][16], one[16], okv[G];
-        uint8_t *outs[G], *ins[G];
-        for (size_t i = 0; i < G; i++) {
-            ins[i] = exact(data, lens[i]);
-            outs[i] = xmalloc(lens[i]);
-            items[i] = (aeskit_aead_item){a.m, outs[i], ins[i], lens[i], NULL};
-        }
-        aeskit_aead_seal_many(d, a.ks, items, G, tags);
-        expect(memcmp(outs[0], ct, len) == 0 && memcmp(tags[0], tag, 16) == 0,
-               "seal_many differs from the one-shot seal");
-        for (size_t i = 1; i < G; i++) {
-            d->seal(a.ks, &a.m, tmp, data, lens[i], one);
-            expect(memcmp(outs[i], tmp, lens[i]) == 0 && memcmp(tags[i], one, 16) == 0,
-                   "seal_many differs from the one-shot seal (a shorter message)");
-        }
-        now.step = "open_many with the middle tag flipped";
-        tags[1][bit / 8 % t] ^= (uint8_t)(1u << bit % 8);
-        for (size_t i = 0; i < G; i++) {
-            memcpy(ins[i], outs[i], lens[i]);
-            items[i].tag = exact(tags[i], t);
-        }
-        const size_t failed = aeskit_aead_open_many_verified(d, a.ks, items, G, t, okv);
-        expect(failed == 1 && okv[0] == 1 && okv[1] == 0 && okv[2] == 1,
-               "open_many's verdicts are not those of the tags");
-        expect(memcmp(outs[0], data, len) == 0 && all_zero(outs[1], lens[1]),
-               "open_many did not invert seal_many, or left a failed output unzeroed");
-        for (size_t i = 0; i < G; i++) {
-            free((void *)items[i].tag);
-            free(ins[i]);
-            free(outs[i]);
-        }
-    }
 
     /* the data opened under the payload's tag: the kernels under a
      * caller-chosen tag (GCM-SIV's and SIV's counters come from it) */

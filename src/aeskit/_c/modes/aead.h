@@ -173,6 +173,21 @@ struct aeskit_aead {
         crypt(ks, 0, m, dst, src, len, expect);                                              \
     }
 
+/* AESKIT_AEAD_MANY_SEAL_OPEN(prefix, many): prefix_seal_many and
+ * prefix_open_many over many(ks, enc, items, n, tags), the mode's group of
+ * messages in either direction, enc 1 to seal. */
+#define AESKIT_AEAD_MANY_SEAL_OPEN(prefix, many)                                           \
+    static void prefix##_seal_many(const void *ks, const aeskit_aead_item *items, size_t n,  \
+                                   uint8_t (*tags)[16])                                      \
+    {                                                                                        \
+        many(ks, 1, items, n, tags);                                                         \
+    }                                                                                        \
+    static void prefix##_open_many(const void *ks, const aeskit_aead_item *items, size_t n,  \
+                                   uint8_t (*expect)[16])                                    \
+    {                                                                                        \
+        many(ks, 0, items, n, expect);                                                       \
+    }
+
 #define AESKIT_AEAD_ONLINE(prefix, aad, update, tag)                                       \
     static void prefix##_stream_aad(void *st, const uint8_t *p, size_t len)                  \
     {                                                                                        \

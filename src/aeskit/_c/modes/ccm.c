@@ -238,17 +238,7 @@ static void ccm_many(const aeskit_ccm_key *c, int enc, const aeskit_aead_item *i
     aeskit_secure_zero(a0, n * sizeof a0[0]);
 }
 
-static void ccm_seal_many(const void *ks, const aeskit_aead_item *items, size_t n,
-                          uint8_t (*tags)[16])
-{
-    ccm_many(ks, 1, items, n, tags);
-}
-
-static void ccm_open_many(const void *ks, const aeskit_aead_item *items, size_t n,
-                          uint8_t (*expect)[16])
-{
-    ccm_many(ks, 0, items, n, expect);
-}
+AESKIT_AEAD_MANY_SEAL_OPEN(ccm, ccm_many)
 
 /* ---- the AEAD descriptor (modes/aead.h) ------------------------------- */
 

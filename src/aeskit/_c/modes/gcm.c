@@ -360,17 +360,7 @@ static void gcm_many(const void *ks, int enc, const aeskit_aead_item *items, siz
         aeskit_gcm_short_generic(k, &g->hk, enc, mid, nm);
 }
 
-static void gcm_seal_many(const void *ks, const aeskit_aead_item *items, size_t n,
-                          uint8_t (*tags)[16])
-{
-    gcm_many(ks, 1, items, n, tags);
-}
-
-static void gcm_open_many(const void *ks, const aeskit_aead_item *items, size_t n,
-                          uint8_t (*expect)[16])
-{
-    gcm_many(ks, 0, items, n, expect);
-}
+AESKIT_AEAD_MANY_SEAL_OPEN(gcm, gcm_many)
 
 static void gcm_stream_init(void *st, const void *ks, int enc, const uint8_t *nonce,
                             size_t nonce_len)
