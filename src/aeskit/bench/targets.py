@@ -80,6 +80,7 @@ whether its api calls alias, and one 64-byte CBC decryption through
 from __future__ import annotations
 
 import ctypes
+import functools
 import importlib
 import random
 import time
@@ -388,9 +389,8 @@ class _PeerTarget:
 
 class _SectorsPeerTarget(_PeerTarget):
     """cryptography's way to do what encrypt_sectors does: a new XTS context per
-    sector (a context's tweak is fixed), ``update_into`` in place, in a Python loop."""
-
-    in_place = True
+    sector (a context's tweak is fixed), ``update_into`` in place (into a second
+    buffer where cryptography refuses overlap: 51 on), in a Python loop."""
 
     def __init__(self, op: Operation, offset: int) -> None:
         from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
@@ -398,6 +398,8 @@ class _SectorsPeerTarget(_PeerTarget):
 
         super().__init__("cryptography", _openssl_backend(), offset)
         self.op = op
+        self.in_place = _pyca_overlaps()
+        self._out: memoryview | None = None
         algo = algorithms.AES(op.key())
         make = ((lambda c: c.encryptor()) if op.encrypt else (lambda c: c.decryptor()))
         # sector i's context factory, made ahead: the loop times what a user's must do
@@ -406,19 +408,23 @@ class _SectorsPeerTarget(_PeerTarget):
 
     def prepare(self, max_size: int) -> None:
         self._buf = aligned(max_size + PAGE, self.offset)
+        self._out = self._buf if self.in_place else aligned(max_size + PAGE, self.offset)
 
     def time(self, size: int, loops: int) -> int:
-        assert self._buf is not None
+        assert self._buf is not None and self._out is not None
         at = self._place.next()
         unit = self.op.sector_size
-        views = [self._buf[at + i:at + i + unit] for i in range(0, size, unit)]
-        pairs = list(zip(self._tweaks, views))
+        triples = [(tweak, self._buf[at + i:at + i + unit], self._out[at + i:at + i + unit])
+                   for tweak, i in zip(self._tweaks, range(0, size, unit))]
         new = self._new
         t0 = time.perf_counter_ns()
         for _ in repeat(None, loops):
-            for tweak, view in pairs:
-                new(tweak).update_into(view, view)
+            for tweak, view, out in triples:
+                new(tweak).update_into(view, out)
         return time.perf_counter_ns() - t0
+
+    def release(self) -> None:
+        self._buf = self._out = None
 
 
 class ApiTarget:
@@ -581,10 +587,11 @@ class _AeadPeerTarget(_PeerTarget):
         # encryptions that write over their input; a returned bytes object, or
         # a decryption's output, is a second buffer
         self.in_place = op.encrypt and (style == "into" or output_keyword)
-        # cryptography's SIV writes tag || ciphertext: the plaintext comes from a second
-        # buffer (over its own output it would read blocks it had overwritten)
-        self._siv_src: memoryview | None = None
-        if op.mode in NONCE_AS_AD_MODES and style == "into":
+        # The plaintext comes from a second buffer where cryptography cannot write over
+        # it: SIV writes tag || ciphertext (over its own output it would read blocks it
+        # had overwritten), and cryptography 51 refuses any overlap
+        self._src: memoryview | None = None
+        if style == "into" and (op.mode in NONCE_AS_AD_MODES or not _pyca_overlaps()):
             self.in_place = False
         self._ciphertext: Callable[[int], memoryview] | None = None
 
@@ -592,8 +599,8 @@ class _AeadPeerTarget(_PeerTarget):
         self._buf = aligned(max_size + TAG_BYTES + PAGE, self.offset)
         if not self.op.encrypt:
             self._ciphertext = _aead_ciphertexts(self.op, self.offset)
-        elif self.op.mode in NONCE_AS_AD_MODES and self.style == "into":
-            self._siv_src = aligned(max_size + PAGE, self.offset)
+        elif self.style == "into" and not self.in_place:
+            self._src = aligned(max_size + PAGE, self.offset)
         # pycryptodome's first GCM message loads its modules and takes over 10 ms,
         # which calibration would keep as a sample of a long call
         self.time(min(max_size, 16), 1)
@@ -606,13 +613,13 @@ class _AeadPeerTarget(_PeerTarget):
             data, out = area[:size], area[:size + TAG_BYTES]
             if self.style == "pycryptodome":
                 data = out = area[:size]
+            elif self._src is not None:
+                data = self._src[self._place.offset:self._place.offset + size]
         else:
             assert self._ciphertext is not None
             data, out = self._ciphertext(size), area[:size]
         if self.op.mode in NONCE_AS_AD_MODES and self.style != "pycryptodome":
             ad = [nonce]
-            if self._siv_src is not None:
-                data = self._siv_src[self._place.offset:self._place.offset + size]
             if self.style == "into":
                 t0 = time.perf_counter_ns()
                 for _ in repeat(None, loops):
@@ -659,7 +666,7 @@ class _AeadPeerTarget(_PeerTarget):
     def release(self) -> None:
         self._buf = None
         self._ciphertext = None
-        self._siv_src = None
+        self._src = None
 
 
 class _GmacPeerTarget(_PeerTarget):
@@ -808,6 +815,23 @@ def _pycryptodome_mac(op: Operation, offset: int) -> _MacPeerTarget:
                           offset)
 
 
+@functools.cache
+def _pyca_overlaps() -> bool:
+    """Whether this cryptography writes over its input: ``update_into`` and the AEADs'
+    ``encrypt_into`` with the output on the input. Up to 50 they do; 51 raises "data and
+    buf must not overlap", so its rows read from one buffer and write to another (and
+    count twice the working set, as ``in_place`` False says)."""
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+    buf = bytearray(32)
+    try:
+        Cipher(algorithms.AES(bytes(16)), modes.CTR(bytes(16))).encryptor().update_into(
+            memoryview(buf)[:16], buf)
+    except ValueError:
+        return False
+    return True
+
+
 def _cryptography(op: Operation, offset: int) -> _UpdateTarget:
     from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
     from cryptography.hazmat.primitives.ciphers import modes as std
@@ -830,8 +854,8 @@ def _cryptography(op: Operation, offset: int) -> _UpdateTarget:
     cipher = Cipher(algorithms.AES(op.key()), mode_obj)
     ctx = cipher.encryptor() if op.encrypt else cipher.decryptor()
     # Stream modes take an output exactly as long as the input, so in place
-    # works; block modes insist on len + 15 bytes of room.
-    in_place = op.mode not in WHOLE_BLOCK_MODES or op.mode == "XTS"
+    # works up to cryptography 50; block modes insist on len + 15 bytes of room.
+    in_place = (op.mode not in WHOLE_BLOCK_MODES or op.mode == "XTS") and _pyca_overlaps()
     return _UpdateTarget("cryptography", _openssl_backend(), ctx.update_into, in_place, offset,
                          out_slack=0 if in_place else 15)
 
