@@ -80,7 +80,6 @@ whether its api calls alias, and one 64-byte CBC decryption through
 from __future__ import annotations
 
 import ctypes
-import functools
 import importlib
 import random
 import time
@@ -815,21 +814,25 @@ def _pycryptodome_mac(op: Operation, offset: int) -> _MacPeerTarget:
                           offset)
 
 
-@functools.cache
+_PYCA_OVERLAPS: list[bool] = []  # the probe's answer, once per process
+
+
 def _pyca_overlaps() -> bool:
     """Whether this cryptography writes over its input: ``update_into`` and the AEADs'
     ``encrypt_into`` with the output on the input. Up to 50 they do; 51 raises "data and
     buf must not overlap", so its rows read from one buffer and write to another (and
     count twice the working set, as ``in_place`` False says)."""
-    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+    if not _PYCA_OVERLAPS:
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-    buf = bytearray(32)
-    try:
-        Cipher(algorithms.AES(bytes(16)), modes.CTR(bytes(16))).encryptor().update_into(
-            memoryview(buf)[:16], buf)
-    except ValueError:
-        return False
-    return True
+        buf = bytearray(32)
+        try:
+            Cipher(algorithms.AES(bytes(16)), modes.CTR(bytes(16))).encryptor().update_into(
+                memoryview(buf)[:16], buf)
+            _PYCA_OVERLAPS.append(True)
+        except ValueError:
+            _PYCA_OVERLAPS.append(False)
+    return _PYCA_OVERLAPS[0]
 
 
 def _cryptography(op: Operation, offset: int) -> _UpdateTarget:
