@@ -93,6 +93,22 @@ def test_cmac_many_every_count(backend, equal):
             assert bytes(dst) == b"".join(want)
 
 
+@pytest.mark.parametrize("length", (0, 1, 15, 16, 17, 32, 33, 100))
+def test_cmac_many_one_length(backend, length):
+    """Messages of one length run in lockstep (chains.h, aeskit_cbc_macs_even) in groups as
+    even as they can be: every count up to past two groups of lanes and past the glue's
+    group of messages, each last block whole, padded or absent."""
+    obj = aeskit.AESCMAC(KEYS[16], backend=backend)
+    for n in sorted({1, 2, _w(backend) + 1, 2 * _w(backend) + 3, 70}):
+        msgs = [rand(1500 * n + i, length) for i in range(n)]
+        want = [obj.mac(m) for m in msgs]
+        assert obj.mac_many(msgs) == want, n
+        src, offsets = _packed(msgs)
+        dst = bytearray(16 * n)
+        obj.mac_many_into(src, offsets, dst)
+        assert bytes(dst) == b"".join(want), n
+
+
 def test_cmac_many_empty_and_verify_failure(backend):
     obj = aeskit.AESCMAC(KEYS[16], backend=backend)
     msgs = [b"", b"a", b"", bytes(16), b""] * 7
@@ -147,6 +163,21 @@ def test_ccm_many_every_count(backend, equal):
                 want = [obj.encrypt(v, m, a) for v, m, a in zip(nonces, msgs, ads)]
                 assert obj.encrypt_many(nonces, msgs, ads) == want, (ks, tag, n)
                 assert obj.decrypt_many(nonces, want, ads) == msgs, (ks, tag, n)
+
+
+@pytest.mark.parametrize("length", (0, 1, 16, 64, 100))
+@pytest.mark.parametrize("ad_len", (0, 14, 40))
+def test_ccm_many_one_shape(backend, length, ad_len):
+    """Messages alike in data and AAD length (one nonce length) run in lockstep
+    (aeskit_cbc_macs): every count up to past two groups of lanes."""
+    obj = aeskit.AESCCM(KEYS[24], 8, backend=backend)
+    for n in sorted({1, _w(backend) + 1, 2 * _w(backend) + 3}):
+        msgs = [rand(6100 * n + i, length) for i in range(n)]
+        nonces = [rand(7100 * n + i, 12) for i in range(n)]
+        ads = [rand(8100 * n + i, ad_len) for i in range(n)]
+        want = [obj.encrypt(v, m, a) for v, m, a in zip(nonces, msgs, ads)]
+        assert obj.encrypt_many(nonces, msgs, ads) == want, n
+        assert obj.decrypt_many(nonces, want, ads) == msgs, n
 
 
 def test_ccm_many_one_forgery(backend):

@@ -218,7 +218,7 @@ static void ccm_many(const aeskit_ccm_key *c, int enc, const aeskit_aead_item *i
         ch[i].seg = seg[i];
         ch[i].n_seg = s;
     }
-    aeskit_cbc_chains(k, 0, ch, n);
+    aeskit_cbc_macs(k, ch, n);
     for (size_t i = 0; enc && i < n; i++) {
         const aeskit_aead_item *it = &items[i];
         const size_t body = it->len / 16, rest = it->len % 16;
