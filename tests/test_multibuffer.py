@@ -180,17 +180,44 @@ def test_ccm_many_one_shape(backend, length, ad_len):
         assert obj.decrypt_many(nonces, want, ads) == msgs, n
 
 
-def test_ccm_many_one_forgery(backend):
+@pytest.mark.parametrize("equal", (True, False), ids=("equal", "unequal"))
+def test_eax_many_every_count(backend, equal):
+    """EAX's three OMACs as chains (aeskit_cmac_chain after [t]) and its CTR in one
+    aeskit_ctr_many: nonces and AAD of every kind of length, the empty ones included
+    (their OMAC is the key's stored value), every count past a group of lanes."""
+    rng = random.Random(17)
+    for ks in KEY_SIZES:
+        for tag in (4, 16):
+            obj = aeskit.AESEAX(KEYS[ks], tag_length=tag, backend=backend)
+            for n in range(1, _w(backend) + 2):
+                msgs = [rand(6200 * n + i, k) for i, k in enumerate(_lengths(rng, n, equal))]
+                nl = rng.choice((0, 1, 16, 17, 40))
+                nonces = [rand(7200 * n + i, nl if equal else rng.choice((0, 1, 16, 17, 40)))
+                          for i in range(n)]
+                al = rng.choice((0, 15, 16, 300))
+                ads = [rand(8200 * n + i, al if equal else rng.choice((0, 1, 15, 16, 17, 300)))
+                       for i in range(n)]
+                want = [obj.encrypt(v, m, a) for v, m, a in zip(nonces, msgs, ads)]
+                assert obj.encrypt_many(nonces, msgs, ads) == want, (ks, tag, n)
+                assert obj.decrypt_many(nonces, want, ads) == msgs, (ks, tag, n)
+
+
+@pytest.mark.parametrize("mode", ("CCM", "EAX"))
+@pytest.mark.parametrize("where", ("tag", "data"))
+def test_many_one_forgery(backend, mode, where):
+    """One forged message among many of unequal length: its output alone is zeroed and
+    reported, the others open."""
     rng = random.Random(13)
-    obj = aeskit.AESCCM(KEYS[16], backend=backend)
+    obj = getattr(aeskit, "AES" + mode)(KEYS[16], backend=backend)
     n = _w(backend) + 5
-    msgs = [rand(9000 + i, k) for i, k in enumerate(_lengths(rng, n, False))]
+    lengths = [k or 1 for k in _lengths(rng, n, False)]   # a byte to forge in each
+    msgs = [rand(9000 + i, k) for i, k in enumerate(lengths)]
     nonces = [rand(9500 + i, 13) for i in range(n)]
     sealed = [obj.encrypt(v, m, b"hdr") for v, m in zip(nonces, msgs)]
     src, offsets = _packed(sealed)
     buf = bytearray(src)
     bad = n // 2
-    buf[offsets[bad + 1] - 1] ^= 1   # the forged message's last tag byte
+    buf[offsets[bad + 1] - 1 if where == "tag" else offsets[bad]] ^= 1
     dst = bytearray(b"\xaa" * len(buf))
     ok = obj.decrypt_many_into(b"".join(nonces), buf, offsets, dst, b"hdr", on_failure="zero")
     assert list(ok) == [int(i != bad) for i in range(n)]
@@ -199,3 +226,7 @@ def test_ccm_many_one_forgery(backend):
         got = bytes(dst[at:at + len(msgs[i])])
         assert got == (bytes(len(msgs[i])) if i == bad else msgs[i]), i
         at += len(msgs[i])
+    with pytest.raises(aeskit.InvalidTag) as e:
+        obj.decrypt_many(nonces, [bytes(buf[offsets[i]:offsets[i + 1]]) for i in range(n)],
+                         b"hdr")
+    assert list(e.value.failed) == [bad]

@@ -195,7 +195,7 @@ static void ccm_many(const aeskit_ccm_key *c, int enc, const aeskit_aead_item *i
     aeskit_chain ch[AESKIT_AEAD_MANY];
     aeskit_seg seg[AESKIT_AEAD_MANY][AESKIT_CHAIN_SEGS];
     /* S_0 of each, then each one's data; the counters are public */
-    aeskit_ctr_item ctr[2 * AESKIT_AEAD_MANY];
+    aeskit_ctr_item ctr[2 * AESKIT_AEAD_MANY] = {{.len = 0}};   /* set before use; gcc 12 cannot tell */
     uint8_t head[AESKIT_AEAD_MANY][32], adtail[AESKIT_AEAD_MANY][16];
     uint8_t tail[AESKIT_AEAD_MANY][16], s0[AESKIT_AEAD_MANY][16], b0[16];
     assert(n <= AESKIT_AEAD_MANY);

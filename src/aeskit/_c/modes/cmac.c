@@ -102,13 +102,17 @@ void aeskit_cmac_final(const aeskit_cmac *c, uint8_t tag[16])
     aeskit_secure_zero(last, sizeof last);
 }
 
-/* The last block of a message of len bytes at p as the chain takes it
- * with a zero value before it (cmac_last), into last; returns the count
- * of whole blocks before it. */
-static size_t cmac_split(const aeskit_cmac_key *ck, const uint8_t *p, size_t len,
-                         uint8_t last[16])
+size_t aeskit_cmac_chain(const aeskit_cmac_key *ck, aeskit_chain *c, aeskit_seg *seg,
+                         uint8_t last[16], const uint8_t start[16], const uint8_t *empty,
+                         const uint8_t *p, size_t len)
 {
     static const uint8_t zero[16];
+    c->seg = seg;
+    if (len == 0 && empty != NULL) {
+        memcpy(c->v, empty, 16);
+        c->n_seg = 0;
+        return 0;
+    }
     uint8_t buf[16] = {0};   /* past pos: masked off */
     const size_t body = len == 0 ? 0 : (len - 1) / 16, pos = len - 16 * body;
     const uint8_t *tail = p + 16 * body;
@@ -116,24 +120,31 @@ static size_t cmac_split(const aeskit_cmac_key *ck, const uint8_t *p, size_t len
         memcpy(buf, tail, pos);
     cmac_last(ck, pos == 16 ? tail : buf, (unsigned)pos, zero, last);
     aeskit_secure_zero(buf, sizeof buf);
+    memcpy(c->v, start, 16);
+    seg[0] = (aeskit_seg){.src = p, .blocks = body};
+    seg[1] = (aeskit_seg){.src = last, .blocks = 1};
+    c->n_seg = 2;
     return body;
 }
 
-/* n messages as independent chains (modes/chains.h): each is its whole
- * blocks but the last, read in place, then its last block (cmac_split, in
- * last[i]), whose CBC-MAC step E(mac ^ last) is the tag, as in final.
- * Messages of one block count (a column of fixed-size values, the common
- * batch) run in lockstep with their values in tags, side by side, as
- * cbc_x takes them; others through the scheduler. */
+/* n messages as independent chains (aeskit_cmac_chain), each read in
+ * place but for its last block. Messages of one block count (a column of
+ * fixed-size values, the common batch) run in lockstep with their values
+ * in tags, side by side, as cbc_x takes them; others through the
+ * scheduler. */
 void aeskit_cmac_many(const aeskit_cmac_key *ck, const aeskit_span *msgs, size_t n,
                       uint8_t (*tags)[16])
 {
+    static const uint8_t zero[16];
+    aeskit_chain c[AESKIT_MAC_MANY];
+    aeskit_seg seg[AESKIT_MAC_MANY][2];
     uint8_t last[AESKIT_MAC_MANY][16];
-    const uint8_t *src[AESKIT_MAC_MANY];
+    const uint8_t *src[AESKIT_MAC_MANY] = {NULL};   /* set before use; gcc 12 cannot tell */
     assert(n <= AESKIT_MAC_MANY);
     size_t body = 0, alike = 1;
     for (size_t i = 0; i < n; i++) {
-        const size_t b = cmac_split(ck, msgs[i].p, msgs[i].len, last[i]);
+        const size_t b = aeskit_cmac_chain(ck, &c[i], seg[i], last[i], zero, NULL, msgs[i].p,
+                                           msgs[i].len);
         alike &= i == 0 || b == body;
         body = b;
     }
@@ -146,22 +157,12 @@ void aeskit_cmac_many(const aeskit_cmac_key *ck, const aeskit_span *msgs, size_t
             src[i] = last[i];
         aeskit_cbc_macs_even(&ck->key, tags, src, n, 1);
     } else {
-        aeskit_chain c[AESKIT_MAC_MANY];
-        aeskit_seg seg[AESKIT_MAC_MANY][2];
-        for (size_t i = 0; i < n; i++) {
-            const size_t b = msgs[i].len == 0 ? 0 : (msgs[i].len - 1) / 16;
-            seg[i][0] = (aeskit_seg){.src = msgs[i].p, .blocks = b};
-            seg[i][1] = (aeskit_seg){.src = last[i], .blocks = 1};
-            memset(c[i].v, 0, 16);
-            c[i].seg = seg[i];
-            c[i].n_seg = 2;
-        }
         aeskit_cbc_chains(&ck->key, 0, c, n);
         for (size_t i = 0; i < n; i++)
             memcpy(tags[i], c[i].v, 16);
-        aeskit_secure_zero(c, n * sizeof c[0]);
     }
     aeskit_secure_zero(last, n * sizeof last[0]);
+    aeskit_secure_zero(c, n * sizeof c[0]);
 }
 
 void aeskit_cmac_oneshot(const aeskit_cmac_key *ck, const uint8_t *p, size_t len,
