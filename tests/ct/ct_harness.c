@@ -985,14 +985,15 @@ static void check_many(size_t keylen)
         const struct aeskit_cipher *d = aeskit_ciphers[m];
         if (d->encrypt_many == NULL)
             continue;
-        for (int pkcs7 = 0; pkcs7 <= 1; pkcs7++) {
+        for (int pkcs7 = 0; pkcs7 <= (d->pkcs7 != NULL); pkcs7++) {
             aeskit_block_item items[MANY_N];
             for (size_t i = 0; i < MANY_N; i++)
                 items[i] = (aeskit_block_item){ivs[i], out[i], msg[i],
-                                               pkcs7 ? lens[i] : lens[i] / 16 * 16};
+                                               pkcs7 || !d->whole_blocks ? lens[i]
+                                                                         : lens[i] / 16 * 16};
             d->encrypt_many(&k, pkcs7, items, MANY_N);
             for (size_t i = 0; i < MANY_N; i++) {
-                const size_t n = pkcs7 ? lens[i] / 16 * 16 + 16 : lens[i] / 16 * 16;
+                const size_t n = pkcs7 ? lens[i] / 16 * 16 + 16 : items[i].len;
                 PUBLIC(out[i], n);
                 absorb(out[i], n);
             }
