@@ -180,22 +180,21 @@ static void ccm_crypt(const aeskit_ccm_key *c, int enc, const aeskit_aead_msg *m
  * of modes/chains.h, interleaved with the others' in the backend's cbc_x
  * (in lockstep when the messages are alike, aeskit_cbc_macs), its
  * segments B0 and the AAD (header_segs), the data's whole blocks in
- * place and its padded tail; the CTR of all n, the data's and the tag
- * masks S_0 = E(A_0) alike, one aeskit_ctr_many call, whose keystream
- * for short messages is one ECB pass over their counter blocks side by
- * side. Sealing MACs the plaintext before encrypting it, opening
- * decrypts first, so dst may be src; everything read from a nonce and an
- * AAD is read before its dst is written. tags: T ^ S_0, all 16 bytes, as
- * ccm_crypt. */
+ * place and its padded tail; the data's CTR of all n in one
+ * aeskit_ctr_many call (short messages' keystream from one ECB pass over
+ * their counter blocks side by side), and the tag masks S_0 = E(A_0) of
+ * all n one ECB call. Sealing MACs the plaintext before encrypting it,
+ * opening decrypts first, so dst may be src; everything read from a nonce
+ * and an AAD is read before its dst is written. tags: T ^ S_0, all 16
+ * bytes, as ccm_crypt. */
 static void ccm_many(const aeskit_ccm_key *c, int enc, const aeskit_aead_item *items, size_t n,
                      uint8_t (*tags)[16])
 {
-    static const uint8_t zero[16];
     const aeskit_key *k = &c->key;
     aeskit_chain ch[AESKIT_AEAD_MANY];
     aeskit_seg seg[AESKIT_AEAD_MANY][AESKIT_CHAIN_SEGS];
-    /* S_0 of each, then each one's data; the counters are public */
-    aeskit_ctr_item ctr[2 * AESKIT_AEAD_MANY] = {{.len = 0}};   /* set before use; gcc 12 cannot tell */
+    /* the data's counters, public; set before use, which gcc 12 cannot tell */
+    aeskit_ctr_item ctr[AESKIT_AEAD_MANY] = {{.len = 0}};
     uint8_t head[AESKIT_AEAD_MANY][32], adtail[AESKIT_AEAD_MANY][16];
     uint8_t tail[AESKIT_AEAD_MANY][16], s0[AESKIT_AEAD_MANY][16], b0[16];
     assert(n <= AESKIT_AEAD_MANY);
@@ -207,24 +206,21 @@ static void ccm_many(const aeskit_ccm_key *c, int enc, const aeskit_aead_item *i
         const size_t aad_len = m->n_ad ? m->ad->len : 0;
         aeskit_ccm_b0(b0, m->nonce, m->nonce_len, c->tag_len, it->len, aad_len > 0);
         size_t s = header_segs(seg[i], head[i], adtail[i], b0, aad, aad_len);
-        aeskit_ctr_item *a = &ctr[2 * i];
-        ccm_a0(a[0].ctr, m);
-        a[0].dst = s0[i];
-        a[0].src = zero;
-        a[0].len = 16;
-        memcpy(a[1].ctr, a[0].ctr, 16);
-        a[1].ctr[15] = 1;   /* A_1: q >= 2, so the count is the last bytes */
-        a[1].dst = it->dst;
-        a[1].src = it->src;
-        a[1].len = it->len;
+        ccm_a0(s0[i], m);
+        memcpy(ctr[i].ctr, s0[i], 16);
+        ctr[i].ctr[15] = 1;   /* A_1: q >= 2, so the count is the last bytes */
+        ctr[i].dst = it->dst;
+        ctr[i].src = it->src;
+        ctr[i].len = it->len;
         seg[i][s++] = (aeskit_seg){.src = enc ? it->src : it->dst, .blocks = it->len / 16};
         seg[i][s++] = (aeskit_seg){.src = tail[i], .blocks = it->len % 16 > 0};
         memset(ch[i].v, 0, 16);
         ch[i].seg = seg[i];
         ch[i].n_seg = s;
     }
+    k->impl->ecb_enc(k, s0[0], s0[0], n);   /* S_0 = E(A_0) of each */
     if (!enc)
-        aeskit_ctr_many(k, AESKIT_CTR_BE128, ctr, 2 * n);
+        aeskit_ctr_many(k, AESKIT_CTR_BE128, ctr, n);
     for (size_t i = 0; i < n; i++) {
         /* the MAC's padded last block of the plaintext: src sealing, dst
          * (decrypted above) opening */
@@ -237,7 +233,7 @@ static void ccm_many(const aeskit_ccm_key *c, int enc, const aeskit_aead_item *i
     }
     aeskit_cbc_macs(k, ch, n);
     if (enc)
-        aeskit_ctr_many(k, AESKIT_CTR_BE128, ctr, 2 * n);
+        aeskit_ctr_many(k, AESKIT_CTR_BE128, ctr, n);
     for (size_t i = 0; i < n; i++)
         aeskit_xor16(tags[i], ch[i].v, s0[i]);
     aeskit_secure_zero(ch, n * sizeof ch[0]);
