@@ -202,6 +202,48 @@ def test_eax_many_every_count(backend, equal):
                 assert obj.decrypt_many(nonces, want, ads) == msgs, (ks, tag, n)
 
 
+@pytest.mark.parametrize("equal", (True, False), ids=("equal", "unequal"))
+def test_siv_many_every_count(backend, equal):
+    """SIV's S2V as chains across messages (groups of many_chains, folded in order) and
+    its CTR in one aeskit_ctr_many: lists of associated data of every size, empty items
+    and no list included, plaintexts of 0, under 16, 16 to 31 and longer bytes, enough
+    chains in all to cross a group."""
+    rng = random.Random(23)
+    group = _aeskit.mode_constants("SIV")["many_chains"]
+    obj = aeskit.AESSIV(KEYS[32], backend=backend)
+    for n in (1, 2, 9, 32, 40):
+        msgs = [rand(6300 * n + i, k) for i, k in enumerate(_lengths(rng, n, equal))]
+        k_ad = rng.choice((0, 1, 3, 5))
+        ads = []
+        for i in range(n):
+            k = k_ad if equal else rng.choice((0, 1, 2, 7))
+            ad = [rand(8300 * n + 10 * i + j, rng.choice((0, 1, 16, 17, 40))) for j in range(k)]
+            ads.append(None if k == 0 and i % 2 else ad)
+        assert n < 32 or sum(len(a or ()) + 1 for a in ads[:32]) > group or equal
+        want = [obj.encrypt(m, a) for m, a in zip(msgs, ads)]
+        assert obj.encrypt_many(msgs, ads) == want, n
+        assert obj.decrypt_many(want, ads) == msgs, n
+
+
+def test_siv_many_one_forgery(backend):
+    """One forged message among 40 (its SIV or its ciphertext's last byte): it alone fails,
+    and every output of the sequence form is withheld."""
+    rng = random.Random(29)
+    obj = aeskit.AESSIV(KEYS[32], backend=backend)
+    n = 40
+    msgs = [rand(9100 + i, k or 1) for i, k in enumerate(_lengths(rng, n, False))]
+    ads = [[rand(9200 + i, 20), b"nonce%d" % i] for i in range(n)]
+    sealed = [obj.encrypt(m, a) for m, a in zip(msgs, ads)]
+    for bad, where in ((7, 0), (31, -1)):
+        forged = list(sealed)
+        flipped = bytearray(sealed[bad])
+        flipped[where] ^= 1
+        forged[bad] = bytes(flipped)
+        with pytest.raises(aeskit.InvalidTag) as e:
+            obj.decrypt_many(forged, ads)
+        assert list(e.value.failed) == [bad]
+
+
 @pytest.mark.parametrize("mode", ("CCM", "EAX"))
 @pytest.mark.parametrize("where", ("tag", "data"))
 def test_many_one_forgery(backend, mode, where):
