@@ -931,7 +931,7 @@ static void check_cmac_eax(size_t keylen)
 }
 
 /* ---- many messages at once: CMAC's mac_many, every cipher's encrypt_many,
- * CCM's and EAX's seal_many and open_many (the cbc_x slot, the scheduler
+ * CCM's, EAX's and SIV's seal_many and open_many (the cbc_x slot, the scheduler
  * and the lockstep over it, aeskit_ctr_many);
  * keys, ivs, nonces, AAD and data secret, only the lengths public ------- */
 
@@ -943,18 +943,18 @@ static void check_many(size_t keylen)
     static const size_t lens[MANY_N] = {0, 1, 15, 16, 17, 32, 64, 16 * 9 + 5, 3, 48, 100};
     static uint8_t msg[MANY_N][MANY_LEN], out[MANY_N][MANY_LEN + 16], back[MANY_N][MANY_LEN];
     static uint8_t plain[MANY_N][MANY_LEN];   /* msg's public copy, to compare with */
-    uint8_t key[32], ivs[MANY_N][16], tags[MANY_N][16], expect[MANY_N][16], one[16], ok[MANY_N];
+    uint8_t key[64], ivs[MANY_N][16], tags[MANY_N][16], expect[MANY_N][16], one[16], ok[MANY_N];
     aeskit_span spans[MANY_N];
 
-    describe("many: CMAC, encrypt_many, CCM, EAX AES-%zu, %d messages", 8 * keylen, MANY_N);
-    fill(key, keylen);
+    describe("many: CMAC, encrypt_many, CCM, EAX, SIV AES-%zu, %d messages", 8 * keylen, MANY_N);
+    fill(key, sizeof key);   /* SIV takes two keys */
     fill(ivs[0], sizeof ivs);
     for (size_t i = 0; i < MANY_N; i++) {
         fill(plain[i], lens[i]);
         memcpy(msg[i], plain[i], lens[i]);
         spans[i] = (aeskit_span){msg[i], lens[i]};
     }
-    SECRET(key, keylen);
+    SECRET(key, sizeof key);
     SECRET(ivs, sizeof ivs);
     SECRET(msg, sizeof msg);
     int same = 1;
@@ -1002,15 +1002,17 @@ static void check_many(size_t keylen)
     aeskit_secure_zero(&k, sizeof k);
 
     int opened = 1;
-    static const struct aeskit_aead *const aeads[] = {&aeskit_ccm_aead, &aeskit_eax_aead};
+    static const struct aeskit_aead *const aeads[] = {&aeskit_ccm_aead, &aeskit_eax_aead,
+                                                      &aeskit_siv_aead};
     for (size_t e = 0; e < sizeof aeads / sizeof aeads[0]; e++) {
         const struct aeskit_aead *d = aeads[e];
         union {
             aeskit_ccm_key ccm;
             aeskit_eax_key eax;
+            aeskit_siv_key siv;
         } ks;
         assert(d->key_state <= sizeof ks);
-        d->key_init(&ks, impl, key, keylen, 8);
+        d->key_init(&ks, impl, key, d->n_keys * keylen, 8);
         const aeskit_span ad = {ivs[MANY_N - 1], 16};
         aeskit_aead_item items[MANY_N];
         for (size_t i = 0; i < MANY_N; i++)
