@@ -196,7 +196,8 @@ static void ccm_many(const aeskit_ccm_key *c, int enc, const aeskit_aead_item *i
     /* the data's counters, public; set before use, which gcc 12 cannot tell */
     aeskit_ctr_item ctr[AESKIT_AEAD_MANY] = {{.len = 0}};
     uint8_t head[AESKIT_AEAD_MANY][32], adtail[AESKIT_AEAD_MANY][16];
-    uint8_t tail[AESKIT_AEAD_MANY][16], s0[AESKIT_AEAD_MANY][16], b0[16];
+    uint8_t tail[AESKIT_AEAD_MANY][16], b0[16];
+    uint8_t s0[AESKIT_AEAD_MANY][16] = {{0}};   /* set before use; gcc 12 cannot tell */
     assert(n <= AESKIT_AEAD_MANY);
     for (size_t i = 0; i < n; i++) {
         const aeskit_aead_item *it = &items[i];
