@@ -931,9 +931,9 @@ static void check_cmac_eax(size_t keylen)
 }
 
 /* ---- many messages at once: CMAC's mac_many, every cipher's encrypt_many,
- * CCM's, EAX's and SIV's seal_many and open_many (the cbc_x slot, the scheduler
- * and the lockstep over it, aeskit_ctr_many);
- * keys, ivs, nonces, AAD and data secret, only the lengths public ------- */
+ * CCM's, EAX's and SIV's seal_many and open_many (the cbc_x slot, the
+ * scheduler and the lockstep over it, aeskit_ctr_many); keys, ivs,
+ * nonces, AAD and data secret, only the lengths public ------------------ */
 
 #define MANY_N 11   /* past portable's 4 lanes and aesni's 8: lanes refill */
 #define MANY_LEN 160

@@ -53,8 +53,9 @@ void aeskit_cbc_macs(const aeskit_key *k, aeskit_chain *c, size_t n);
 
 /* n CBC-MAC chains side by side, all of one length: chain i's value v[i]
  * through the blocks whole blocks at src[i], through cbc_x in groups of
- * at most cbc_x_chains, as even as they can be. The plain loop under aeskit_cbc_macs, for a mode whose
- * messages are of one length and whose values lie side by side already. */
+ * at most cbc_x_chains, as even as they can be. The plain loop under
+ * aeskit_cbc_macs, for a mode whose messages are of one length and whose
+ * values lie side by side already (CMAC's tags). */
 void aeskit_cbc_macs_even(const aeskit_key *k, uint8_t (*v)[16], const uint8_t *const *src,
                           size_t n, size_t blocks);
 
