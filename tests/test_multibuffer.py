@@ -93,6 +93,22 @@ def test_cmac_many_every_count(backend, equal):
             assert bytes(dst) == b"".join(want)
 
 
+@pytest.mark.parametrize("length", (0, 1, 15, 16, 17, 32, 33, 100))
+def test_cmac_many_one_length(backend, length):
+    """Messages of one length run in lockstep (chains.h, aeskit_cbc_macs_even) in groups as
+    even as they can be: every count up to past two groups of lanes and past the glue's
+    group of messages, each last block whole, padded or absent."""
+    obj = aeskit.AESCMAC(KEYS[16], backend=backend)
+    for n in sorted({1, 2, _w(backend) + 1, 2 * _w(backend) + 3, 70}):
+        msgs = [rand(1500 * n + i, length) for i in range(n)]
+        want = [obj.mac(m) for m in msgs]
+        assert obj.mac_many(msgs) == want, n
+        src, offsets = _packed(msgs)
+        dst = bytearray(16 * n)
+        obj.mac_many_into(src, offsets, dst)
+        assert bytes(dst) == b"".join(want), n
+
+
 def test_cmac_many_empty_and_verify_failure(backend):
     obj = aeskit.AESCMAC(KEYS[16], backend=backend)
     msgs = [b"", b"a", b"", bytes(16), b""] * 7
@@ -149,17 +165,101 @@ def test_ccm_many_every_count(backend, equal):
                 assert obj.decrypt_many(nonces, want, ads) == msgs, (ks, tag, n)
 
 
-def test_ccm_many_one_forgery(backend):
+@pytest.mark.parametrize("length", (0, 1, 16, 64, 100))
+@pytest.mark.parametrize("ad_len", (0, 14, 40))
+def test_ccm_many_one_shape(backend, length, ad_len):
+    """Messages alike in data and AAD length (one nonce length) run in lockstep
+    (aeskit_cbc_macs): every count up to past two groups of lanes."""
+    obj = aeskit.AESCCM(KEYS[24], 8, backend=backend)
+    for n in sorted({1, _w(backend) + 1, 2 * _w(backend) + 3}):
+        msgs = [rand(6100 * n + i, length) for i in range(n)]
+        nonces = [rand(7100 * n + i, 12) for i in range(n)]
+        ads = [rand(8100 * n + i, ad_len) for i in range(n)]
+        want = [obj.encrypt(v, m, a) for v, m, a in zip(nonces, msgs, ads)]
+        assert obj.encrypt_many(nonces, msgs, ads) == want, n
+        assert obj.decrypt_many(nonces, want, ads) == msgs, n
+
+
+@pytest.mark.parametrize("equal", (True, False), ids=("equal", "unequal"))
+def test_eax_many_every_count(backend, equal):
+    """EAX's three OMACs as chains (aeskit_cmac_chain after [t]) and its CTR in one
+    aeskit_ctr_many: nonces and AAD of every kind of length, the empty ones included
+    (their OMAC is the key's stored value), every count past a group of lanes."""
+    rng = random.Random(17)
+    for ks in KEY_SIZES:
+        for tag in (4, 16):
+            obj = aeskit.AESEAX(KEYS[ks], tag_length=tag, backend=backend)
+            for n in range(1, _w(backend) + 2):
+                msgs = [rand(6200 * n + i, k) for i, k in enumerate(_lengths(rng, n, equal))]
+                nl = rng.choice((0, 1, 16, 17, 40))
+                nonces = [rand(7200 * n + i, nl if equal else rng.choice((0, 1, 16, 17, 40)))
+                          for i in range(n)]
+                al = rng.choice((0, 15, 16, 300))
+                ads = [rand(8200 * n + i, al if equal else rng.choice((0, 1, 15, 16, 17, 300)))
+                       for i in range(n)]
+                want = [obj.encrypt(v, m, a) for v, m, a in zip(nonces, msgs, ads)]
+                assert obj.encrypt_many(nonces, msgs, ads) == want, (ks, tag, n)
+                assert obj.decrypt_many(nonces, want, ads) == msgs, (ks, tag, n)
+
+
+@pytest.mark.parametrize("equal", (True, False), ids=("equal", "unequal"))
+def test_siv_many_every_count(backend, equal):
+    """SIV's S2V as chains across messages (groups of many_chains, folded in order) and
+    its CTR in one aeskit_ctr_many: lists of associated data of every size, empty items
+    and no list included, plaintexts of 0, under 16, 16 to 31 and longer bytes, enough
+    chains in all to cross a group."""
+    rng = random.Random(23)
+    group = _aeskit.mode_constants("SIV")["many_chains"]
+    obj = aeskit.AESSIV(KEYS[32], backend=backend)
+    for n in (1, 2, 9, 32, 40):
+        msgs = [rand(6300 * n + i, k) for i, k in enumerate(_lengths(rng, n, equal))]
+        k_ad = rng.choice((0, 1, 3, 5))
+        ads = []
+        for i in range(n):
+            k = k_ad if equal else rng.choice((0, 1, 2, 7))
+            ad = [rand(8300 * n + 10 * i + j, rng.choice((0, 1, 16, 17, 40))) for j in range(k)]
+            ads.append(None if k == 0 and i % 2 else ad)
+        assert n < 32 or sum(len(a or ()) + 1 for a in ads[:32]) > group or equal
+        want = [obj.encrypt(m, a) for m, a in zip(msgs, ads)]
+        assert obj.encrypt_many(msgs, ads) == want, n
+        assert obj.decrypt_many(want, ads) == msgs, n
+
+
+def test_siv_many_one_forgery(backend):
+    """One forged message among 40 (its SIV or its ciphertext's last byte): it alone fails,
+    and every output of the sequence form is withheld."""
+    rng = random.Random(29)
+    obj = aeskit.AESSIV(KEYS[32], backend=backend)
+    n = 40
+    msgs = [rand(9100 + i, k or 1) for i, k in enumerate(_lengths(rng, n, False))]
+    ads = [[rand(9200 + i, 20), b"nonce%d" % i] for i in range(n)]
+    sealed = [obj.encrypt(m, a) for m, a in zip(msgs, ads)]
+    for bad, where in ((7, 0), (31, -1)):
+        forged = list(sealed)
+        flipped = bytearray(sealed[bad])
+        flipped[where] ^= 1
+        forged[bad] = bytes(flipped)
+        with pytest.raises(aeskit.InvalidTag) as e:
+            obj.decrypt_many(forged, ads)
+        assert list(e.value.failed) == [bad]
+
+
+@pytest.mark.parametrize("mode", ("CCM", "EAX"))
+@pytest.mark.parametrize("where", ("tag", "data"))
+def test_many_one_forgery(backend, mode, where):
+    """One forged message among many of unequal length: its output alone is zeroed and
+    reported, the others open."""
     rng = random.Random(13)
-    obj = aeskit.AESCCM(KEYS[16], backend=backend)
+    obj = getattr(aeskit, "AES" + mode)(KEYS[16], backend=backend)
     n = _w(backend) + 5
-    msgs = [rand(9000 + i, k) for i, k in enumerate(_lengths(rng, n, False))]
+    lengths = [k or 1 for k in _lengths(rng, n, False)]   # a byte to forge in each
+    msgs = [rand(9000 + i, k) for i, k in enumerate(lengths)]
     nonces = [rand(9500 + i, 13) for i in range(n)]
     sealed = [obj.encrypt(v, m, b"hdr") for v, m in zip(nonces, msgs)]
     src, offsets = _packed(sealed)
     buf = bytearray(src)
     bad = n // 2
-    buf[offsets[bad + 1] - 1] ^= 1   # the forged message's last tag byte
+    buf[offsets[bad + 1] - 1 if where == "tag" else offsets[bad]] ^= 1
     dst = bytearray(b"\xaa" * len(buf))
     ok = obj.decrypt_many_into(b"".join(nonces), buf, offsets, dst, b"hdr", on_failure="zero")
     assert list(ok) == [int(i != bad) for i in range(n)]
@@ -168,3 +268,31 @@ def test_ccm_many_one_forgery(backend):
         got = bytes(dst[at:at + len(msgs[i])])
         assert got == (bytes(len(msgs[i])) if i == bad else msgs[i]), i
         at += len(msgs[i])
+    with pytest.raises(aeskit.InvalidTag) as e:
+        obj.decrypt_many(nonces, [bytes(buf[offsets[i]:offsets[i + 1]]) for i in range(n)],
+                         b"hdr")
+    assert list(e.value.failed) == [bad]
+
+
+@pytest.mark.parametrize("equal", (True, False), ids=("equal", "unequal"))
+def test_ctr_many_every_length(backend, equal):
+    """AESCTR's batch through aeskit_ctr_many: short messages' keystream from one ECB pass
+    over their counters, long ones' whole blocks through the ctr slot and their tails in
+    the pass; more blocks than its buffer holds (a flush mid-group), counters that carry
+    across 64 bits and wrap at 128, decryption through the same path, and in place."""
+    rng = random.Random(19)
+    obj = aeskit.AESCTR(KEYS[16], backend=backend)
+    cases = [(n, [k] * n) for n in (1, 5, 64, 70) for k in (0, 17, 48, 63, 64, 100)] if equal \
+        else [(n, [rng.choice((0, 1, 15, 16, 17, 31, 48, 63, 64, 65, 100, 255, 256, 1000))
+                   for _ in range(n)]) for n in (1, 5, 64, 70)]
+    for n, lengths in cases:
+        msgs = [rand(9900 * n + i, k) for i, k in enumerate(lengths)]
+        edges = (b"\xff" * 16, b"\x00" * 8 + b"\xff" * 8, bytes(15) + b"\xfe")
+        ivs = [edges[i % 3] if i % 4 == 0 else rand(9950 * n + i, 16) for i in range(n)]
+        want = [obj.encrypt(iv, m) for iv, m in zip(ivs, msgs)]
+        assert obj.encrypt_many(ivs, msgs) == want, n
+        assert obj.decrypt_many(ivs, want) == msgs, n
+        src, offsets = _packed(msgs)
+        buf = bytearray(src)
+        obj.encrypt_many_into(b"".join(ivs), buf, offsets, buf)
+        assert bytes(buf) == b"".join(want), n

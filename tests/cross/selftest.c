@@ -254,7 +254,8 @@ static void cbc_mac_xts_check(pair *p)
  * CBC encryption (apart and in place) and CBC-MAC against portable's
  * cbc_enc and cbc_mac chain by chain; then the scheduler over it
  * (aeskit_cbc_chains) on more chains than lanes, of unequal lengths and
- * two segments each, so that lanes are refilled mid-run. */
+ * two segments each, so that lanes are refilled mid-run; then
+ * aeskit_cbc_macs on such chains alike (lockstep) and not. */
 static void cbc_x_check(pair *p)
 {
     static const size_t blocks[] = {0, 1, 2, 5, 11};
@@ -324,6 +325,31 @@ static void cbc_x_check(pair *p)
     }
     detail(d, sizeof d, "cbc_chains", p->key_len, at, (int)m);
     check(ok, "slot", p->impl->name, d);
+
+    /* aeskit_cbc_macs on the same 2w + 3 chains, made alike (3 blocks
+     * then 1: lockstep in even groups) and then not (the scheduler) */
+    for (int alike = 1; alike >= 0; alike--) {
+        at = 0;
+        for (size_t j = 0; j < m; j++) {
+            const size_t n0 = alike ? 3 : j * 7 % 13, n1 = alike ? 1 : j % 3;
+            memcpy(ch[j].v, first[j], 16);
+            seg[j][0] = (aeskit_seg){src + 16 * at, NULL, n0};
+            seg[j][1] = (aeskit_seg){src + 16 * (at + n0), NULL, n1};
+            at += n0 + n1;
+        }
+        aeskit_cbc_macs(&p->k, ch, m);
+        ok = 1;
+        at = 0;
+        for (size_t j = 0; j < m; j++) {
+            const size_t n = seg[j][0].blocks + seg[j][1].blocks;
+            memcpy(b, first[j], 16);
+            p->ref->cbc_mac(&p->kp, b, src + 16 * at, n);
+            ok &= memcmp(b, ch[j].v, 16) == 0;
+            at += n;
+        }
+        detail(d, sizeof d, "cbc_macs", p->key_len, at, (int)(m * 10 + alike));
+        check(ok, "slot", p->impl->name, d);
+    }
 }
 
 /* xts_units (optional) against portable's xts a unit at a time: units of

@@ -931,8 +931,9 @@ static void check_cmac_eax(size_t keylen)
 }
 
 /* ---- many messages at once: CMAC's mac_many, every cipher's encrypt_many,
- * CCM's seal_many and open_many (the cbc_x slot and the scheduler over it);
- * keys, ivs, nonces, AAD and data secret, only the lengths public ------- */
+ * CCM's, EAX's and SIV's seal_many and open_many (the cbc_x slot, the
+ * scheduler and the lockstep over it, aeskit_ctr_many); keys, ivs,
+ * nonces, AAD and data secret, only the lengths public ------------------ */
 
 #define MANY_N 11   /* past portable's 4 lanes and aesni's 8: lanes refill */
 #define MANY_LEN 160
@@ -942,18 +943,18 @@ static void check_many(size_t keylen)
     static const size_t lens[MANY_N] = {0, 1, 15, 16, 17, 32, 64, 16 * 9 + 5, 3, 48, 100};
     static uint8_t msg[MANY_N][MANY_LEN], out[MANY_N][MANY_LEN + 16], back[MANY_N][MANY_LEN];
     static uint8_t plain[MANY_N][MANY_LEN];   /* msg's public copy, to compare with */
-    uint8_t key[32], ivs[MANY_N][16], tags[MANY_N][16], expect[MANY_N][16], one[16], ok[MANY_N];
+    uint8_t key[64], ivs[MANY_N][16], tags[MANY_N][16], expect[MANY_N][16], one[16], ok[MANY_N];
     aeskit_span spans[MANY_N];
 
-    describe("many: CMAC, encrypt_many, CCM AES-%zu, %d messages", 8 * keylen, MANY_N);
-    fill(key, keylen);
+    describe("many: CMAC, encrypt_many, CCM, EAX, SIV AES-%zu, %d messages", 8 * keylen, MANY_N);
+    fill(key, sizeof key);   /* SIV takes two keys */
     fill(ivs[0], sizeof ivs);
     for (size_t i = 0; i < MANY_N; i++) {
         fill(plain[i], lens[i]);
         memcpy(msg[i], plain[i], lens[i]);
         spans[i] = (aeskit_span){msg[i], lens[i]};
     }
-    SECRET(key, keylen);
+    SECRET(key, sizeof key);
     SECRET(ivs, sizeof ivs);
     SECRET(msg, sizeof msg);
     int same = 1;
@@ -965,8 +966,17 @@ static void check_many(size_t keylen)
         aeskit_cmac_oneshot(&ck, msg[i], lens[i], one);
         same &= aeskit_ct_memeq(one, tags[i], 16);
     }
+    for (size_t i = 0; i < MANY_N; i++)   /* one length: the lockstep path */
+        spans[i].len = 64;
+    aeskit_cmac_many(&ck, spans, MANY_N, expect);
+    for (size_t i = 0; i < MANY_N; i++) {
+        aeskit_cmac_oneshot(&ck, msg[i], 64, one);
+        same &= aeskit_ct_memeq(one, expect[i], 16);
+    }
     PUBLIC(tags, sizeof tags);
     absorb(tags[0], sizeof tags);
+    PUBLIC(expect, sizeof expect);
+    absorb(expect[0], sizeof expect);
     aeskit_secure_zero(&ck, sizeof ck);
 
     aeskit_key k;
@@ -975,14 +985,15 @@ static void check_many(size_t keylen)
         const struct aeskit_cipher *d = aeskit_ciphers[m];
         if (d->encrypt_many == NULL)
             continue;
-        for (int pkcs7 = 0; pkcs7 <= 1; pkcs7++) {
+        for (int pkcs7 = 0; pkcs7 <= (d->pkcs7 != NULL); pkcs7++) {
             aeskit_block_item items[MANY_N];
             for (size_t i = 0; i < MANY_N; i++)
                 items[i] = (aeskit_block_item){ivs[i], out[i], msg[i],
-                                               pkcs7 ? lens[i] : lens[i] / 16 * 16};
+                                               pkcs7 || !d->whole_blocks ? lens[i]
+                                                                         : lens[i] / 16 * 16};
             d->encrypt_many(&k, pkcs7, items, MANY_N);
             for (size_t i = 0; i < MANY_N; i++) {
-                const size_t n = pkcs7 ? lens[i] / 16 * 16 + 16 : lens[i] / 16 * 16;
+                const size_t n = pkcs7 ? lens[i] / 16 * 16 + 16 : items[i].len;
                 PUBLIC(out[i], n);
                 absorb(out[i], n);
             }
@@ -990,43 +1001,52 @@ static void check_many(size_t keylen)
     }
     aeskit_secure_zero(&k, sizeof k);
 
-    const struct aeskit_aead *d = &aeskit_ccm_aead;
-    aeskit_ccm_key ks;
-    d->key_init(&ks, impl, key, keylen, 8);
-    const aeskit_span ad = {ivs[MANY_N - 1], 16};
-    aeskit_aead_item items[MANY_N];
-    for (size_t i = 0; i < MANY_N; i++)
-        items[i] = (aeskit_aead_item){
-            .m = {.nonce = ivs[i], .nonce_len = 7 + i % 7, .ad = &ad, .n_ad = i & 1},
-            .dst = out[i], .src = msg[i], .len = lens[i]};
-    d->seal_many(&ks, items, MANY_N, tags);
-    tags[5][0] ^= 1;   /* one forgery among them: its verdict must steer nothing */
-    for (size_t i = 0; i < MANY_N; i++) {
-        items[i].dst = back[i];
-        items[i].src = out[i];
-        items[i].tag = tags[i];
-    }
-    /* the mode's open_many and the comparison, as check_ccm does them: the
-     * verdicts are public only once made (verify.c then zeroes on them) */
-    d->open_many(&ks, items, MANY_N, expect);
-    for (size_t i = 0; i < MANY_N; i++)
-        ok[i] = (uint8_t)aeskit_ct_memeq(expect[i], tags[i], 8);
-    PUBLIC(ok, sizeof ok);
     int opened = 1;
-    for (size_t i = 0; i < MANY_N; i++)
-        opened &= ok[i] == (i != 5);
+    static const struct aeskit_aead *const aeads[] = {&aeskit_ccm_aead, &aeskit_eax_aead,
+                                                      &aeskit_siv_aead};
+    for (size_t e = 0; e < sizeof aeads / sizeof aeads[0]; e++) {
+        const struct aeskit_aead *d = aeads[e];
+        union {
+            aeskit_ccm_key ccm;
+            aeskit_eax_key eax;
+            aeskit_siv_key siv;
+        } ks;
+        assert(d->key_state <= sizeof ks);
+        d->key_init(&ks, impl, key, d->n_keys * keylen, 8);
+        const aeskit_span ad = {ivs[MANY_N - 1], 16};
+        aeskit_aead_item items[MANY_N];
+        for (size_t i = 0; i < MANY_N; i++)
+            items[i] = (aeskit_aead_item){
+                .m = {.nonce = ivs[i], .nonce_len = 7 + i % 7, .ad = &ad, .n_ad = i & 1},
+                .dst = out[i], .src = msg[i], .len = lens[i]};
+        d->seal_many(&ks, items, MANY_N, tags);
+        tags[5][0] ^= 1;   /* one forgery among them: its verdict must steer nothing */
+        for (size_t i = 0; i < MANY_N; i++) {
+            items[i].dst = back[i];
+            items[i].src = out[i];
+            items[i].tag = tags[i];
+        }
+        /* the mode's open_many and the comparison, as check_ccm does them: the
+         * verdicts are public only once made (verify.c then zeroes on them) */
+        d->open_many(&ks, items, MANY_N, expect);
+        for (size_t i = 0; i < MANY_N; i++)
+            ok[i] = (uint8_t)aeskit_ct_memeq(expect[i], tags[i], 8);
+        PUBLIC(ok, sizeof ok);
+        for (size_t i = 0; i < MANY_N; i++)
+            opened &= ok[i] == (i != 5);
+        PUBLIC(back, sizeof back);
+        PUBLIC(out, sizeof out);
+        for (size_t i = 0; i < MANY_N; i++)
+            if (i != 5 && memcmp(back[i], plain[i], lens[i]) != 0)
+                opened = 0;
+        absorb(back[0], sizeof back);
+        aeskit_secure_zero(&ks, sizeof ks);
+    }
     PUBLIC(&same, sizeof same);
     PUBLIC(&opened, sizeof opened);
-    PUBLIC(back, sizeof back);
-    PUBLIC(out, sizeof out);
-    for (size_t i = 0; i < MANY_N; i++)
-        if (i != 5 && memcmp(back[i], plain[i], lens[i]) != 0)
-            opened = 0;
     cases++;
     if (!same || !opened)
         fail("many");
-    absorb(back[0], sizeof back);
-    aeskit_secure_zero(&ks, sizeof ks);
 }
 
 /* ---- SIV: keys, components and data secret; the received SIV public --- */

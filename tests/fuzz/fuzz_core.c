@@ -583,7 +583,7 @@ static void fuzz_cipher(const struct aeskit_cipher *d, const struct aeskit_impl 
          * place (dst = src) with F_INPLACE */
         now.step = "encrypt_many (against one message at a time)";
         many_set s;
-        many_messages(&s, data, len, c.pkcs7 ? 1 : 16, AESKIT_CIPHER_MANY);
+        many_messages(&s, data, len, c.pkcs7 || !d->whole_blocks ? 1 : 16, AESKIT_CIPHER_MANY);
         aeskit_block_item items[MANY_MAX];
         uint8_t *dst[MANY_MAX];
         for (size_t i = 0; i < s.n; i++) {

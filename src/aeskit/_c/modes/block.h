@@ -108,11 +108,16 @@ struct aeskit_cipher {
     /* Optional: NULL, or n <= AESKIT_CIPHER_MANY one-shot encryptions at
      * once, each what init, update and finish do on item i: with PKCS#7
      * padding when pkcs7 (dst takes 16 * (len / 16 + 1) bytes), else len
-     * whole blocks. For a serial mode whose kernels interleave independent
-     * messages (CBC: the backend's cbc_x); the glue's batch methods call
-     * it, and run one message at a time where it is NULL. */
+     * bytes (whole blocks where whole_blocks says so). For a mode whose
+     * kernels interleave independent messages (CBC: the backend's cbc_x)
+     * or share one pass among them (CTR: aeskit_ctr_many's ECB pass over
+     * short messages' counters); the glue's batch methods call it, and run
+     * one message at a time where it is NULL. */
     void (*encrypt_many)(const aeskit_key *keys, int pkcs7, const aeskit_block_item *items,
                          size_t n);
+    /* Decryption is encryption (CTR): encrypt_many serves decrypt_many
+     * too. */
+    uint8_t decrypt_is_encrypt;
     /* XTS's additions; zero/NULL for a mode without them. */
     uint8_t distinct_keys;      /* the n_keys keys must differ (checked in
                                    constant time) */

@@ -24,6 +24,7 @@
 #include "ccm.h"
 #include "chains.h"
 #include "common.h"
+#include "generic.h"
 
 #define CHUNK_BLOCKS 256   /* 4 KiB */
 
@@ -176,21 +177,27 @@ static void ccm_crypt(const aeskit_ccm_key *c, int enc, const aeskit_aead_msg *m
 }
 
 /* n messages at once (seal_many, open_many): each one's CBC-MAC a chain
- * of modes/chains.h, interleaved with the others' in the backend's cbc_x,
- * its segments B0 and the AAD (header_segs), the plaintext's whole blocks
- * in place and its padded tail; the CTR passes are each message's own
- * (parallel already), and the S_0 of all n one ECB call. Sealing MACs the
- * plaintext before encrypting it, opening decrypts first, so dst may be
- * src; everything read from a nonce and an AAD is read before its dst is
- * written. tags: T ^ S_0, all 16 bytes, as ccm_crypt. */
+ * of modes/chains.h, interleaved with the others' in the backend's cbc_x
+ * (in lockstep when the messages are alike, aeskit_cbc_macs), its
+ * segments B0 and the AAD (header_segs), the data's whole blocks in
+ * place and its padded tail; the data's CTR of all n in one
+ * aeskit_ctr_many call (short messages' keystream from one ECB pass over
+ * their counter blocks side by side), and the tag masks S_0 = E(A_0) of
+ * all n one ECB call. Sealing MACs the plaintext before encrypting it,
+ * opening decrypts first, so dst may be src; everything read from a nonce
+ * and an AAD is read before its dst is written. tags: T ^ S_0, all 16
+ * bytes, as ccm_crypt. */
 static void ccm_many(const aeskit_ccm_key *c, int enc, const aeskit_aead_item *items, size_t n,
                      uint8_t (*tags)[16])
 {
     const aeskit_key *k = &c->key;
     aeskit_chain ch[AESKIT_AEAD_MANY];
     aeskit_seg seg[AESKIT_AEAD_MANY][AESKIT_CHAIN_SEGS];
+    /* the data's counters, public; set before use, which gcc 12 cannot tell */
+    aeskit_ctr_item ctr[AESKIT_AEAD_MANY] = {{.len = 0}};
     uint8_t head[AESKIT_AEAD_MANY][32], adtail[AESKIT_AEAD_MANY][16];
-    uint8_t tail[AESKIT_AEAD_MANY][16], a0[AESKIT_AEAD_MANY][16], ctr[16], b0[16];
+    uint8_t tail[AESKIT_AEAD_MANY][16], b0[16];
+    uint8_t s0[AESKIT_AEAD_MANY][16] = {{0}};   /* set before use; gcc 12 cannot tell */
     assert(n <= AESKIT_AEAD_MANY);
     for (size_t i = 0; i < n; i++) {
         const aeskit_aead_item *it = &items[i];
@@ -198,44 +205,43 @@ static void ccm_many(const aeskit_ccm_key *c, int enc, const aeskit_aead_item *i
         assert(m->n_ad <= 1);
         const uint8_t *aad = m->n_ad ? m->ad->p : NULL;
         const size_t aad_len = m->n_ad ? m->ad->len : 0;
-        const size_t body = it->len / 16, rest = it->len % 16;
         aeskit_ccm_b0(b0, m->nonce, m->nonce_len, c->tag_len, it->len, aad_len > 0);
         size_t s = header_segs(seg[i], head[i], adtail[i], b0, aad, aad_len);
-        ccm_a0(a0[i], m);
-        if (!enc) {
-            memcpy(ctr, a0[i], 16);
-            ctr[15] = 1;   /* A_1: q >= 2, so the count is the last bytes */
-            k->impl->ctr(k, AESKIT_CTR_BE128, ctr, it->dst, it->src, body);
-            if (rest > 0)
-                ctr_tail(k, 0, ctr, it->dst + 16 * body, it->src + 16 * body, rest, tail[i]);
-        } else if (rest > 0) {
-            memset(tail[i], 0, 16);
-            memcpy(tail[i], it->src + 16 * body, rest);
-        }
-        seg[i][s++] = (aeskit_seg){.src = enc ? it->src : it->dst, .blocks = body};
-        seg[i][s++] = (aeskit_seg){.src = tail[i], .blocks = rest > 0};
+        ccm_a0(s0[i], m);
+        memcpy(ctr[i].ctr, s0[i], 16);
+        ctr[i].ctr[15] = 1;   /* A_1: q >= 2, so the count is the last bytes */
+        ctr[i].dst = it->dst;
+        ctr[i].src = it->src;
+        ctr[i].len = it->len;
+        seg[i][s++] = (aeskit_seg){.src = enc ? it->src : it->dst, .blocks = it->len / 16};
+        seg[i][s++] = (aeskit_seg){.src = tail[i], .blocks = it->len % 16 > 0};
         memset(ch[i].v, 0, 16);
         ch[i].seg = seg[i];
         ch[i].n_seg = s;
     }
-    aeskit_cbc_chains(k, 0, ch, n);
-    for (size_t i = 0; enc && i < n; i++) {
+    k->impl->ecb_enc(k, s0[0], s0[0], n);   /* S_0 = E(A_0) of each */
+    if (!enc)
+        aeskit_ctr_many(k, AESKIT_CTR_BE128, ctr, n);
+    for (size_t i = 0; i < n; i++) {
+        /* the MAC's padded last block of the plaintext: src sealing, dst
+         * (decrypted above) opening */
         const aeskit_aead_item *it = &items[i];
         const size_t body = it->len / 16, rest = it->len % 16;
-        memcpy(ctr, a0[i], 16);
-        ctr[15] = 1;
-        k->impl->ctr(k, AESKIT_CTR_BE128, ctr, it->dst, it->src, body);
-        if (rest > 0)
-            ctr_tail(k, 1, ctr, it->dst + 16 * body, it->src + 16 * body, rest, tail[i]);
+        if (rest > 0) {
+            memset(tail[i], 0, 16);
+            memcpy(tail[i], (enc ? it->src : it->dst) + 16 * body, rest);
+        }
     }
-    k->impl->ecb_enc(k, a0[0], a0[0], n);   /* S_0 of each */
+    aeskit_cbc_macs(k, ch, n);
+    if (enc)
+        aeskit_ctr_many(k, AESKIT_CTR_BE128, ctr, n);
     for (size_t i = 0; i < n; i++)
-        aeskit_xor16(tags[i], ch[i].v, a0[i]);
+        aeskit_xor16(tags[i], ch[i].v, s0[i]);
     aeskit_secure_zero(ch, n * sizeof ch[0]);
     aeskit_secure_zero(head, n * sizeof head[0]);
     aeskit_secure_zero(adtail, n * sizeof adtail[0]);
     aeskit_secure_zero(tail, n * sizeof tail[0]);
-    aeskit_secure_zero(a0, n * sizeof a0[0]);
+    aeskit_secure_zero(s0, n * sizeof s0[0]);
 }
 
 AESKIT_AEAD_MANY_SEAL_OPEN(ccm, ccm_many)

@@ -109,3 +109,65 @@ void aeskit_cbc_chains(const aeskit_key *k, int out, aeskit_chain *c, size_t n)
     }
     aeskit_secure_zero(l.v, sizeof l.v);
 }
+
+/* The size of group gi when n chains go in groups of at most w, as even
+ * as they can be: 33 chains on 32 lanes go as 17 and 16, not 32 and a
+ * lone one that runs at one chain's latency. */
+static size_t even_group(size_t n, size_t w, size_t gi)
+{
+    const size_t groups = (n + w - 1) / w;
+    return n / groups + (gi < n % groups);
+}
+
+/* Whether every chain of c[0..n) has c[0]'s shape (aeskit_cbc_macs):
+ * lengths only. */
+static int chains_alike(const aeskit_chain *c, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        if (c[i].n_seg != c[0].n_seg)
+            return 0;
+        for (size_t s = 0; s < c[0].n_seg; s++)
+            if (c[i].seg[s].blocks != c[0].seg[s].blocks)
+                return 0;
+    }
+    return 1;
+}
+
+void aeskit_cbc_macs_even(const aeskit_key *k, uint8_t (*v)[16], const uint8_t *const *src,
+                          size_t n, size_t blocks)
+{
+    const size_t w = k->impl->cbc_x_chains;
+    assert(w >= 1 && w <= AESKIT_CBC_X_MAX);
+    if (n == 0 || blocks == 0)
+        return;
+    for (size_t i = 0, gi = 0; i < n; gi++) {
+        const size_t g = even_group(n, w, gi);
+        k->impl->cbc_x(k, g, v + i, NULL, src + i, blocks);
+        i += g;
+    }
+}
+
+void aeskit_cbc_macs(const aeskit_key *k, aeskit_chain *c, size_t n)
+{
+    const size_t w = k->impl->cbc_x_chains;
+    if (!chains_alike(c, n)) {
+        aeskit_cbc_chains(k, 0, c, n);
+        return;
+    }
+    uint8_t v[AESKIT_CBC_X_MAX][16];
+    const uint8_t *src[AESKIT_CBC_X_MAX];
+    for (size_t i = 0, gi = 0; i < n; gi++) {
+        const size_t g = even_group(n, w, gi);
+        for (size_t j = 0; j < g; j++)
+            memcpy(v[j], c[i + j].v, 16);
+        for (size_t s = 0; s < c[0].n_seg; s++) {
+            for (size_t j = 0; j < g; j++)
+                src[j] = c[i + j].seg[s].src;
+            aeskit_cbc_macs_even(k, v, src, g, c[0].seg[s].blocks);
+        }
+        for (size_t j = 0; j < g; j++)
+            memcpy(c[i + j].v, v[j], 16);
+        i += g;
+    }
+    aeskit_secure_zero(v, 16 * w);
+}

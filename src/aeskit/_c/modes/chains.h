@@ -44,4 +44,19 @@ typedef struct aeskit_chain {
  * CBC-MAC (out 0). Chains never overlap one another. */
 void aeskit_cbc_chains(const aeskit_key *k, int out, aeskit_chain *c, size_t n);
 
+/* aeskit_cbc_chains(k, 0, c, n): the CBC-MACs of c[0..n). When the chains
+ * are alike (as many segments each, and segment j as many blocks in every
+ * chain: a batch of messages of one length, the common case) they run in
+ * lockstep, in even groups of at most cbc_x_chains, one cbc_x call per
+ * segment, with no scheduler; otherwise the scheduler takes them. */
+void aeskit_cbc_macs(const aeskit_key *k, aeskit_chain *c, size_t n);
+
+/* n CBC-MAC chains side by side, all of one length: chain i's value v[i]
+ * through the blocks whole blocks at src[i], through cbc_x in groups of
+ * at most cbc_x_chains, as even as they can be. The plain loop under
+ * aeskit_cbc_macs, for a mode whose messages are of one length and whose
+ * values lie side by side already (CMAC's tags). */
+void aeskit_cbc_macs_even(const aeskit_key *k, uint8_t (*v)[16], const uint8_t *const *src,
+                          size_t n, size_t blocks);
+
 #endif

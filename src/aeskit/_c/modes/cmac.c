@@ -102,36 +102,86 @@ void aeskit_cmac_final(const aeskit_cmac *c, uint8_t tag[16])
     aeskit_secure_zero(last, sizeof last);
 }
 
-/* n messages as independent chains (modes/chains.h): each is its whole
- * blocks but the last, read in place, then its last block (cmac_last, in
- * last[i]), whose CBC-MAC step E(mac ^ last) is the tag, as in final. */
+/* The last block of a message of len bytes at p as a chain from zero
+ * takes it (cmac_last), into last; returns the count of whole blocks
+ * before it. */
+static size_t cmac_split(const aeskit_cmac_key *ck, const uint8_t *p, size_t len,
+                         uint8_t last[16])
+{
+    static const uint8_t zero[16];
+    uint8_t buf[16] = {0};   /* past pos: masked off */
+    const size_t body = len == 0 ? 0 : (len - 1) / 16, pos = len - 16 * body;
+    const uint8_t *tail = p + 16 * body;
+    if (pos < 16 && pos > 0)
+        memcpy(buf, tail, pos);
+    cmac_last(ck, pos == 16 ? tail : buf, (unsigned)pos, zero, last);
+    aeskit_secure_zero(buf, sizeof buf);
+    return body;
+}
+
+size_t aeskit_cmac_chain(const aeskit_cmac_key *ck, aeskit_chain *c, aeskit_seg *seg,
+                         uint8_t last[16], const uint8_t start[16], const uint8_t *empty,
+                         const uint8_t *p, size_t len)
+{
+    c->seg = seg;
+    if (len == 0 && empty != NULL) {
+        memcpy(c->v, empty, 16);
+        c->n_seg = 0;
+        return 0;
+    }
+    const size_t body = cmac_split(ck, p, len, last);
+    memcpy(c->v, start, 16);
+    seg[0] = (aeskit_seg){.src = p, .blocks = body};
+    seg[1] = (aeskit_seg){.src = last, .blocks = 1};
+    c->n_seg = 2;
+    return body;
+}
+
+/* n messages as independent chains (aeskit_cmac_chain), each read in
+ * place but for its last block. Messages of one length (a column of
+ * fixed-size values, the common batch) run in lockstep with their values
+ * in tags, side by side, as cbc_x takes them, and no chain records; when
+ * that length ends on a whole block, the block is read in place too and
+ * K1 goes into the values before it (E(v ^ K1 ^ M_n), as cmac_last
+ * makes it). Others go through the scheduler. */
 void aeskit_cmac_many(const aeskit_cmac_key *ck, const aeskit_span *msgs, size_t n,
                       uint8_t (*tags)[16])
 {
     static const uint8_t zero[16];
-    aeskit_chain c[AESKIT_MAC_MANY];
-    aeskit_seg seg[AESKIT_MAC_MANY][2];
-    uint8_t last[AESKIT_MAC_MANY][16], buf[16] = {0};   /* past pos: masked off */
+    uint8_t last[AESKIT_MAC_MANY][16];
+    const uint8_t *src[AESKIT_MAC_MANY] = {NULL};   /* set before use; gcc 12 cannot tell */
     assert(n <= AESKIT_MAC_MANY);
-    for (size_t i = 0; i < n; i++) {
-        const size_t len = msgs[i].len, body = len == 0 ? 0 : (len - 1) / 16;
-        const size_t pos = len - 16 * body;
-        const uint8_t *tail = msgs[i].p + 16 * body;
-        if (pos < 16 && pos > 0)
-            memcpy(buf, tail, pos);
-        cmac_last(ck, pos == 16 ? tail : buf, (unsigned)pos, zero, last[i]);
-        seg[i][0] = (aeskit_seg){.src = msgs[i].p, .blocks = body};
-        seg[i][1] = (aeskit_seg){.src = last[i], .blocks = 1};
-        memset(c[i].v, 0, 16);
-        c[i].seg = seg[i];
-        c[i].n_seg = 2;
+    size_t alike = 1;
+    for (size_t i = 1; i < n; i++)
+        alike &= msgs[i].len == msgs[0].len;
+    if (alike && n > 0) {
+        const size_t len = msgs[0].len, body = len == 0 ? 0 : (len - 1) / 16;
+        const int whole = len > 0 && len % 16 == 0;
+        memset(tags, 0, n * sizeof tags[0]);
+        for (size_t i = 0; i < n; i++)
+            src[i] = msgs[i].p;
+        aeskit_cbc_macs_even(&ck->key, tags, src, n, body);
+        for (size_t i = 0; i < n; i++) {
+            if (whole) {
+                aeskit_xor16(tags[i], tags[i], ck->k1);
+                src[i] = msgs[i].p + 16 * body;
+            } else {
+                cmac_split(ck, msgs[i].p, len, last[i]);
+                src[i] = last[i];
+            }
+        }
+        aeskit_cbc_macs_even(&ck->key, tags, src, n, 1);
+    } else {
+        aeskit_chain c[AESKIT_MAC_MANY];
+        aeskit_seg seg[AESKIT_MAC_MANY][2];
+        for (size_t i = 0; i < n; i++)
+            aeskit_cmac_chain(ck, &c[i], seg[i], last[i], zero, NULL, msgs[i].p, msgs[i].len);
+        aeskit_cbc_chains(&ck->key, 0, c, n);
+        for (size_t i = 0; i < n; i++)
+            memcpy(tags[i], c[i].v, 16);
+        aeskit_secure_zero(c, n * sizeof c[0]);
     }
-    aeskit_cbc_chains(&ck->key, 0, c, n);
-    for (size_t i = 0; i < n; i++)
-        memcpy(tags[i], c[i].v, 16);
-    aeskit_secure_zero(buf, sizeof buf);
     aeskit_secure_zero(last, n * sizeof last[0]);
-    aeskit_secure_zero(c, n * sizeof c[0]);
 }
 
 void aeskit_cmac_oneshot(const aeskit_cmac_key *ck, const uint8_t *p, size_t len,

@@ -41,6 +41,19 @@ void aeskit_cmac_final(const aeskit_cmac *c, uint8_t tag[16]);
 /* init, update and final over one message. */
 void aeskit_cmac_oneshot(const aeskit_cmac_key *ck, const uint8_t *p, size_t len,
                          uint8_t tag[16]);
+/* One message's CMAC as a chain of modes/chains.h, for the modes'
+ * batches (aeskit_cmac_many, EAX's OMACs): from the value start (zero
+ * for a plain CMAC; EAX: the value after its prefix [t]) over the len
+ * bytes at p, their whole blocks but the last read in place (seg[0]), the
+ * last as the chain takes it written to last (seg[1] of seg[2]); the chain's value
+ * at the end is the tag. With empty non-NULL (a prefixed OMAC) a message
+ * of no bytes has no blocks, and the value is empty (the OMAC of nothing,
+ * kept with the key). Returns the count of whole blocks before the last. */
+struct aeskit_chain;
+struct aeskit_seg;
+size_t aeskit_cmac_chain(const aeskit_cmac_key *ck, struct aeskit_chain *c,
+                         struct aeskit_seg *seg, uint8_t last[16], const uint8_t start[16],
+                         const uint8_t *empty, const uint8_t *p, size_t len);
 /* oneshot over n <= AESKIT_MAC_MANY messages at once, their chains
  * interleaved (the backend's cbc_x, modes/chains.h). */
 struct aeskit_span;

@@ -16,6 +16,7 @@
  * computes the carry as a value.
  */
 #include "ccm.h"
+#include "chains.h"
 #include "common.h"
 #include "eax.h"
 #include "generic.h"
@@ -162,6 +163,65 @@ static void eax_oneshot(const void *ks, int enc, const aeskit_aead_msg *m, uint8
 
 AESKIT_AEAD_SEAL_OPEN(eax, eax_oneshot)
 
+/* The OMAC^t of each of n messages as chains (aeskit_cmac_chain after
+ * [t]) into c, n at a time through the chains (in lockstep when they are
+ * alike, aeskit_cbc_macs): span i is msg(items[i], t). */
+static void omac_chains(const aeskit_eax_key *ek, unsigned t, const aeskit_span *msg, size_t n,
+                        aeskit_chain *c, aeskit_seg (*seg)[2], uint8_t (*last)[16])
+{
+    for (size_t i = 0; i < n; i++)
+        aeskit_cmac_chain(&ek->ck, &c[i], seg[i], last[i], ek->after[t], ek->empty[t], msg[i].p,
+                          msg[i].len);
+    aeskit_cbc_macs(&ek->ck.key, c, n);
+}
+
+/* n messages at once (seal_many, open_many): N', H' and C' of all n as
+ * chains of modes/chains.h, interleaved in the backend's cbc_x, and the
+ * CTR of all n in one aeskit_ctr_many (short messages' keystream from one
+ * ECB pass), its counters N', secrets (AESKIT_CTR_BE128_SECRET). Opening
+ * MACs the ciphertext before the CTR pass can overwrite it in place;
+ * sealing MACs what the pass wrote. The nonces and the AAD are read (the
+ * first two OMACs) before any dst is written. tags: N' ^ H' ^ C', all 16
+ * bytes, as eax_oneshot. */
+static void eax_many(const aeskit_eax_key *ek, int enc, const aeskit_aead_item *items, size_t n,
+                     uint8_t (*tags)[16])
+{
+    aeskit_chain c[3][AESKIT_AEAD_MANY];
+    aeskit_seg seg[AESKIT_AEAD_MANY][2];
+    uint8_t last[AESKIT_AEAD_MANY][16];
+    aeskit_span msg[AESKIT_AEAD_MANY];
+    aeskit_ctr_item ctr[AESKIT_AEAD_MANY] = {{.len = 0}};   /* set before use; gcc 12 cannot tell */
+    assert(n <= AESKIT_AEAD_MANY);
+    for (unsigned t = 0; t < 3; t++) {
+        if (t == 2 && enc)
+            aeskit_ctr_many(&ek->ck.key, AESKIT_CTR_BE128_SECRET, ctr, n);
+        for (size_t i = 0; i < n; i++) {
+            const aeskit_aead_item *it = &items[i];
+            assert(it->m.n_ad <= 1);
+            msg[i] = t == 0 ? (aeskit_span){it->m.nonce, it->m.nonce_len}
+                   : t == 1 ? (it->m.n_ad ? *it->m.ad : (aeskit_span){NULL, 0})
+                            : (aeskit_span){enc ? it->dst : it->src, it->len};
+        }
+        omac_chains(ek, t, msg, n, c[t], seg, last);
+        for (size_t i = 0; t == 0 && i < n; i++)
+            ctr[i] = (aeskit_ctr_item){.dst = items[i].dst, .src = items[i].src,
+                                       .len = items[i].len};
+        for (size_t i = 0; t == 0 && i < n; i++)
+            memcpy(ctr[i].ctr, c[0][i].v, 16);
+    }
+    if (!enc)
+        aeskit_ctr_many(&ek->ck.key, AESKIT_CTR_BE128_SECRET, ctr, n);
+    for (size_t i = 0; i < n; i++) {
+        aeskit_xor16(tags[i], c[0][i].v, c[1][i].v);
+        aeskit_xor16(tags[i], tags[i], c[2][i].v);
+    }
+    aeskit_secure_zero(c, sizeof c);
+    aeskit_secure_zero(last, n * sizeof last[0]);
+    aeskit_secure_zero(ctr, n * sizeof ctr[0]);
+}
+
+AESKIT_AEAD_MANY_SEAL_OPEN(eax, eax_many)
+
 static void eax_stream_init(void *st, const void *ks, int enc, const uint8_t *nonce,
                             size_t nonce_len)
 {
@@ -189,6 +249,8 @@ const struct aeskit_aead aeskit_eax_aead = {
     .key_init = eax_key_init,
     .seal = eax_seal,
     .open = eax_open,
+    .seal_many = eax_seal_many,
+    .open_many = eax_open_many,
     .stream_state = sizeof(aeskit_eax),
     .init = eax_stream_init,
     .aad = eax_stream_aad,

@@ -138,6 +138,77 @@ void aeskit_generic_ctr(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[1
     wipe(buf, sizeof buf);
 }
 
+/* The whole blocks of item m that the ctr slot takes (aeskit_ctr_many);
+ * the rest goes through the gathered buffer. */
+static size_t ctr_many_direct(const aeskit_ctr_item *m)
+{
+    return m->len / 16 >= AESKIT_CTR_MANY_LONG ? m->len / 16 : 0;
+}
+
+/* The keystream of items m[0..n) past their direct blocks, gathered in
+ * buf, XORed into their data. */
+static void ctr_many_xor(const aeskit_ctr_item *m, size_t n, const uint8_t *buf)
+{
+    for (size_t i = 0; i < n; i++) {
+        const size_t skip = 16 * ctr_many_direct(&m[i]), len = m[i].len - skip;
+        aeskit_xor_bytes(m[i].dst + skip, m[i].src + skip, buf, len);
+        buf += (len + 15) / 16 * 16;
+    }
+}
+
+/* count counter blocks ctr + add, ctr + add + 1, ... into out, as kind
+ * counts (ctr_plus). The BE128 counter is read into registers once: out,
+ * bytes, may alias ctr for the compiler, which would reload it after every
+ * store. */
+static void ctr_run(enum aeskit_ctr kind, const uint8_t ctr[16], uint64_t add, size_t count,
+                    uint8_t *out)
+{
+    if (kind == AESKIT_CTR_BE128 || kind == AESKIT_CTR_BE128_SECRET) {
+        const uint64_t hi = aeskit_load_be64(ctr), lo = aeskit_load_be64(ctr + 8);
+        for (size_t b = 0; b < count; b++) {
+            const uint64_t a = add + b, l = lo + a;
+            aeskit_store_be64(out + 16 * b, hi + (uint64_t)(l < a));
+            aeskit_store_be64(out + 16 * b + 8, l);
+        }
+        return;
+    }
+    for (size_t b = 0; b < count; b++)
+        ctr_plus(kind, ctr, add + b, out + 16 * b);
+}
+
+void aeskit_ctr_many(const aeskit_key *k, enum aeskit_ctr kind, const aeskit_ctr_item *m,
+                     size_t n)
+{
+    enum { CAP = 4 * BATCH };   /* 2 KiB: the buffer stays in L1 */
+    static_assert(CAP > AESKIT_CTR_MANY_LONG, "a short message fits the buffer");
+    uint8_t buf[CAP * 16];
+    size_t first = 0, fill = 0, used = 0;   /* items first.. have their blocks in buf[0..fill) */
+    for (size_t i = 0; i < n; i++) {
+        const size_t direct = ctr_many_direct(&m[i]);
+        const size_t blocks = (m[i].len - 16 * direct + 15) / 16;
+        if (direct > 0) {
+            uint8_t ctr[16];
+            memcpy(ctr, m[i].ctr, 16);
+            k->impl->ctr(k, kind, ctr, m[i].dst, m[i].src, direct);
+            wipe(ctr, sizeof ctr);
+        }
+        if (fill + blocks > CAP) {
+            k->impl->ecb_enc(k, buf, buf, fill);
+            ctr_many_xor(m + first, i - first, buf);
+            first = i;
+            fill = 0;
+        }
+        ctr_run(kind, m[i].ctr, direct, blocks, buf + 16 * fill);
+        fill += blocks;
+        used = fill > used ? fill : used;
+    }
+    if (fill > 0) {
+        k->impl->ecb_enc(k, buf, buf, fill);
+        ctr_many_xor(m + first, n - first, buf);
+    }
+    wipe(buf, 16 * used);
+}
+
 void aeskit_generic_cbc_mac(const aeskit_key *k, uint8_t mac[16], const uint8_t *src,
                             size_t n)
 {

@@ -34,4 +34,25 @@ static inline void aeskit_set_enc_key(const struct aeskit_impl *impl, aeskit_key
  * without a branch on the counter. */
 void aeskit_ctr_add(enum aeskit_ctr kind, uint8_t ctr[16], uint64_t add);
 
+/* One message of aeskit_ctr_many: len bytes from src to dst (which may
+ * equal src) under the keystream from the counter block ctr on, counted
+ * as the call's kind says. */
+typedef struct aeskit_ctr_item {
+    uint8_t ctr[16];
+    uint8_t *dst;
+    const uint8_t *src;
+    size_t len;
+} aeskit_ctr_item;
+
+/* CTR over n independent messages (the batch methods: CCM, AESCTR). The
+ * counter blocks of the short ones, and of the long ones' last partial
+ * block, go side by side into one buffer for one ecb_enc call, however
+ * few blocks each message has: a call of the ctr slot per short message
+ * costs several times its AES work. A long one's whole blocks (at least
+ * AESKIT_CTR_MANY_LONG) take the ctr slot, which runs at ECB's speed on
+ * them. Items never overlap one another but for dst == src. */
+#define AESKIT_CTR_MANY_LONG 4
+void aeskit_ctr_many(const aeskit_key *k, enum aeskit_ctr kind, const aeskit_ctr_item *m,
+                     size_t n);
+
 #endif

@@ -37,6 +37,7 @@
  * chains' values are not, and nothing branches on or indexes by them.
  */
 #include "ccm.h"
+#include "chains.h"
 #include "common.h"
 #include "generic.h"
 #include "siv.h"
@@ -262,6 +263,142 @@ void aeskit_siv_open(const aeskit_siv_key *sk, const aeskit_span *ad, size_t n_a
     aeskit_secure_zero(d, sizeof d);
 }
 
+/* ---- many messages at once (seal_many, open_many) ---------------------- */
+
+/* The chains S2V runs at once in a batch: a group's CMACs of associated
+ * data items and plaintext prefixes, across messages. */
+#define MANY_CHAINS 96
+
+/* A group of g chains of s2v_many_chains run, their values folded in
+ * order: an item's CMAC into its message's D, a prefix's chain (the one
+ * chain of one segment) into its prefix. */
+static void s2v_fold_group(const aeskit_siv_key *sk, aeskit_chain *c, const size_t *owner,
+                           size_t g, uint8_t (*d)[16], uint8_t (*prefix)[16])
+{
+    aeskit_cbc_macs(&sk->mac.key, c, g);
+    for (size_t j = 0; j < g; j++) {
+        uint8_t *di = d[owner[j]];
+        if (c[j].n_seg == 1) {
+            memcpy(prefix[owner[j]], c[j].v, 16);
+        } else {
+            aeskit_gf128_double_be(di, di);
+            aeskit_xor16(di, di, c[j].v);
+        }
+    }
+}
+
+/* A batch's first S2V pass, over chains of modes/chains.h in groups of
+ * MANY_CHAINS: the CMAC of every item of associated data and the chain
+ * over every plaintext's shared prefix (plain[i], items[i].len), message
+ * by message in order, so that the groups fold into d[i] (from d0, as
+ * fold does) in the order S2V takes them; prefix[i] gets the prefix's
+ * chain value. */
+static void s2v_many_chains(const aeskit_siv_key *sk, const aeskit_aead_item *items, size_t n,
+                            const uint8_t *const *plain, uint8_t (*d)[16], uint8_t (*prefix)[16])
+{
+    static const uint8_t zero[16];
+    aeskit_chain c[MANY_CHAINS];
+    aeskit_seg seg[MANY_CHAINS][2];
+    uint8_t last[MANY_CHAINS][16];
+    size_t owner[MANY_CHAINS], g = 0;   /* chain j is message owner[j]'s */
+    for (size_t i = 0; i < n; i++) {
+        const aeskit_aead_msg *m = &items[i].m;
+        memcpy(d[i], sk->d0, 16);
+        for (size_t j = 0; j <= m->n_ad; j++) {
+            owner[g] = i;
+            if (j < m->n_ad) {   /* the CMAC of an item */
+                aeskit_cmac_chain(&sk->mac, &c[g], seg[g], last[g], zero, NULL, m->ad[j].p,
+                                  m->ad[j].len);
+            } else {             /* the plaintext's shared prefix: no last block */
+                const size_t len = items[i].len;
+                memset(c[g].v, 0, 16);
+                seg[g][0] = (aeskit_seg){.src = plain[i],
+                                         .blocks = len >= 16 ? shared_blocks(len) : 0};
+                c[g].seg = seg[g];
+                c[g].n_seg = 1;
+            }
+            if (++g == MANY_CHAINS) {
+                s2v_fold_group(sk, c, owner, g, d, prefix);
+                g = 0;
+            }
+        }
+    }
+    if (g > 0)
+        s2v_fold_group(sk, c, owner, g, d, prefix);
+    aeskit_secure_zero(c, sizeof c);
+    aeskit_secure_zero(last, sizeof last);
+}
+
+/* S2V of n messages, their plaintexts at plain[i], into v[i]: the first
+ * pass (s2v_many_chains), then each one's last CMAC, CMAC(T) as s2v_last
+ * makes it, as chains too: from the prefix's value over T's last 16 to 31
+ * bytes (|P| >= 16), or from zero over the one block dbl(D) ^ pad(P). */
+static void s2v_many(const aeskit_siv_key *sk, const aeskit_aead_item *items, size_t n,
+                     const uint8_t *const *plain, uint8_t (*v)[16])
+{
+    static const uint8_t zero[16];
+    aeskit_chain c[AESKIT_AEAD_MANY];
+    aeskit_seg seg[AESKIT_AEAD_MANY][2];
+    uint8_t d[AESKIT_AEAD_MANY][16], prefix[AESKIT_AEAD_MANY][16], last[AESKIT_AEAD_MANY][16];
+    uint8_t t[AESKIT_AEAD_MANY][32];
+    assert(n <= AESKIT_AEAD_MANY);
+    s2v_many_chains(sk, items, n, plain, d, prefix);
+    for (size_t i = 0; i < n; i++) {
+        const size_t len = items[i].len;
+        if (len >= 16) {
+            const size_t q = shared_blocks(len), rest = len - 16 * q;   /* 16..31 */
+            memcpy(t[i], plain[i] + 16 * q, rest);
+            aeskit_xor16(t[i] + rest - 16, t[i] + rest - 16, d[i]);
+            aeskit_cmac_chain(&sk->mac, &c[i], seg[i], last[i], prefix[i], NULL, t[i], rest);
+        } else {
+            memset(t[i], 0, 16);
+            memcpy(t[i], plain[i], len);
+            t[i][len] = 0x80;
+            aeskit_gf128_double_be(t[i] + 16, d[i]);
+            aeskit_xor16(t[i], t[i], t[i] + 16);
+            aeskit_cmac_chain(&sk->mac, &c[i], seg[i], last[i], zero, NULL, t[i], 16);
+        }
+    }
+    aeskit_cbc_macs(&sk->mac.key, c, n);
+    for (size_t i = 0; i < n; i++)
+        memcpy(v[i], c[i].v, 16);
+    aeskit_secure_zero(c, n * sizeof c[0]);
+    aeskit_secure_zero(d, n * sizeof d[0]);
+    aeskit_secure_zero(prefix, n * sizeof prefix[0]);
+    aeskit_secure_zero(last, n * sizeof last[0]);
+    aeskit_secure_zero(t, n * sizeof t[0]);
+}
+
+/* n messages at once: S2V of all n as chains (s2v_many) and their CTR
+ * in one aeskit_ctr_many. Sealing runs S2V over the plaintexts and then
+ * CTR from the V it made; opening runs CTR from the received tag first
+ * (dst overlaps no associated data in a batch) and S2V over what it
+ * wrote. tags: V, or the expected V. */
+static void siv_many(const aeskit_siv_key *sk, int enc, const aeskit_aead_item *items, size_t n,
+                     uint8_t (*tags)[16])
+{
+    aeskit_ctr_item ctr[AESKIT_AEAD_MANY] = {{.len = 0}};   /* set before use; gcc 12 cannot tell */
+    const uint8_t *plain[AESKIT_AEAD_MANY] = {NULL};
+    assert(n <= AESKIT_AEAD_MANY);
+    for (size_t i = 0; i < n; i++)
+        plain[i] = enc ? items[i].src : items[i].dst;
+    if (enc)
+        s2v_many(sk, items, n, plain, tags);
+    for (size_t i = 0; i < n; i++) {
+        memcpy(ctr[i].ctr, enc ? tags[i] : items[i].tag, 16);
+        ctr[i].ctr[8] &= 0x7f;   /* Q: bits 63 and 31 cleared */
+        ctr[i].ctr[12] &= 0x7f;
+        ctr[i].dst = items[i].dst;
+        ctr[i].src = items[i].src;
+        ctr[i].len = items[i].len;
+    }
+    aeskit_ctr_many(&sk->ctr, AESKIT_CTR_BE128, ctr, n);
+    if (!enc)
+        s2v_many(sk, items, n, plain, tags);
+}
+
+AESKIT_AEAD_MANY_SEAL_OPEN(siv, siv_many)
+
 /* ---- the AEAD descriptor (modes/aead.h) ------------------------------- */
 
 static void siv_key_init(void *ks, const struct aeskit_impl *impl, const uint8_t *key,
@@ -308,10 +445,13 @@ const struct aeskit_aead aeskit_siv_aead = {
     .key_init = siv_key_init,
     .seal = siv_seal,
     .open = siv_open,
+    .seal_many = siv_seal_many,
+    .open_many = siv_open_many,
     .constants = (const aeskit_constant[]){
         {"chunk_blocks", CHUNK_BLOCKS},
         {"lockstep_min", LOCKSTEP_MIN},
         {"max_ad", AESKIT_SIV_MAX_AD},
+        {"many_chains", MANY_CHAINS},
         {NULL, 0},
     },
 };
