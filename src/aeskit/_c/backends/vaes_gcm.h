@@ -93,6 +93,41 @@ typedef struct vaes_gcm_ctx {
     vaes_v J[VAES_G];
 } vaes_gcm_ctx;
 
+/* On ymm (2 blocks per vector, 16 registers) a batch hashes one vector
+ * per round; on zmm, two per second round (vaes_gstep2_pv). */
+#define VAES_GCM_ONE (VAES_BPV == 2)
+
+/* One hashed vector j, for the ymm batch: its products, returned apart
+ * (p) for the caller to add to the sums a round later (vaes_gcm_add). The
+ * powers are at pw; its Karatsuba half is multiplied by the half at hv that
+ * vaes_gstep2_pv's pair layout gives it (hi: the pair's second vector, in
+ * each lane's high 64 bits, which the multiply's immediate selects); acc
+ * as there. */
+AESKIT_INLINE vaes_gsum vaes_gcm_prod(const uint8_t *pw, const uint8_t *hv, int hi,
+                                      const uint8_t *p, size_t j, const __m128i *acc,
+                                      size_t skip, int pv)
+{
+    vaes_v x = vaes_load_skip(p, j, skip);
+    if (!pv)
+        x = vaes_shuffle8(x, vaes_bcast(vaes_gbswap()));
+    if (acc != NULL && j == skip / VAES_BPV)
+        x = vaes_xor(x, vaes_acc_at(*acc, skip % VAES_BPV));
+    const vaes_v k = vaes_xor(x, vaes_shuffle32_4e(x));
+    const vaes_v h = vaes_load(pw + (size_t)VAES_VL * j), hk = vaes_load(hv);
+    vaes_gsum r = {vaes_clmul(x, h, 0x00), hi ? vaes_clmul(k, hk, 0x10) : vaes_clmul(k, hk, 0x00),
+                   vaes_clmul(x, h, 0x11)};
+    VAES_PIN(r.lo, r.mid, r.hi);
+    return r;
+}
+
+AESKIT_INLINE void vaes_gcm_add(vaes_gsum *s, vaes_gsum p)
+{
+    s->lo = vaes_xor(s->lo, p.lo);
+    s->mid = vaes_xor(s->mid, p.mid);
+    s->hi = vaes_xor(s->hi, p.hi);
+    VAES_PIN(s->lo, s->mid, s->hi);
+}
+
 /* One batch of VAES_W blocks: CTR (kind: BE32, or GCM-SIV's LE32) from c
  * (lowest counter bits a multiple of 16) into dst, with the VAES_W blocks
  * at hp (none if hp is NULL; pv: POLYVAL's, loaded as they are) added to
@@ -114,10 +149,16 @@ AESKIT_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds,
     /* Straight-line rounds as in vaes_middle; the hashed vectors ride two
      * at a time (three-way XORs) on rounds 2, 4, 6 and 8, vector 0 (with
      * acc) in the last pair. */
+    vaes_gsum prod = vaes_gsum_zero();
     AESKIT_UNROLL(9)
     for (unsigned i = 1; i < 10; i++) {
+        if (hp != NULL && VAES_GCM_ONE && i >= 2 && i <= VAES_NV + 1)
+            vaes_gcm_add(s, prod);
         vaes_round_with(x, VAES_NV, g->keys[i], 1);
-        if (hp != NULL && i % 2 == 0 && i <= VAES_NV)
+        if (hp != NULL && VAES_GCM_ONE && i <= VAES_NV)
+            prod = vaes_gcm_prod(pw, hv + VAES_VL * ((i - 1) / 2), (i - 1) % 2, hp, i % VAES_NV,
+                                 acc, hskip, pv);
+        else if (hp != NULL && i % 2 == 0 && i <= VAES_NV)
             vaes_gstep2_pv(s, pw, hv + VAES_VL * (i / 2 - 1), hp, i - 1, i % VAES_NV, acc, hskip,
                            pv);
     }
