@@ -61,6 +61,24 @@
  * 8 blocks per 8 counter blocks with a reduction each time and makes each
  * block's Karatsuba half itself (an unpack and an XOR per vector).
  *
+ * On Zen 4 the count is not what costs (measured with independent-chain
+ * loops shaped like a batch: 8 ymm AES chains of 10 rounds, 3 VPCLMULQDQ
+ * per round 1..8): 80 VAES + 24 multiplies take 52 cycles per batch, and
+ * 64 more XORs, shuffles and unpacks that nothing waits on add 3; but when
+ * each product is XORed into a sum right behind its multiply, the batch
+ * takes 66 cycles, the same with VPADDQ or VADDPS as the consumer, and 57
+ * when those XORs come a round later (stores as the consumers: 57; stored
+ * and reloaded into the sums: 66-79). So on ymm (VAES_GCM_ONE) a batch
+ * hashes one vector per round 1..8 (vaes_gcm_prod: 3 products, 14 live
+ * registers with the 8 counters, where a pair's 6 products took 17 and GCC
+ * spilled counter vectors in mid-round), and adds them to the sums before
+ * the next round (vaes_gcm_add): AES-128 1.96-2.03x -> 1.85-1.89x ECB,
+ * AES-256 1.58-1.65x -> 1.52-1.61x on Zen 4 (kt.py, alternated with the
+ * previous build). Tried and no faster there: the adds tied by an asm to
+ * the next round's VAES (GCC then spills), the hashing on rounds 2..9
+ * (AES-256 slower); on aesni (simd_body.h), its pair step with the adds a
+ * round later (decryption slower) or one block per round (both slower).
+ *
  * The kernel takes every whole block it is given. Its first batch starts
  * skip = (first counter mod 16) blocks before the data, at the last
  * counter at or before the first whose low 4 bits are zero (a 12-byte
