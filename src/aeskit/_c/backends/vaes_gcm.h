@@ -72,8 +72,8 @@
  * hashes one vector per round 1..8 (vaes_gcm_prod: 3 products, 14 live
  * registers with the 8 counters, where a pair's 6 products took 17 and GCC
  * spilled counter vectors in mid-round), and adds them to the sums before
- * the next round (vaes_gcm_add): AES-128 1.96-2.03x -> 1.85-1.89x ECB,
- * AES-256 1.58-1.65x -> 1.52-1.61x on Zen 4 (kt.py, alternated with the
+ * the next round (vaes_gcm_add): AES-128 1.96-2.03x -> 1.85-1.90x ECB,
+ * AES-256 1.57-1.65x -> 1.51-1.61x on Zen 4 (kt.py, alternated with the
  * previous build). Tried and no faster there: the adds tied by an asm to
  * the next round's VAES (GCC then spills), the hashing on rounds 2..9
  * (AES-256 slower); on aesni (simd_body.h), its pair step with the adds a
