@@ -98,8 +98,9 @@ def test_accumulated_10000(backend):
 
 @pytest.mark.slow
 def test_accumulated_1000000(backend):
-    """The spec's 1,000,000 iterations on every backend: 20-90 s each on Zen 4 (portable
-    the longest); deselected by default (pyproject's addopts), run with -m slow."""
+    """The spec's 1,000,000 iterations on every backend: 2-4 minutes each on a loaded
+    2-vCPU Zen 4 (-n 2; mostly Python's per-call work); deselected by default (pyproject's
+    addopts), run with -m slow."""
     assert _accumulated(1_000_000, backend) == \
         "2163ae1445985a30b60585ee67daa55674df06901b890593e824b8a7c885ab15"
 
