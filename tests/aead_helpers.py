@@ -161,6 +161,19 @@ class AeadSpec:
     # Nonce lengths no reference takes (EAX's empty nonce): the mode's own test file checks
     # them against a model instead; the differential suite leaves them out.
     unreferenced_nonces: tuple[int, ...] = ()
+    # Key sizes in bytes the constructor takes (XAES-256-GCM: 32 only).
+    key_sizes: tuple[int, ...] = (16, 24, 32)
+
+    @property
+    def nonce_len(self):
+        """The nonce length the suites use where any would do: 12 where the mode takes it
+        (GCM's fast path, OCB's usual), else the shortest it takes (XAES-256-GCM's 24)."""
+        return 12 if 12 in self.nonce_lengths else self.nonce_lengths[0]
+
+    @property
+    def key_size(self):
+        """The key size the suites use where any would do: the largest."""
+        return max(self.key_sizes)
 
     @property
     def cls(self):
@@ -184,6 +197,9 @@ AEAD_REFS = {
             Reference("pycryptodome", range(7, 14), range(4, 17, 2), *_pycryptodome_ccm)),
     # pycryptodome refuses EAX's empty nonce (the EAX paper allows it)
     "EAX": (Reference("pycryptodome", range(1, sys.maxsize), range(4, 17), *_pycryptodome_eax),),
+    # no library of these has it: the spec's derivation over pyca's AES and AESGCM
+    "XAES-256-GCM": (Reference("cryptography", range(24, 25), range(16, 17),
+                               _xaes_seal, _xaes_open),),
 }
 #: Nonce lengths no reference takes, which the mode's own test file checks against a model
 #: instead (tests/test_eax.py: EAX's empty nonce).
@@ -193,10 +209,8 @@ UNBOUNDED_NONCES = (0, 1, 2, 7, 8, 11, 12, 13, 15, 16, 17, 31, 32, 33, 60, 64, 1
 # AEADs in the registry whose call shape the shared suites do not take, tested in their own
 # file (test_<name lowercased, without "-">.py, known answers in the .txt of that name): the
 # suites stream every AEAD, and GCM-SIV has no streaming (two passes); SIV has none either,
-# and no nonce argument, a list of associated data and its tag first; XAES-256-GCM's
-# 24-byte nonces and one key size are outside the lengths the suites try. XAES-256-GCM's
-# reference (no library has it): the spec's derivation over pyca's AES and AESGCM.
-OWN_SUITE_AEADS = ("GCM-SIV", "SIV", "XAES-256-GCM")
+# and no nonce argument, a list of associated data and its tag first.
+OWN_SUITE_AEADS = ("GCM-SIV", "SIV")
 
 
 def aead_spec(mode):
@@ -226,6 +240,7 @@ def aead_spec(mode):
         streams=mode.streams,
         tag_positional=mode.tag_positional,
         unreferenced_nonces=UNREFERENCED_NONCES.get(mode.name, ()),
+        key_sizes=mode.key_sizes,
     )
 
 

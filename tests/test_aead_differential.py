@@ -1,6 +1,7 @@
-"""Differential tests of the AEADs (GCM, OCB3, CCM, EAX) against pyca/cryptography and
-pycryptodome (every reference that takes the parameters), and every backend against
-"portable".
+"""Differential tests of the AEADs (GCM, OCB3, CCM, EAX, XAES-256-GCM) against
+pyca/cryptography and pycryptodome (every reference that takes the parameters; for
+XAES-256-GCM, which neither has, the spec's construction over pyca's AES and AESGCM), and
+every backend against "portable".
 
 hypothesis draws data and AAD lengths weighted to where kernels hand over to their tails:
 every length 0..(3W+2)*16+17 for W the widest batch, multiples of every backend's batch
@@ -24,7 +25,6 @@ from aead_helpers import (
     AEAD,
     AEADS,
     BATCHES,
-    KEY_SIZES,
     WIDE_BATCH,
     GuardedBuffer,
     boundary_lengths,
@@ -53,10 +53,11 @@ offsets = st.one_of(st.just(0), st.integers(1, 15))
 
 
 def nonces(spec):
-    """12 bytes half the time (GCM's fast path, OCB's usual), otherwise any allowed length
-    that a reference takes (not EAX's empty nonce: tests/test_eax.py has it)."""
+    """The usual length half the time (12: GCM's fast path, OCB's usual; XAES-256-GCM's
+    24), otherwise any allowed length that a reference takes (not EAX's empty nonce:
+    tests/test_eax.py has it)."""
     referenced = [n for n in spec.nonce_lengths if n not in spec.unreferenced_nonces]
-    return st.one_of(st.just(12), st.sampled_from(referenced)).flatmap(
+    return st.one_of(st.just(spec.nonce_len), st.sampled_from(referenced)).flatmap(
         lambda n: st.binary(min_size=n, max_size=n))
 
 
@@ -64,12 +65,18 @@ def tag_lengths(spec):
     return st.one_of(st.just(16), st.sampled_from(spec.tag_lengths))
 
 
+
+
+def spec_ks_params(specs):
+    """(spec, key size) for every key size each spec takes."""
+    return pytest.mark.parametrize("spec,ks", [pytest.param(spec, ks, id=f"{spec.name}-{ks}")
+                                               for spec in specs for ks in spec.key_sizes])
+
+
 spec_param = pytest.mark.parametrize("spec", spec_params(AEADS))
-ks_param = pytest.mark.parametrize("ks", KEY_SIZES)
 
 
-@spec_param
-@ks_param
+@spec_ks_params(AEADS)
 @given(data=st.data(), n=lengths, na=aad_lengths, seed=seeds)
 def test_one_shot_matches_references(backend, spec, ks, data, n, na, seed):
     nonce = data.draw(nonces(spec), label="nonce")
@@ -94,7 +101,7 @@ def test_one_shot_matches_references(backend, spec, ks, data, n, na, seed):
 GCM_SHORT = _aeskit.mode_constants("GCM")["short_blocks"]
 
 
-@pytest.mark.parametrize("ks", KEY_SIZES)
+@pytest.mark.parametrize("ks", GCM.key_sizes)
 def test_gcm_one_shot_short_path(backend, ks):
     """Every AAD length 0..3*16+1, each with every data length 0..48 and every length within
     17 bytes of where AAD and data together pass GCM_SHORT blocks, so the short path
@@ -123,8 +130,7 @@ def test_gcm_one_shot_short_path(backend, ks):
         assert not any(bad[:n]), na
 
 
-@pytest.mark.parametrize("spec", spec_params(AEADS, streams=True))
-@ks_param
+@spec_ks_params([spec for spec in AEADS if spec.streams])
 @given(data=st.data(), n=lengths, na=aad_lengths, seed=seeds)
 def test_streaming_splits_match_one_shot(backend, spec, ks, data, n, na, seed):
     """Any split of AAD and data into calls, empty calls included, update and update_into
@@ -145,8 +151,7 @@ def test_streaming_splits_match_one_shot(backend, spec, ks, data, n, na, seed):
                        into) == pt
 
 
-@spec_param
-@ks_param
+@spec_ks_params(AEADS)
 @given(data=st.data(), n=lengths, na=aad_lengths, seed=seeds, off=offsets)
 def test_in_place(backend, spec, ks, data, n, na, seed, off):
     """encrypt_into with data at the start of buf, decrypt_into with buf the data itself,
@@ -169,8 +174,7 @@ def test_in_place(backend, spec, ks, data, n, na, seed, off):
     assert buf[:n] == pt
 
 
-@spec_param
-@ks_param
+@spec_ks_params(AEADS)
 @given(data=st.data(), n=lengths, na=aad_lengths, seed=seeds, offs=st.tuples(*[offsets] * 5),
        slack=st.sampled_from([0, 1, 16, 100]), encrypting=st.booleans())
 def test_unaligned_into(backend, spec, ks, data, n, na, seed, offs, slack, encrypting):
@@ -199,7 +203,7 @@ def test_unaligned_into(backend, spec, ks, data, n, na, seed, offs, slack, encry
                                     for spec in AEADS for t in spec.tag_lengths])
 def test_short_tags_write_exactly_tag_length(backend, spec, t):
     """Go #80288 wrote 16 tag bytes whatever the tag length."""
-    key, nonce, pt = rand(1, 16), rand(2, 12), rand(3, 40)
+    key, nonce, pt = rand(1, min(spec.key_sizes)), rand(2, spec.nonce_len), rand(3, 40)
     obj = new_aead(spec, key, tag_length=t, backend=backend)
     buf = bytearray(b"\xee" * (40 + 16))
     assert obj.encrypt_into(nonce, pt, b"", buf) == 40 + t
@@ -236,7 +240,7 @@ def test_mmap_inputs(backend, spec):
     m = mmap.mmap(-1, n)
     m.write(rand(8, n))
     ro = zero_map(4096)
-    key, nonce = rand(9, 32), rand(10, 12)
+    key, nonce = rand(9, 32), rand(10, spec.nonce_len)
     obj = new_aead(spec, key, backend=backend)
     sealed = obj.encrypt(nonce, m, ro)
     assert sealed == ref_seal(spec, key, nonce, m[:], bytes(4096))
@@ -277,7 +281,8 @@ def test_large_plaintext_bit_length(backend):
 def test_no_access_past_the_end(backend, spec, length):
     """Every input and output ends right before an unmapped page (bytes objects have slack
     that hides a few bytes of over-read)."""
-    key, nonce = GuardedBuffer(32, rand(1, 32)), GuardedBuffer(12, rand(2, 12))
+    nl = spec.nonce_len
+    key, nonce = GuardedBuffer(32, rand(1, 32)), GuardedBuffer(nl, rand(2, nl))
     obj = new_aead(spec, key.view, backend=backend)
     pt = GuardedBuffer(length, rand(3, length))
     aad = GuardedBuffer(length % 37 + (length & 16), rand(4, length % 37 + (length & 16)))
@@ -313,7 +318,7 @@ def test_shared_key_object_threads(backend, spec):
     key = rand(13, 32)
     obj = new_aead(spec, key, backend=backend)
     sizes = [0, 16, 161, 4096, 1 << 14, (1 << 20) + 33]
-    jobs = [(t, rand(t * 10 + k, 12), rand(t * 10 + k, n), rand(k, k * 7))
+    jobs = [(t, rand(t * 10 + k, spec.nonce_len), rand(t * 10 + k, n), rand(k, k * 7))
             for t in range(4) for k, n in enumerate(sizes)]
     serial = {(t, nonce): obj.encrypt(nonce, data, aad) for t, nonce, data, aad in jobs}
     results, errors = {}, []

@@ -84,8 +84,8 @@ AEAD_LENGTHS = [16, 17, 16 * FUSED, 16 * FUSED + 5, 16 * (FUSED + W), 16 * (FUSE
 def test_aead_no_access_outside(backend: str, spec: AeadSpec, before: bool) -> None:
     """Sealing and opening, in place and not, with an inaccessible page right after the
     buffers' last byte, or right before their first."""
-    aead = new_aead(spec, rand(5, 16), backend=backend)
-    nonce, aad = rand(6, 12), b"guard"
+    aead = new_aead(spec, rand(5, min(spec.key_sizes)), backend=backend)
+    nonce, aad = rand(6, spec.nonce_len), b"guard"
     for length in AEAD_LENGTHS:
         data = rand(length, length)
         sealed = aead.encrypt(nonce, data, aad)

@@ -39,6 +39,17 @@ LENGTHS = range(MAX_LEN + 1)
 DATA = rand(151, MAX_LEN + 64)
 KEYS = {ks: rand(37 + ks, ks) for ks in (16, 24, 32)}
 NONCE = bytes.fromhex("cafebabefacedbaddecaf888")
+
+
+def _nonce(spec):
+    """NONCE at the spec's usual length (aead_helpers.AeadSpec.nonce_len: 12, or
+    XAES-256-GCM's 24)."""
+    return (NONCE * 3)[:spec.nonce_len]
+
+
+def _ks(spec):
+    """The key size of the tests that take one: 16 bytes, or the mode's shortest."""
+    return min(spec.key_sizes)
 AAD = b"wide kernels"
 # Around each handover of a W-block batch, and of half and a quarter of one.
 AAD_LENGTHS = sorted({0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65}
@@ -54,49 +65,49 @@ STEP_BLOCKS = (1, W // 2 + 1, W - 1, W + 1, 2 * W - 1)
 def _portable(spec, ks):
     """portable's ciphertext || tag of DATA[:n] for every length n."""
     obj = new_aead(spec, KEYS[ks], backend="portable")
-    return {n: obj.encrypt(NONCE, DATA[:n], AAD) for n in LENGTHS}
+    return {n: obj.encrypt(_nonce(spec), DATA[:n], AAD) for n in LENGTHS}
 
 
 @functools.cache
 def _portable_aad(spec):
-    obj = new_aead(spec, KEYS[16], backend="portable")
-    return {(na, n): obj.encrypt(NONCE, DATA[:n], DATA[:na])
+    obj = new_aead(spec, KEYS[_ks(spec)], backend="portable")
+    return {(na, n): obj.encrypt(_nonce(spec), DATA[:n], DATA[:na])
             for na in AAD_LENGTHS for n in AAD_DATA_LENGTHS}
 
 
-@pytest.mark.parametrize("ks", (16, 24, 32))
-@pytest.mark.parametrize("spec", spec_params(AEADS))
+@pytest.mark.parametrize("spec,ks", [pytest.param(spec, ks, id=f"{ks}-{spec.name}")
+                                     for spec in AEADS for ks in spec.key_sizes])
 def test_every_length(backend, spec, ks):
     """Seal and open DATA[:n] for every n, one-shot and in place, against portable."""
     obj = new_aead(spec, KEYS[ks], backend=backend)
     want = _portable(spec, ks)
     for n in LENGTHS:
         pt, sealed = DATA[:n], want[n]
-        assert obj.encrypt(NONCE, pt, AAD) == sealed, n
-        assert obj.decrypt(NONCE, sealed, AAD) == pt, n
+        assert obj.encrypt(_nonce(spec), pt, AAD) == sealed, n
+        assert obj.decrypt(_nonce(spec), sealed, AAD) == pt, n
         store = bytearray(pt) + bytearray(16)
-        assert obj.encrypt_into(NONCE, memoryview(store)[:n], AAD, store) == n + 16
+        assert obj.encrypt_into(_nonce(spec), memoryview(store)[:n], AAD, store) == n + 16
         assert store == sealed, n
-        assert obj.decrypt_into(NONCE, store, AAD, store) == n
+        assert obj.decrypt_into(_nonce(spec), store, AAD, store) == n
         assert store[:n] == pt, n
 
 
 @pytest.mark.parametrize("spec", spec_params(AEADS))
 def test_portable_is_the_standard(spec):
     """The reference of this file, checked against OpenSSL at the handovers."""
-    want = _portable(spec, 16)
+    want = _portable(spec, _ks(spec))
     for n in (0, 1, 16, 17, 16 * W - 1, 16 * W, 16 * W + 17, MAX_LEN):
-        assert want[n] == ref_seal(spec, KEYS[16], NONCE, DATA[:n], AAD), n
+        assert want[n] == ref_seal(spec, KEYS[_ks(spec)], _nonce(spec), DATA[:n], AAD), n
 
 
 @pytest.mark.parametrize("spec", spec_params(AEADS))
 def test_aad_lengths(backend, spec):
-    obj = new_aead(spec, KEYS[16], backend=backend)
+    obj = new_aead(spec, KEYS[_ks(spec)], backend=backend)
     want = _portable_aad(spec)
     for (na, n), sealed in want.items():
         aad, pt = DATA[:na], DATA[:n]
-        assert obj.encrypt(NONCE, pt, aad) == sealed, (na, n)
-        assert obj.decrypt(NONCE, sealed, aad) == pt, (na, n)
+        assert obj.encrypt(_nonce(spec), pt, aad) == sealed, (na, n)
+        assert obj.decrypt(_nonce(spec), sealed, aad) == pt, (na, n)
 
 
 def _address(buf):
@@ -113,8 +124,8 @@ def _at(buf, off, n):
 def test_unaligned(backend, spec):
     """Input and output at every offset 1..63 past a 64-byte boundary (different offsets
     for source and destination), and in place at each offset; nothing written around."""
-    obj = new_aead(spec, KEYS[16], backend=backend)
-    want = _portable(spec, 16)
+    obj = new_aead(spec, KEYS[_ks(spec)], backend=backend)
+    want = _portable(spec, _ks(spec))
     for n in ALIGN_LENGTHS:
         pt, sealed = DATA[:n], want[n]
         for off in range(1, 64):
@@ -122,12 +133,12 @@ def test_unaligned(backend, spec):
             sv, _ = _at(src, off, n)
             dv, d0 = _at(dst, (off * 7 + 5) % 64, n + 16)
             sv[:] = pt
-            assert obj.encrypt_into(NONCE, sv, AAD, dv) == n + 16
+            assert obj.encrypt_into(_nonce(spec), sv, AAD, dv) == n + 16
             assert bytes(dv) == sealed, (n, off)
             assert not any(dst[:d0]) and not any(dst[d0 + n + 16:]), (n, off)
             place, p0 = _at(src, off, n + 16)
             place[:] = sealed
-            assert obj.decrypt_into(NONCE, place, AAD, place) == n
+            assert obj.decrypt_into(_nonce(spec), place, AAD, place) == n
             assert bytes(place[:n]) == pt, (n, off)
             assert not any(src[:p0]) and bytes(src[p0 + n:p0 + n + 16]) == sealed[n:]
             assert not any(src[p0 + n + 16:]), (n, off)
@@ -148,20 +159,20 @@ def _check_stream(obj, spec, want, data_pieces, aad_pieces=(AAD,)):
     n = sum(len(p) for p in data_pieces)
     ct, tag = want[:n], want[n:]
     data = b"".join(data_pieces)
-    assert stream_seal(obj, spec, NONCE, data, list(aad_pieces), data_pieces) == (ct, tag)
+    assert stream_seal(obj, spec, _nonce(spec), data, list(aad_pieces), data_pieces) == (ct, tag)
     ct_pieces, pos = [], 0
     for p in data_pieces:
         ct_pieces.append(ct[pos:pos + len(p)])
         pos += len(p)
-    assert stream_open(obj, spec, NONCE, tag, list(aad_pieces), ct_pieces) == data
+    assert stream_open(obj, spec, _nonce(spec), tag, list(aad_pieces), ct_pieces) == data
 
 
 @pytest.mark.parametrize("spec", spec_params(AEADS, streams=True))
 def test_streaming_two_pieces(backend, spec):
     """The first update ends at block k (and k blocks plus 7 bytes), for every k in
     0..2W+1: the second update's fused call starts at block k + 1, any residue mod W."""
-    obj = new_aead(spec, KEYS[16], backend=backend)
-    want = _portable(spec, 16)[MAX_LEN]
+    obj = new_aead(spec, KEYS[_ks(spec)], backend=backend)
+    want = _portable(spec, _ks(spec))[MAX_LEN]
     data = DATA[:MAX_LEN]
     for k in range(2 * W + 2):
         for cut in (16 * k, 16 * k + 7):
@@ -172,8 +183,8 @@ def test_streaming_two_pieces(backend, spec):
 def test_streaming_steps(backend, spec):
     """Steps of 1, W/2+1, W-1, W+1 and 2W-1 blocks, exact and off by odd byte counts, and
     mixed; the AAD in two pieces too."""
-    obj = new_aead(spec, KEYS[16], backend=backend)
-    want = _portable(spec, 16)[MAX_LEN]
+    obj = new_aead(spec, KEYS[_ks(spec)], backend=backend)
+    want = _portable(spec, _ks(spec))[MAX_LEN]
     data = DATA[:MAX_LEN]
     for blocks in STEP_BLOCKS:
         for extra in (0, 1, -1, 5, 15):

@@ -81,6 +81,13 @@ typedef struct aeskit_ghash_key {
 
 /* ghash_key's max_blocks for a key that serves calls of any length. */
 #define AESKIT_GHASH_ANY SIZE_MAX
+/* The most a key made for one message is built for (GCM-SIV's and
+ * XAES-256-GCM's long messages): their ghash calls take at most this many
+ * blocks, and a fused kernel (GCM's, GCM-SIV's opening) given such a key
+ * shares each reduction among the batches its powers cover. Building the
+ * wide tables' 64 or 128 powers would cost a 16 KiB message more than
+ * those reductions. */
+#define AESKIT_GHASH_MSG 32
 
 typedef void aeskit_set_key_fn(aeskit_key *k, const uint8_t *key, size_t len);
 typedef void aeskit_ecb_fn(const aeskit_key *k, uint8_t *dst, const uint8_t *src,

@@ -210,9 +210,13 @@ static_assert(VAES_GCM_MIN >= 2 * VAES_W,
 
 static_assert(VAES_NV <= 9, "one hashed vector per middle round of AES-128");
 #define VAES_GCM_GROUPS VAES_GBATCHES   /* batches per reduction: the key's */
+/* ... and with a key made for one message (AESKIT_GHASH_MSG powers) */
+#define VAES_GCM_MSG_GROUPS (AESKIT_GHASH_MSG / VAES_W)
+static_assert(VAES_GCM_MSG_GROUPS >= 1 && AESKIT_GHASH_MSG % VAES_W == 0,
+              "a message's key holds whole batches of powers");
 
 /* The powers hk holds: VAES_GP, or fewer in a key built per message
- * (GCM-SIV's: gcmsiv.c's POLY_BLOCKS, 32). */
+ * (GCM-SIV's and XAES-256-GCM's: AESKIT_GHASH_MSG, 32). */
 AESKIT_INLINE size_t vaes_gbuilt(const aeskit_ghash_key *hk)
 {
     return VAES_GP - hk->from / AESKIT_BLOCK;
@@ -222,10 +226,10 @@ AESKIT_INLINE size_t vaes_gbuilt(const aeskit_ghash_key *hk)
  * tail, from counter *c; returns acc with them hashed: encrypting, with the
  * last batch's output before dst under one reduction (up to 2 VAES_W - 1
  * blocks), decrypting, before they are overwritten. siv: GCM-SIV's opening
- * (encryption's order, LE32 counters, POLYVAL blocks), whose per-message
- * key may hold fewer powers than the last batch and the tail (on zmm,
- * VAES_W): then they are two reductions. Out of line: inlined, it makes
- * the bulk loop slower. */
+ * (encryption's order, LE32 counters, POLYVAL blocks). A per-message key
+ * (GCM-SIV's, XAES-256-GCM's) may hold fewer powers than the last batch
+ * and the tail (on zmm, VAES_W): then they are two reductions. Out of
+ * line: inlined, it makes the bulk loop slower. */
 AESKIT_NOINLINE static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
                                                           const aeskit_ghash_key *hk, int enc,
                                                           int siv, __m128i *c, __m128i y,
@@ -237,10 +241,10 @@ AESKIT_NOINLINE static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
         y = vaes_gblocks(hk, y, src, tail);
     *c = vaes_ctr_single(aeskit_aesni_enc_keys(k), k->rounds, kind, *c, vaes_ctr_swap(kind), dst,
                          src, tail);
-    if (siv && VAES_W + tail > vaes_gbuilt(hk)) {
-        y = vaes_gblocks_pv(hk, y, dst - AESKIT_BLOCK * VAES_W, VAES_W, 1);
+    if (enc && VAES_W + tail > vaes_gbuilt(hk)) {
+        y = vaes_gblocks_pv(hk, y, dst - AESKIT_BLOCK * VAES_W, VAES_W, siv);
         if (tail > 0)
-            y = vaes_gblocks_pv(hk, y, dst, tail, 1);
+            y = vaes_gblocks_pv(hk, y, dst, tail, siv);
     } else if (enc) {
         y = vaes_gblocks_pv(hk, y, dst - AESKIT_BLOCK * VAES_W, VAES_W + tail, siv);
     }
@@ -248,11 +252,12 @@ AESKIT_NOINLINE static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
 }
 
 /* GCM (siv 0), or GCM-SIV's opening (siv 1, enc 1: LE32 counters from the
- * tag, POLYVAL of the plaintext written, a key of 32 powers: as many
- * batches per reduction as that holds, one on zmm, two on ymm). */
+ * tag, POLYVAL of the plaintext written). groups (a constant at each call):
+ * batches per reduction, VAES_GCM_GROUPS with a whole key, or
+ * VAES_GCM_MSG_GROUPS with one made for a message (one on zmm, two on ymm). */
 AESKIT_INLINE size_t vaes_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
-                                  int siv, uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
-                                  const uint8_t *src, size_t n)
+                                  int siv, size_t groups, uint8_t ctr[16], uint8_t acc[16],
+                                  uint8_t *dst, const uint8_t *src, size_t n)
 {
     const enum aeskit_ctr kind = siv ? AESKIT_CTR_LE32 : AESKIT_CTR_BE32;
     const __m128i swap = vaes_ctr_swap(kind);
@@ -260,9 +265,7 @@ AESKIT_INLINE size_t vaes_gcm_run(const aeskit_key *k, const aeskit_ghash_key *h
     const size_t head = vaes_ctr_head(c);
     if (n < head + VAES_GCM_MIN)
         return 0;
-    /* batches per reduction */
-    const size_t groups = siv ? vaes_gbuilt(hk) / VAES_W : VAES_GCM_GROUPS;
-    assert(groups >= 1 && groups <= VAES_GCM_GROUPS);
+    assert(groups >= 1 && groups <= VAES_GCM_GROUPS && vaes_gbuilt(hk) >= VAES_W * groups);
     /* The first batch starts at the aligned counter up to 15 blocks before
      * the data, those blocks absent (skip); c - skip does not borrow. */
     const size_t skip = (uint32_t)_mm_cvtsi128_si32(c) & 15;
@@ -336,15 +339,18 @@ static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int 
                            uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
                            const uint8_t *src, size_t n)
 {
-    return vaes_gcm_run(k, hk, enc, 0, ctr, acc, dst, src, n);
+    /* a key made for one message (XAES-256-GCM's long ones) */
+    if (vaes_gbuilt(hk) < VAES_GP)
+        return vaes_gcm_run(k, hk, enc, 0, VAES_GCM_MSG_GROUPS, ctr, acc, dst, src, n);
+    return vaes_gcm_run(k, hk, enc, 0, VAES_GCM_GROUPS, ctr, acc, dst, src, n);
 }
 
-/* The mode's per-message key has VAES_W powers from a message of VAES_W
- * blocks on, shorter than any the kernel takes (VAES_GCM_MIN). */
+/* The mode's per-message key has AESKIT_GHASH_MSG powers from a message of
+ * that many blocks on, shorter than any the kernel takes (VAES_GCM_MIN). */
 static size_t VAES_FN(gcmsiv_open)(const aeskit_key *k, const aeskit_ghash_key *hk,
                                    uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
                                    const uint8_t *src, size_t n)
 {
-    assert(n < VAES_GCM_MIN || hk->max_blocks >= VAES_W);
-    return vaes_gcm_run(k, hk, 1, 1, ctr, acc, dst, src, n);
+    assert(n < VAES_GCM_MIN || hk->max_blocks >= AESKIT_GHASH_MSG);
+    return vaes_gcm_run(k, hk, 1, 1, VAES_GCM_MSG_GROUPS, ctr, acc, dst, src, n);
 }

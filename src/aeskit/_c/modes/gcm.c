@@ -23,9 +23,22 @@
 
 #define CHUNK_BLOCKS 256   /* 4 KiB */
 
+/* n blocks into acc, in ghash calls of at most the key's max_blocks: a key
+ * made for one long message holds AESKIT_GHASH_MSG blocks' powers (an
+ * AESGCM key takes any call in one). */
+static void ghash_runs(const aeskit_key *k, const aeskit_ghash_key *hk, uint8_t acc[16],
+                       const uint8_t *p, size_t n)
+{
+    do {
+        const size_t b = n < hk->max_blocks ? n : hk->max_blocks;
+        k->impl->ghash(hk, acc, p, b);
+        p += 16 * b, n -= b;
+    } while (n > 0);
+}
+
 static void hash_blocks(aeskit_gcm *g, const uint8_t *p, size_t n)
 {
-    g->key->impl->ghash(g->hk, g->acc, p, n);
+    ghash_runs(g->key, g->hk, g->acc, p, n);
 }
 
 /* J0 for a 12-byte nonce: nonce || 0^31 || 1. */
@@ -58,7 +71,7 @@ void aeskit_gcm_init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key 
     } else {
         /* J0 = GHASH(nonce || 0-pad || [0]64 || [len(nonce) in bits]64) */
         size_t whole = nonce_len / 16, rest = nonce_len % 16;
-        k->impl->ghash(hk, j0, nonce, whole);
+        ghash_runs(k, hk, j0, nonce, whole);
         uint8_t last[16] = {0};
         if (rest) {
             memcpy(last, nonce + 16 * whole, rest);
@@ -133,7 +146,8 @@ void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t l
     }
     size_t n = len / 16;
     if (n > 0 && k->impl->gcm != NULL && !g->secret_ctr) {
-        assert(g->hk->max_blocks >= n + AESKIT_GCM_FUSED_SLACK);   /* what the kernel reads */
+        assert(g->hk->max_blocks >= n + AESKIT_GCM_FUSED_SLACK ||
+               g->hk->max_blocks >= AESKIT_GHASH_MSG);   /* what the kernel reads */
         size_t done = k->impl->gcm->crypt(k, g->hk, g->enc, g->ctr, g->acc, dst, src, n);
         assert(done <= n);
         src += 16 * done; dst += 16 * done; n -= done; len -= 16 * done;
@@ -255,8 +269,9 @@ void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc
 
 size_t aeskit_gcm_hash_blocks(size_t aad_len, size_t len)
 {
+    static_assert(GCM_SHORT_BLOCKS + 1 <= AESKIT_GHASH_MSG, "a short message's one call");
     const size_t blocks = (aad_len + 15) / 16 + (len + 15) / 16;
-    return blocks <= GCM_SHORT_BLOCKS ? blocks + 1 : blocks + 1 + AESKIT_GCM_FUSED_SLACK;
+    return blocks <= GCM_SHORT_BLOCKS ? blocks + 1 : AESKIT_GHASH_MSG;
 }
 
 /* ---- the AEAD descriptor (modes/aead.h) ------------------------------- */

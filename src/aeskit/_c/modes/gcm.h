@@ -17,9 +17,11 @@ extern const struct aeskit_aead aeskit_gcm_aead;
  *          into acc (enc=1: of dst after encrypting; enc=0: of src before
  *          decrypting, so dst == src works), with hk from this backend's
  *          ghash_key built for at least n + AESKIT_GCM_FUSED_SLACK blocks
- *          (a key for any length, or one made for this message): a kernel
- *          reads no power of H above the blocks it hashes plus the up to
- *          15 it may start early, at an aligned counter. ctr and acc end as
+ *          (a key for any length, or one made for this message) or for
+ *          AESKIT_GHASH_MSG (one made for a long message, which then shares
+ *          fewer batches per reduction): a kernel reads no power of H above
+ *          the blocks it hashes plus the up to 15 it may start early, at an
+ *          aligned counter, nor above what the key holds. ctr and acc end as
  *          the split slots would leave them. Called only with a public
  *          counter (a 12-byte nonce's), so it may branch on the counter's
  *          value; the ctr slot may not.
@@ -174,7 +176,8 @@ void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16]);   /* full 16 bytes; ends g 
  * NULL when their length is 0. hk may be a key made for this message alone,
  * built for aeskit_gcm_hash_blocks(aad_len, len) blocks (XAES-256-GCM's,
  * whose every message has its own key): no ghash call on either path, nor
- * the fused kernel, reads more powers than that. */
+ * the fused kernel, reads more powers than that (the ghash calls go in runs
+ * of at most hk->max_blocks). */
 void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                         const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
                         size_t aad_len, uint8_t *dst, const uint8_t *src, size_t len,
@@ -183,7 +186,7 @@ void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc
 /* The max_blocks a GHASH key made for one message of aad_len and len bytes
  * (a 12-byte nonce) is built with, for aeskit_gcm_oneshot: on the short
  * path the AAD's blocks, the data's and the lengths block, hashed in one
- * call; on the long path the fused kernel's slack too. */
+ * call (at most AESKIT_GHASH_MSG); on the long path AESKIT_GHASH_MSG. */
 size_t aeskit_gcm_hash_blocks(size_t aad_len, size_t len);
 
 #endif

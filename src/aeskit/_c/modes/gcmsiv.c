@@ -36,7 +36,7 @@
 
 /* Blocks per ghash call, and so the most the per-message key is built for:
  * the reversal buffer's size (512 bytes of stack). */
-#define POLY_BLOCKS 32
+#define POLY_BLOCKS AESKIT_GHASH_MSG
 /* Blocks per CTR-then-POLYVAL round when opening: 4 KiB, in L1 between. */
 #define CHUNK_BLOCKS 256
 
