@@ -82,12 +82,20 @@ typedef struct aeskit_ghash_key {
 /* ghash_key's max_blocks for a key that serves calls of any length. */
 #define AESKIT_GHASH_ANY SIZE_MAX
 /* The most a key made for one message is built for (GCM-SIV's and
- * XAES-256-GCM's long messages): their ghash calls take at most this many
- * blocks, and a fused kernel (GCM's, GCM-SIV's opening) given such a key
- * shares each reduction among the batches its powers cover. Building the
- * wide tables' 64 or 128 powers would cost a 16 KiB message more than
- * those reductions. */
+ * XAES-256-GCM's long messages). A key built for at least this many blocks
+ * also serves calls of any length: the backend then reduces as often as the
+ * powers it built require, inside the one call, its accumulator kept in a
+ * register (not in runs of this many blocks that each store and reload it);
+ * a fused kernel (GCM's, GCM-SIV's opening) given such a key shares each
+ * reduction among the batches its powers cover. Building the wide tables'
+ * 64 or 128 powers would cost a 16 KiB message more than those reductions. */
 #define AESKIT_GHASH_MSG 32
+
+/* Whether hk serves a call of n blocks (the slots assert it). */
+static inline int aeskit_ghash_serves(const aeskit_ghash_key *hk, size_t n)
+{
+    return n <= hk->max_blocks || hk->max_blocks >= AESKIT_GHASH_MSG;
+}
 
 typedef void aeskit_set_key_fn(aeskit_key *k, const uint8_t *key, size_t len);
 typedef void aeskit_ecb_fn(const aeskit_key *k, uint8_t *dst, const uint8_t *src,
@@ -168,7 +176,8 @@ struct aeskit_impl {
      * then costs what that message needs, not the whole power table. hk
      * records max_blocks, and in from and used the bytes of w that hold
      * everything ghash_key wrote (such a key is wiped in a fraction of the
-     * struct's 3 KiB); ghash asserts n <= hk->max_blocks. */
+     * struct's 3 KiB); ghash asserts aeskit_ghash_serves(hk, n): n <= hk->max_blocks,
+     * or a key of at least AESKIT_GHASH_MSG blocks, which serves any n. */
     aeskit_ghash_key_fn *ghash_key;
     aeskit_ghash_fn *ghash;
     /* Optional: NULL, or ghash on blocks in POLYVAL's byte order (GCM-SIV,

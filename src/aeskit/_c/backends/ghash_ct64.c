@@ -115,7 +115,7 @@ void aeskit_ct64_ghash(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_
                        size_t n)
 {
     assert(n == 0 || (p != NULL && acc != NULL));
-    assert(n <= hk->max_blocks);
+    assert(aeskit_ghash_serves(hk, n));
     if (n == 0)
         return;
     const uint64_t h0 = hk->w[CT64_H0], h1 = hk->w[CT64_H1], h2 = hk->w[CT64_H2];

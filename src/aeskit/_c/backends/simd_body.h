@@ -716,6 +716,8 @@ SIMD_FN size_t SIMD_NAME(ctr_cbcmac)(const aeskit_key *k, const aeskit_key *kc, 
 
 static_assert(sizeof(((aeskit_ghash_key *)0)->w) >= SIMD_W * sizeof(SIMD_GPOWER),
               "aeskit_ghash_key holds the powers in the backend's form");
+static_assert(SIMD_W <= AESKIT_GHASH_MSG,
+              "a key for AESKIT_GHASH_MSG blocks has all SIMD_W powers: it serves any call");
 
 SIMD_FN void SIMD_NAME(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t max_blocks)
 {
@@ -799,7 +801,7 @@ SIMD_INLINE void simd_hash(const aeskit_ghash_key *hk, uint8_t acc[16], const ui
                            int polyval)
 {
     assert(n == 0 || (p != NULL && acc != NULL));
-    assert(n <= hk->max_blocks);
+    assert(aeskit_ghash_serves(hk, n));
     if (n == 0)
         return;
     SIMD_GV y = SIMD_GBLOCK(acc, 0);

@@ -1173,9 +1173,22 @@ AESKIT_INLINE void vaes_ghash_wide(const aeskit_ghash_key *hk, uint8_t acc[16],
     const __m128i bswap = vaes_gbswap();
     __m128i y = _mm_shuffle_epi8(aeskit_load128(acc), bswap);
 
-    /* VAES_GP blocks per reduction, then the rest under one more. */
-    for (; n >= VAES_GP; n -= VAES_GP, p += VAES_GP * AESKIT_BLOCK)
-        y = vaes_gblocks_pv(hk, y, p, VAES_GP, pv);
+    /* VAES_GP blocks per reduction, then the rest under one more. A key
+     * built for fewer (GCM-SIV's per message, AESKIT_GHASH_MSG blocks and
+     * more: from > 0) holds at least VAES_GW powers and the last group's
+     * halves: VAES_GW per reduction, the accumulator staying in a register
+     * where runs of calls stored and reloaded it: GCM-SIV's POLYVAL of
+     * 16 KiB 1.17-1.31x faster on Zen 4 than in calls of 32 blocks (a
+     * C loop over the slot, against one call with a full key: 1.15-1.19x
+     * its time, was 1.39-1.55x). */
+    static_assert(AESKIT_GHASH_MSG >= VAES_GW, "a run key holds a whole group");
+    if (hk->from == 0) {
+        for (; n >= VAES_GP; n -= VAES_GP, p += VAES_GP * AESKIT_BLOCK)
+            y = vaes_gblocks_pv(hk, y, p, VAES_GP, pv);
+    } else {
+        for (; n >= VAES_GW; n -= VAES_GW, p += VAES_GW * AESKIT_BLOCK)
+            y = vaes_gblocks_pv(hk, y, p, VAES_GW, pv);
+    }
     if (n > VAES_GSHORT)
         y = vaes_gblocks_pv(hk, y, p, n, pv);
     else if (n > 0)
@@ -1201,7 +1214,7 @@ AESKIT_INLINE void vaes_ghash_any(const aeskit_ghash_key *hk, uint8_t acc[16], c
                                   size_t n, int pv)
 {
     assert(n == 0 || (p != NULL && acc != NULL));
-    assert(n <= hk->max_blocks);
+    assert(aeskit_ghash_serves(hk, n));
     if (n > VAES_GSHORT) {
         (pv ? VAES_FN(polyval_wide) : VAES_FN(ghash_wide))(hk, acc, p, n);
     } else if (n > 0) {

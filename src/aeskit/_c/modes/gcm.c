@@ -23,22 +23,20 @@
 
 #define CHUNK_BLOCKS 256   /* 4 KiB */
 
-/* n blocks into acc, in ghash calls of at most the key's max_blocks: a key
- * made for one long message holds AESKIT_GHASH_MSG blocks' powers (an
- * AESGCM key takes any call in one). */
-static void ghash_runs(const aeskit_key *k, const aeskit_ghash_key *hk, uint8_t acc[16],
-                       const uint8_t *p, size_t n)
+/* n blocks into acc in one ghash call: a key made for one long message
+ * holds AESKIT_GHASH_MSG blocks' powers and serves any call, reducing as
+ * often as they require (aeskit_ghash_serves); a short message's key is
+ * built for what its one call hashes. */
+static void ghash_all(const aeskit_key *k, const aeskit_ghash_key *hk, uint8_t acc[16],
+                      const uint8_t *p, size_t n)
 {
-    do {
-        const size_t b = n < hk->max_blocks ? n : hk->max_blocks;
-        k->impl->ghash(hk, acc, p, b);
-        p += 16 * b, n -= b;
-    } while (n > 0);
+    assert(aeskit_ghash_serves(hk, n));
+    k->impl->ghash(hk, acc, p, n);
 }
 
 static void hash_blocks(aeskit_gcm *g, const uint8_t *p, size_t n)
 {
-    ghash_runs(g->key, g->hk, g->acc, p, n);
+    ghash_all(g->key, g->hk, g->acc, p, n);
 }
 
 /* J0 for a 12-byte nonce: nonce || 0^31 || 1. */
@@ -71,7 +69,7 @@ void aeskit_gcm_init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key 
     } else {
         /* J0 = GHASH(nonce || 0-pad || [0]64 || [len(nonce) in bits]64) */
         size_t whole = nonce_len / 16, rest = nonce_len % 16;
-        ghash_runs(k, hk, j0, nonce, whole);
+        ghash_all(k, hk, j0, nonce, whole);
         uint8_t last[16] = {0};
         if (rest) {
             memcpy(last, nonce + 16 * whole, rest);

@@ -176,8 +176,8 @@ void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16]);   /* full 16 bytes; ends g 
  * NULL when their length is 0. hk may be a key made for this message alone,
  * built for aeskit_gcm_hash_blocks(aad_len, len) blocks (XAES-256-GCM's,
  * whose every message has its own key): no ghash call on either path, nor
- * the fused kernel, reads more powers than that (the ghash calls go in runs
- * of at most hk->max_blocks). */
+ * the fused kernel, reads more powers than that (a key of AESKIT_GHASH_MSG
+ * powers serves a ghash call of any length: aeskit_ghash_serves). */
 void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                         const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
                         size_t aad_len, uint8_t *dst, const uint8_t *src, size_t len,

@@ -27,15 +27,19 @@
  *
  * The per-message hash key is built for what the message needs
  * (ghash_key's max_blocks): a short message does not pay for a wide
- * backend's 128 powers; a long one gets POLY_BLOCKS' worth, its calls
- * going in runs of that many blocks.
+ * backend's 128 powers; a long one gets POLY_BLOCKS' worth, which serves a
+ * polyval call of any length (the backend reduces every POLY_BLOCKS
+ * blocks or more within it); without a polyval slot, ghash takes runs of
+ * that many reversed blocks.
  */
 #include "gcmsiv.h"
 #include "common.h"
 #include "generic.h"   /* aeskit_ctr_add */
 
-/* Blocks per ghash call, and so the most the per-message key is built for:
- * the reversal buffer's size (512 bytes of stack). */
+/* The most the per-message key is built for, which then serves calls of
+ * any length (AESKIT_GHASH_MSG): the polyval slot hashes a long message in
+ * one call. Blocks per ghash call where there is no polyval slot: the
+ * reversal buffer's size (512 bytes of stack). */
 #define POLY_BLOCKS AESKIT_GHASH_MSG
 /* Blocks per CTR-then-POLYVAL round when opening: 4 KiB, in L1 between. */
 #define CHUNK_BLOCKS 256
@@ -115,9 +119,7 @@ static void derive(siv_msg *m, const aeskit_key *kgk, const uint8_t nonce[12], s
 static void polyval(siv_msg *m, const uint8_t *p, size_t len)
 {
     const struct aeskit_impl *impl = m->ek.impl;
-    if (impl->polyval != NULL) {
-        for (; len >= 16 * POLY_BLOCKS; p += 16 * POLY_BLOCKS, len -= 16 * POLY_BLOCKS)
-            impl->polyval(&m->hk, m->acc, p, POLY_BLOCKS);
+    if (impl->polyval != NULL) {   /* one call: the key serves any length (POLY_BLOCKS) */
         impl->polyval(&m->hk, m->acc, p, len / 16);
         if (len % 16) {
             uint8_t last[16] = {0};
