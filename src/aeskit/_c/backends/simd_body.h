@@ -1335,19 +1335,21 @@ SIMD_INLINE void simd_gcm_short_stream(const SIMD_KEYS *ks, SIMD_CTR_T *ctr, SIM
 }
 
 SIMD_FN void SIMD_NAME(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
-                                  const aeskit_gcm_short *m, size_t n)
+                                  const aeskit_aead_item *m, size_t n, uint8_t (*tags)[16])
 {
     SIMD_KEYS ks;
     SIMD_LOAD_KEYS(&ks, k, 0);
     assert(hk->max_blocks >= AESKIT_GCM_SHORT_HASH);
     SIMD_V c[SIMD_W];
     uint8_t kb[AESKIT_BLOCK], acc[AESKIT_BLOCK];
-    for (; n > 0; n--, m++) {
-        const size_t ab = (m->aad_len + 15) / 16, db = (m->len + 15) / 16;
+    for (; n > 0; n--, m++, tags++) {
+        size_t aad_len;
+        const uint8_t *aad = aeskit_gcm_item_aad(m, &aad_len);
+        const size_t ab = (aad_len + 15) / 16, db = (m->len + 15) / 16;
         const size_t nh = ab + db + 1, whole = m->len / 16, rest = m->len % 16;
-        const size_t awhole = m->aad_len / 16;
-        assert(nh <= AESKIT_GCM_SHORT_HASH);
-        SIMD_CTR_T ctr = SIMD_GCM_J0(m->nonce);
+        const size_t awhole = aad_len / 16;
+        assert(nh <= AESKIT_GCM_SHORT_HASH && m->m.nonce_len == 12);
+        SIMD_CTR_T ctr = SIMD_GCM_J0(m->m.nonce);
         switch (db) {   /* nh <= 8: at most 7 data blocks */
         case 0: simd_gcm_short_stream(&ks, &ctr, c, 1); break;
         case 1: simd_gcm_short_stream(&ks, &ctr, c, 2); break;
@@ -1366,9 +1368,9 @@ SIMD_FN void SIMD_NAME(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *h
 #define SIMD_GCM_ADD(img) (pw--, h = SIMD_GPOWER_AT(hk, pw), SIMD_GMUL_ADD(&s, (img), &h))
         uint64_t hi, lo;
         for (size_t j = 0; j < awhole; j++)
-            SIMD_GCM_ADD(SIMD_GBLOCK(m->aad + AESKIT_BLOCK * j, 0));
+            SIMD_GCM_ADD(SIMD_GBLOCK(aad + AESKIT_BLOCK * j, 0));
         if (ab > awhole) {
-            aeskit_gcm_bytes_in(m->aad + AESKIT_BLOCK * awhole, m->aad_len % 16, &hi, &lo);
+            aeskit_gcm_bytes_in(aad + AESKIT_BLOCK * awhole, aad_len % 16, &hi, &lo);
             SIMD_GCM_ADD(SIMD_GMAKE(hi, lo));
         }
         for (size_t j = 0; j < whole; j++) {
@@ -1390,11 +1392,11 @@ SIMD_FN void SIMD_NAME(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *h
             aeskit_gcm_bytes_out(m->dst + AESKIT_BLOCK * whole, rest, oh, ol);
             SIMD_GCM_ADD(enc ? SIMD_GMAKE(oh, ol) : SIMD_GMAKE(hi, lo));
         }
-        SIMD_GCM_ADD(SIMD_GMAKE((uint64_t)m->aad_len * 8, (uint64_t)m->len * 8));
+        SIMD_GCM_ADD(SIMD_GMAKE((uint64_t)aad_len * 8, (uint64_t)m->len * 8));
 #undef SIMD_GCM_ADD
         assert(pw == 0);
         SIMD_GSTORE(acc, SIMD_GREDUCE(s));
-        SIMD_STORE(m->tag, SIMD_XOR(SIMD_LOAD(acc), c[0]));
+        SIMD_STORE(*tags, SIMD_XOR(SIMD_LOAD(acc), c[0]));
     }
     aeskit_secure_zero(c, sizeof c);
     aeskit_secure_zero(kb, sizeof kb);

@@ -34,7 +34,7 @@ AESKIT_INLINE void vaes_many_stream(const uint8_t *rk, unsigned rounds, __m128i 
 }
 
 static void VAES_FN(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
-                               const aeskit_gcm_short *m, size_t n)
+                               const aeskit_aead_item *m, size_t n, uint8_t (*tags)[16])
 {
     const uint8_t *rk = aeskit_aesni_enc_keys(k);
     const unsigned rounds = k->rounds;
@@ -42,16 +42,18 @@ static void VAES_FN(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, 
     assert(hk->max_blocks >= AESKIT_GCM_SHORT_HASH);
     __m128i c[AESKIT_GCM_SHORT_HASH];
     uint8_t kb[AESKIT_BLOCK];
-    for (; n > 0; n--, m++) {
-        const size_t ab = (m->aad_len + 15) / 16, db = (m->len + 15) / 16;
+    for (; n > 0; n--, m++, tags++) {
+        size_t aad_len;
+        const uint8_t *aad = aeskit_gcm_item_aad(m, &aad_len);
+        const size_t ab = (aad_len + 15) / 16, db = (m->len + 15) / 16;
         const size_t nh = ab + db + 1, whole = m->len / 16, rest = m->len % 16;
-        const size_t awhole = m->aad_len / 16;
-        assert(nh <= AESKIT_GCM_SHORT_HASH);
+        const size_t awhole = aad_len / 16;
+        assert(nh <= AESKIT_GCM_SHORT_HASH && m->m.nonce_len == 12);
         /* J0 = nonce || 1 reversed, from general registers (modes/gcm.h:
          * aeskit_gcm_bytes_in says why) */
         const __m128i c0 = _mm_set_epi64x(
-            (long long)aeskit_load_be64(m->nonce),
-            (long long)((uint64_t)aeskit_load_be32(m->nonce + 8) << 32 | 1));
+            (long long)aeskit_load_be64(m->m.nonce),
+            (long long)((uint64_t)aeskit_load_be32(m->m.nonce + 8) << 32 | 1));
         switch (db) {   /* nh <= 8: at most 7 data blocks */
         case 0: vaes_many_stream(rk, rounds, c0, c, 1); break;
         case 1: vaes_many_stream(rk, rounds, c0, c, 2); break;
@@ -71,9 +73,9 @@ static void VAES_FN(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, 
                            aeskit_clmul_mul_add(&s, (img), h, aeskit_clmul_half(h)))
         uint64_t hi, lo;
         for (size_t j = 0; j < awhole; j++)
-            VAES_GCM_ADD(_mm_shuffle_epi8(aeskit_load128(m->aad + AESKIT_BLOCK * j), swap));
+            VAES_GCM_ADD(_mm_shuffle_epi8(aeskit_load128(aad + AESKIT_BLOCK * j), swap));
         if (ab > awhole) {
-            aeskit_gcm_bytes_in(m->aad + AESKIT_BLOCK * awhole, m->aad_len % 16, &hi, &lo);
+            aeskit_gcm_bytes_in(aad + AESKIT_BLOCK * awhole, aad_len % 16, &hi, &lo);
             VAES_GCM_ADD(_mm_set_epi64x((long long)hi, (long long)lo));
         }
         for (size_t j = 0; j < whole; j++) {
@@ -94,11 +96,11 @@ static void VAES_FN(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, 
             VAES_GCM_ADD(enc ? _mm_set_epi64x((long long)oh, (long long)ol)
                              : _mm_set_epi64x((long long)hi, (long long)lo));
         }
-        VAES_GCM_ADD(_mm_set_epi64x((long long)((uint64_t)m->aad_len * 8),
+        VAES_GCM_ADD(_mm_set_epi64x((long long)((uint64_t)aad_len * 8),
                                     (long long)((uint64_t)m->len * 8)));
 #undef VAES_GCM_ADD
         const __m128i y = _mm_shuffle_epi8(aeskit_clmul_reduce(s), swap);
-        aeskit_store128(m->tag, _mm_xor_si128(y, c[0]));
+        aeskit_store128(*tags, _mm_xor_si128(y, c[0]));
     }
     aeskit_secure_zero(c, sizeof c);
     aeskit_secure_zero(kb, sizeof kb);
