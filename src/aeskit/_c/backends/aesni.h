@@ -65,6 +65,31 @@ AESKIT_INLINE void aeskit_aesni_rounds(__m128i *x, size_t w, const uint8_t *rk, 
         x[j] = enc ? _mm_aesenclast_si128(x[j], key) : _mm_aesdeclast_si128(x[j], key);
 }
 
+/* All of encryption on w blocks (a constant at each call), the rounds
+ * written out with a branch on the (public) key size for the rounds
+ * AES-192 and AES-256 add, where aeskit_aesni_rounds loops over the
+ * schedule: for the many-message kernels (gcm_short), whose few blocks a
+ * message make the loop's bookkeeping (a load, an add, a compare and a
+ * branch a round) most of a round's work beside its w aesencs. */
+AESKIT_INLINE void aeskit_aesni_encrypt_w(__m128i *x, size_t w, const uint8_t *rk,
+                                          unsigned rounds)
+{
+    aeskit_aesni_whiten(x, w, aeskit_load128(rk));
+    AESKIT_UNROLL(14)
+    for (unsigned r = 1; r < 14; r++) {
+        if (r >= 10 && r >= rounds)
+            break;
+        const __m128i key = aeskit_load128(rk + AESKIT_BLOCK * r);
+        AESKIT_UNROLL(8)
+        for (size_t j = 0; j < w; j++)
+            x[j] = _mm_aesenc_si128(x[j], key);
+    }
+    const __m128i key = aeskit_load128(rk + AESKIT_BLOCK * rounds);
+    AESKIT_UNROLL(8)
+    for (size_t j = 0; j < w; j++)
+        x[j] = _mm_aesenclast_si128(x[j], key);
+}
+
 /* Expands key into k in the layout above; leaves k->impl to the caller. */
 void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len);
 /* The encryption keys alone (the set_enc_key slot): rk[0..rounds] in the

@@ -29,8 +29,7 @@ AESKIT_INLINE void vaes_many_stream(const uint8_t *rk, unsigned rounds, __m128i 
     AESKIT_UNROLL(8)
     for (size_t j = 0; j < w; j++)
         c[j] = _mm_shuffle_epi8(_mm_add_epi32(c0, _mm_set_epi32(0, 0, 0, (int)j)), swap);
-    aeskit_aesni_whiten(c, w, aeskit_load128(rk));
-    aeskit_aesni_rounds(c, w, rk, rounds, 1);
+    aeskit_aesni_encrypt_w(c, w, rk, rounds);
 }
 
 static void VAES_FN(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
