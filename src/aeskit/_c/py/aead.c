@@ -352,55 +352,54 @@ static size_t aead_many_job(const void *key, int enc, aeskit_batch_msg *ms, uint
 {
     const AeadObject *self = key;
     const struct aeskit_aead *d = self->head.aead;
-    const size_t t = self->head.tag_len;
+    const size_t t = self->head.tag_len, first = d->tag_first ? t : 0;
     aeskit_aead_item items[AESKIT_AEAD_MANY];
     uint8_t tags[AESKIT_AEAD_MANY][16], verdict[AESKIT_AEAD_MANY];
+    if (enc) {   /* every message seals: groups of the records as they come */
+        for (size_t i = 0; i < n;) {
+            const size_t k = n - i < AESKIT_AEAD_MANY ? n - i : AESKIT_AEAD_MANY;
+            const aeskit_batch_msg *m = &ms[i];
+            for (size_t j = 0; j < k; j++)
+                items[j] = (aeskit_aead_item){
+                    {m[j].iv, m[j].iv_len, m[j].ad, m[j].n_ad}, m[j].dst + first, m[j].src,
+                    m[j].len, NULL,
+                };
+            aeskit_aead_seal_many(d, self->ks, items, k, tags);
+            for (size_t j = 0; j < k; j++) {
+                uint8_t *to = d->tag_first ? m[j].dst : m[j].dst + m[j].len;
+                if (t == 16)
+                    memcpy(to, tags[j], 16);   /* inline, where a length t calls libc */
+                else
+                    memcpy(to, tags[j], t);
+            }
+            memset(ok + i, 1, k);
+            /* a full tag is all output; a cut one's rest is not given out */
+            if (t < 16)
+                aeskit_secure_zero(tags, k * sizeof tags[0]);
+            i += k;
+        }
+        return 0;
+    }
     size_t failed = 0;
     for (size_t i = 0; i < n;) {
         size_t k = 0, at[AESKIT_AEAD_MANY];
         for (; i < n && k < AESKIT_AEAD_MANY; i++) {
             aeskit_batch_msg *m = &ms[i];
-            if (!enc && m->len < t) {
+            if (m->len < t) {
                 ok[i] = 0;
                 failed++;
                 continue;
             }
-            const size_t body = enc ? m->len : m->len - t;
-            aeskit_aead_item *it = &items[k];
-            it->m = (aeskit_aead_msg){
-                .nonce = m->iv, .nonce_len = m->iv_len, .ad = m->ad, .n_ad = m->n_ad,
+            const size_t body = m->len - t;
+            items[k] = (aeskit_aead_item){
+                {m->iv, m->iv_len, m->ad, m->n_ad}, m->dst, m->src + first, body,
+                d->tag_first ? m->src : m->src + body,
             };
-            it->len = body;
-            if (enc) {
-                it->dst = m->dst + (d->tag_first ? t : 0);
-                it->src = m->src;
-                it->tag = NULL;
-            } else {
-                it->dst = m->dst;
-                it->src = m->src + (d->tag_first ? t : 0);
-                it->tag = d->tag_first ? m->src : m->src + body;
-            }
             at[k++] = i;
         }
-        if (enc) {
-            aeskit_aead_seal_many(d, self->ks, items, k, tags);
-            for (size_t j = 0; j < k; j++) {
-                aeskit_batch_msg *m = &ms[at[j]];
-                uint8_t *to = d->tag_first ? m->dst : m->dst + m->len;
-                if (t == 16)
-                    memcpy(to, tags[j], 16);   /* inline, where a length t calls libc */
-                else
-                    memcpy(to, tags[j], t);
-                ok[at[j]] = 1;
-            }
-            /* a full tag is all output; a cut one's rest is not given out */
-            if (t < 16)
-                aeskit_secure_zero(tags, k * sizeof tags[0]);
-        } else {
-            failed += aeskit_aead_open_many_verified(d, self->ks, items, k, t, verdict);
-            for (size_t j = 0; j < k; j++)
-                ok[at[j]] = verdict[j];
-        }
+        failed += aeskit_aead_open_many_verified(d, self->ks, items, k, t, verdict);
+        for (size_t j = 0; j < k; j++)
+            ok[at[j]] = verdict[j];
     }
     return failed;
 }
