@@ -343,10 +343,13 @@ static int gcm_way(const aeskit_aead_item *it)
 {
     size_t aad_len;
     aeskit_gcm_item_aad(it, &aad_len);
-    if (!is_short(it->m.nonce_len, aad_len, it->len))
+    /* is_short's test, with the slot's below it (the lengths block makes
+     * the slot's count one more) */
+    static_assert(AESKIT_GCM_SHORT_HASH - 1 <= GCM_SHORT_BLOCKS, "the slot's are short");
+    const size_t blocks = (aad_len + 15) / 16 + (it->len + 15) / 16;
+    if (it->m.nonce_len != 12 || blocks > GCM_SHORT_BLOCKS)
         return GCM_LONG;
-    const size_t blocks = (aad_len + 15) / 16 + (it->len + 15) / 16 + 1;
-    return blocks <= AESKIT_GCM_SHORT_HASH ? GCM_FAST : GCM_MID;
+    return blocks + 1 <= AESKIT_GCM_SHORT_HASH ? GCM_FAST : GCM_MID;
 }
 
 static void gcm_many(const void *ks, int enc, const aeskit_aead_item *items, size_t n,

@@ -381,17 +381,24 @@ static int batch_fail(aeskit_batch *b, PyObject *exc, const char *what)
     return -1;
 }
 
-/* Offset i of o. */
-static inline uint64_t offset_at(const aeskit_offsets *o, size_t i)
+/* Offset i of offsets at p of width bytes (a constant where the loop
+ * over them wants no branch). */
+static inline uint64_t offset_in(const uint8_t *p, unsigned width, size_t i)
 {
-    if (o->width == 4) {
+    if (width == 4) {
         int32_t v;
-        memcpy(&v, o->p + 4 * i, 4);
+        memcpy(&v, p + 4 * i, 4);
         return (uint64_t)(uint32_t)v;
     }
     int64_t v;
-    memcpy(&v, o->p + 8 * i, 8);
+    memcpy(&v, p + 8 * i, 8);
     return (uint64_t)v;
+}
+
+/* Offset i of o. */
+static inline uint64_t offset_at(const aeskit_offsets *o, size_t i)
+{
+    return offset_in(o->p, o->width, i);
 }
 
 /* ---- the packed form -------------------------------------------------- */
@@ -709,6 +716,37 @@ int aeskit_batch_collect(aeskit_batch *b, const aeskit_batch_shape *s, PyObject 
     return 0;
 }
 
+/* The packed form's records: message i at base + its offset in o (of
+ * width bytes, a constant at each call), its side item ivs + i * w (ivs
+ * NULL: none), its associated data spans[i] (ad_o the AAD's offsets into
+ * ad, each message's span set here) or spans[0] for all (ad_o NULL), or
+ * none (spans NULL). */
+static inline void fill_records(aeskit_batch *b, const aeskit_offsets *o, unsigned width,
+                                const uint8_t *base, const uint8_t *ivs, size_t w,
+                                aeskit_span *spans, const uint8_t *ad,
+                                const aeskit_offsets *ad_o)
+{
+    assert(o->width == width);
+    uint64_t at = offset_in(o->p, width, 0);
+    for (size_t i = 0; i < b->n; i++) {
+        const uint64_t end = offset_in(o->p, width, i + 1);
+        b->msgs[i] = (aeskit_batch_msg){
+            .src = base + at,
+            .len = (size_t)(end - at),
+            .iv = ivs != NULL ? ivs + i * w : NULL,
+            .iv_len = w,
+            .ad = spans != NULL ? spans + (ad_o != NULL ? i : 0) : NULL,
+            .n_ad = spans != NULL,
+        };
+        at = end;
+        if (ad_o != NULL) {
+            const uint64_t a = offset_at(ad_o, i);
+            spans[i].p = ad + a;
+            spans[i].len = (size_t)(offset_at(ad_o, i + 1) - a);
+        }
+    }
+}
+
 int aeskit_batch_collect_packed(aeskit_batch *b, const aeskit_batch_shape *s, PyObject *side,
                                 PyObject *src, PyObject *offsets, PyObject *ad,
                                 PyObject *ad_offsets, aeskit_offsets *o)
@@ -760,24 +798,12 @@ int aeskit_batch_collect_packed(aeskit_batch *b, const aeskit_batch_shape *s, Py
         spans[0].len = (size_t)av->len;
     }
     const uint8_t *ivs = iv != NULL ? iv->buf : NULL;
-    uint64_t at = offset_at(o, 0);
-    for (size_t i = 0; i < n; i++) {
-        const uint64_t end = offset_at(o, i + 1);
-        b->msgs[i] = (aeskit_batch_msg){
-            .src = (const uint8_t *)sv->buf + at,
-            .len = (size_t)(end - at),
-            .iv = ivs != NULL ? ivs + i * w : NULL,
-            .iv_len = w,
-            .ad = av != NULL ? spans + (per_message ? i : 0) : NULL,
-            .n_ad = av != NULL,
-        };
-        at = end;
-        if (per_message) {
-            const uint64_t a = offset_at(&ao, i);
-            spans[i].p = (const uint8_t *)av->buf + a;
-            spans[i].len = (size_t)(offset_at(&ao, i + 1) - a);
-        }
-    }
+    const uint8_t *base = sv->buf;
+    const aeskit_offsets *ad_o = per_message ? &ao : NULL;
+    if (o->width == 4)
+        fill_records(b, o, 4, base, ivs, w, spans, av ? av->buf : NULL, ad_o);
+    else
+        fill_records(b, o, 8, base, ivs, w, spans, av ? av->buf : NULL, ad_o);
     return 0;
 }
 
