@@ -1326,34 +1326,47 @@ SIMD_INLINE simd_ctr simd_gcm_j0(const uint8_t nonce[12])
 #define SIMD_GCM_J0(nonce) simd_gcm_j0(nonce)
 #endif
 
-/* The db + 1 counter blocks from J0 in c, encrypted; w a constant at each
- * call. A backend may give SIMD_ENC_W_WRITTEN(ks, x, w), SIMD_ENC_W with
- * the rounds written out, where a message's few blocks make the loop over
- * the schedule a large part of each round. */
-SIMD_INLINE void simd_gcm_short_stream(const SIMD_KEYS *ks, SIMD_CTR_T *ctr, SIMD_V *c, size_t w)
-{
-    SIMD_CTR_FILL(AESKIT_CTR_BE32, ctr, c, w);
-#if defined(SIMD_ENC_W_WRITTEN)
-    SIMD_ENC_W_WRITTEN(ks, c, w);
+/* The db + 1 counter blocks from J0 in c, encrypted (part SIMD_GCM_ALL),
+ * or in two parts: filled, whitened and through the first rounds
+ * (SIMD_GCM_HEAD), then through the rest (SIMD_GCM_TAIL), where the
+ * backend gives SIMD_ENC_W_HEAD(ks, x, w) and SIMD_ENC_W_TAIL(ks, x, w);
+ * w and part constants at each call. */
+enum { SIMD_GCM_ALL, SIMD_GCM_HEAD, SIMD_GCM_TAIL };
+#if defined(SIMD_ENC_W_HEAD)
+#define SIMD_GCM_SPLIT 1
 #else
-    SIMD_ENC_W(ks, c, w);
+#define SIMD_GCM_SPLIT 0
+#define SIMD_ENC_W_HEAD(ks, x, w) SIMD_ENC_W((ks), (x), (w))
+#define SIMD_ENC_W_TAIL(ks, x, w) ((void)0)
 #endif
+SIMD_INLINE void simd_gcm_short_stream(const SIMD_KEYS *ks, SIMD_CTR_T *ctr, SIMD_V *c, size_t w,
+                                       int part)
+{
+    if (part != SIMD_GCM_TAIL)
+        SIMD_CTR_FILL(AESKIT_CTR_BE32, ctr, c, w);
+    if (part == SIMD_GCM_ALL)
+        SIMD_ENC_W(ks, c, w);
+    else if (part == SIMD_GCM_HEAD)
+        SIMD_ENC_W_HEAD(ks, c, w);
+    else
+        SIMD_ENC_W_TAIL(ks, c, w);
 }
 
-/* Item m's counter blocks J0..J0+db (db its data blocks), encrypted, into
- * c. */
-SIMD_INLINE void simd_gcm_short_blocks(const SIMD_KEYS *ks, const aeskit_aead_item *m, SIMD_V *c)
+/* Item m's counter blocks J0..J0+db (db its data blocks), encrypted into
+ * c (or that part of it). */
+SIMD_INLINE void simd_gcm_short_blocks(const SIMD_KEYS *ks, const aeskit_aead_item *m, SIMD_V *c,
+                                       int part)
 {
     SIMD_CTR_T ctr = SIMD_GCM_J0(m->m.nonce);
     switch ((m->len + 15) / 16) {   /* at most 7 data blocks (nh <= 8) */
-    case 0: simd_gcm_short_stream(ks, &ctr, c, 1); break;
-    case 1: simd_gcm_short_stream(ks, &ctr, c, 2); break;
-    case 2: simd_gcm_short_stream(ks, &ctr, c, 3); break;
-    case 3: simd_gcm_short_stream(ks, &ctr, c, 4); break;
-    case 4: simd_gcm_short_stream(ks, &ctr, c, 5); break;
-    case 5: simd_gcm_short_stream(ks, &ctr, c, 6); break;
-    case 6: simd_gcm_short_stream(ks, &ctr, c, 7); break;
-    default: simd_gcm_short_stream(ks, &ctr, c, 8); break;
+    case 0: simd_gcm_short_stream(ks, &ctr, c, 1, part); break;
+    case 1: simd_gcm_short_stream(ks, &ctr, c, 2, part); break;
+    case 2: simd_gcm_short_stream(ks, &ctr, c, 3, part); break;
+    case 3: simd_gcm_short_stream(ks, &ctr, c, 4, part); break;
+    case 4: simd_gcm_short_stream(ks, &ctr, c, 5, part); break;
+    case 5: simd_gcm_short_stream(ks, &ctr, c, 6, part); break;
+    case 6: simd_gcm_short_stream(ks, &ctr, c, 7, part); break;
+    default: simd_gcm_short_stream(ks, &ctr, c, 8, part); break;
     }
 }
 
@@ -1414,7 +1427,10 @@ SIMD_INLINE void simd_gcm_short_finish(const aeskit_ghash_key *hk, int enc,
  * rounds (40 cycles at 10 rounds on Zen 4) and its GHASH waits for it,
  * so with each message's work in order the core, whose window holds
  * about one message's instructions, ran them one after the other; issued
- * a message ahead, the chains of two messages are in flight together. */
+ * a message ahead, the chains of two messages are in flight together.
+ * Where the backend splits the rounds (SIMD_GCM_SPLIT), the next message's
+ * rounds go half before and half after this one's GHASH, so that its
+ * waiting rounds never fill the scheduler ahead of the GHASH. */
 SIMD_FN void SIMD_NAME(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                                   const aeskit_aead_item *m, size_t n, uint8_t (*tags)[16])
 {
@@ -1424,11 +1440,15 @@ SIMD_FN void SIMD_NAME(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *h
     SIMD_V c[2][SIMD_W];
     uint8_t kb[AESKIT_BLOCK], acc[AESKIT_BLOCK];
     if (n > 0)
-        simd_gcm_short_blocks(&ks, &m[0], c[0]);
+        simd_gcm_short_blocks(&ks, &m[0], c[0], SIMD_GCM_ALL);
     for (size_t i = 0; i < n; i++) {
-        if (i + 1 < n)
-            simd_gcm_short_blocks(&ks, &m[i + 1], c[(i + 1) & 1]);
+        const int next = i + 1 < n;
+        if (next)
+            simd_gcm_short_blocks(&ks, &m[i + 1], c[(i + 1) & 1],
+                                  SIMD_GCM_SPLIT ? SIMD_GCM_HEAD : SIMD_GCM_ALL);
         simd_gcm_short_finish(hk, enc, &m[i], c[i & 1], tags[i], kb, acc);
+        if (SIMD_GCM_SPLIT && next)
+            simd_gcm_short_blocks(&ks, &m[i + 1], c[(i + 1) & 1], SIMD_GCM_TAIL);
     }
     aeskit_secure_zero(c, sizeof c);
     aeskit_secure_zero(kb, sizeof kb);
