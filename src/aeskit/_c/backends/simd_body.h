@@ -1377,26 +1377,21 @@ SIMD_INLINE void simd_gcm_short_finish(const aeskit_ghash_key *hk, int enc,
                                        const aeskit_aead_item *m, const SIMD_V *c,
                                        uint8_t tag[16], uint8_t *kb, uint8_t *acc)
 {
-    size_t aad_len;
-    const uint8_t *aad = aeskit_gcm_item_aad(m, &aad_len);
-    const size_t ab = (aad_len + 15) / 16, db = (m->len + 15) / 16;
-    const size_t nh = ab + db + 1, whole = m->len / 16, rest = m->len % 16;
-    const size_t awhole = aad_len / 16;
-    assert(nh <= AESKIT_GCM_SHORT_HASH && m->m.nonce_len == 12);
+    const aeskit_gcm_short_shape sh = aeskit_gcm_short_shape_of(m);
     /* GHASH: block j of the nh (AAD, ciphertext, lengths) times H^(nh-j) */
     const SIMD_GV zero = SIMD_GZERO;
     SIMD_GSUM s = {zero, zero, zero};
-    size_t pw = nh;
+    size_t pw = sh.nh;
     SIMD_GPOWER h;
 #define SIMD_GCM_ADD(img) (pw--, h = SIMD_GPOWER_AT(hk, pw), SIMD_GMUL_ADD(&s, (img), &h))
     uint64_t hi, lo;
-    for (size_t j = 0; j < awhole; j++)
-        SIMD_GCM_ADD(SIMD_GBLOCK(aad + AESKIT_BLOCK * j, 0));
-    if (ab > awhole) {
-        aeskit_gcm_bytes_in(aad + AESKIT_BLOCK * awhole, aad_len % 16, &hi, &lo);
+    for (size_t j = 0; j < sh.awhole; j++)
+        SIMD_GCM_ADD(SIMD_GBLOCK(sh.aad + AESKIT_BLOCK * j, 0));
+    if (sh.ab > sh.awhole) {
+        aeskit_gcm_bytes_in(sh.aad + AESKIT_BLOCK * sh.awhole, sh.aad_len % 16, &hi, &lo);
         SIMD_GCM_ADD(SIMD_GMAKE(hi, lo));
     }
-    for (size_t j = 0; j < whole; j++) {
+    for (size_t j = 0; j < sh.whole; j++) {
         const uint8_t *in = m->src + AESKIT_BLOCK * j;
         uint8_t *out = m->dst + AESKIT_BLOCK * j;
         /* opening hashes the ciphertext before dst (maybe src) is written */
@@ -1404,18 +1399,18 @@ SIMD_INLINE void simd_gcm_short_finish(const aeskit_ghash_key *hk, int enc,
         SIMD_STORE(out, SIMD_XOR(SIMD_LOAD(in), c[j + 1]));
         SIMD_GCM_ADD(enc ? SIMD_GBLOCK(out, 0) : img);
     }
-    if (rest > 0) {
+    if (sh.rest > 0) {
         uint64_t kh, kl;
-        SIMD_STORE(kb, c[db]);
+        SIMD_STORE(kb, c[sh.db]);
         kh = aeskit_load_be64(kb);
         kl = aeskit_load_be64(kb + 8);
-        aeskit_gcm_bytes_in(m->src + AESKIT_BLOCK * whole, rest, &hi, &lo);
+        aeskit_gcm_bytes_in(m->src + AESKIT_BLOCK * sh.whole, sh.rest, &hi, &lo);
         uint64_t oh = hi ^ kh, ol = lo ^ kl;
-        aeskit_gcm_bytes_cut(rest, &oh, &ol);
-        aeskit_gcm_bytes_out(m->dst + AESKIT_BLOCK * whole, rest, oh, ol);
+        aeskit_gcm_bytes_cut(sh.rest, &oh, &ol);
+        aeskit_gcm_bytes_out(m->dst + AESKIT_BLOCK * sh.whole, sh.rest, oh, ol);
         SIMD_GCM_ADD(enc ? SIMD_GMAKE(oh, ol) : SIMD_GMAKE(hi, lo));
     }
-    SIMD_GCM_ADD(SIMD_GMAKE((uint64_t)aad_len * 8, (uint64_t)m->len * 8));
+    SIMD_GCM_ADD(SIMD_GMAKE((uint64_t)sh.aad_len * 8, (uint64_t)m->len * 8));
 #undef SIMD_GCM_ADD
     assert(pw == 0);
     SIMD_GSTORE(acc, SIMD_GREDUCE(s));

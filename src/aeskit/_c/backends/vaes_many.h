@@ -88,27 +88,22 @@ AESKIT_INLINE void vaes_many_finish(const aeskit_ghash_key *hk, int enc, const a
                                     const __m128i *c, uint8_t tag[16], uint8_t *kb)
 {
     const __m128i swap = vaes_gbswap();
-    size_t aad_len;
-    const uint8_t *aad = aeskit_gcm_item_aad(m, &aad_len);
-    const size_t ab = (aad_len + 15) / 16, db = (m->len + 15) / 16;
-    const size_t nh = ab + db + 1, whole = m->len / 16, rest = m->len % 16;
-    const size_t awhole = aad_len / 16;
-    assert(nh <= AESKIT_GCM_SHORT_HASH && m->m.nonce_len == 12);
+    const aeskit_gcm_short_shape sh = aeskit_gcm_short_shape_of(m);
     /* GHASH: block j of the nh (AAD, ciphertext, lengths) times H^(nh-j),
      * block j's power at pw + 16 * j */
-    const uint8_t *pw = vaes_gpowers(hk, nh);
+    const uint8_t *pw = vaes_gpowers(hk, sh.nh);
     aeskit_clmul_sum s = aeskit_clmul_zero();
     __m128i h;
 #define VAES_GCM_ADD(img) (h = aeskit_load128(pw), pw += AESKIT_BLOCK, \
                            aeskit_clmul_mul_add(&s, (img), h, aeskit_clmul_half(h)))
     uint64_t hi, lo;
-    for (size_t j = 0; j < awhole; j++)
-        VAES_GCM_ADD(_mm_shuffle_epi8(aeskit_load128(aad + AESKIT_BLOCK * j), swap));
-    if (ab > awhole) {
-        aeskit_gcm_bytes_in(aad + AESKIT_BLOCK * awhole, aad_len % 16, &hi, &lo);
+    for (size_t j = 0; j < sh.awhole; j++)
+        VAES_GCM_ADD(_mm_shuffle_epi8(aeskit_load128(sh.aad + AESKIT_BLOCK * j), swap));
+    if (sh.ab > sh.awhole) {
+        aeskit_gcm_bytes_in(sh.aad + AESKIT_BLOCK * sh.awhole, sh.aad_len % 16, &hi, &lo);
         VAES_GCM_ADD(_mm_set_epi64x((long long)hi, (long long)lo));
     }
-    for (size_t j = 0; j < whole; j++) {
+    for (size_t j = 0; j < sh.whole; j++) {
         /* the ciphertext's image: opening's is read before dst (maybe
          * src) is written */
         const __m128i v = aeskit_load128(m->src + AESKIT_BLOCK * j);
@@ -116,17 +111,17 @@ AESKIT_INLINE void vaes_many_finish(const aeskit_ghash_key *hk, int enc, const a
         aeskit_store128(m->dst + AESKIT_BLOCK * j, o);
         VAES_GCM_ADD(_mm_shuffle_epi8(enc ? o : v, swap));
     }
-    if (rest > 0) {
-        aeskit_store128(kb, c[db]);
+    if (sh.rest > 0) {
+        aeskit_store128(kb, c[sh.db]);
         const uint64_t kh = aeskit_load_be64(kb), kl = aeskit_load_be64(kb + 8);
-        aeskit_gcm_bytes_in(m->src + AESKIT_BLOCK * whole, rest, &hi, &lo);
+        aeskit_gcm_bytes_in(m->src + AESKIT_BLOCK * sh.whole, sh.rest, &hi, &lo);
         uint64_t oh = hi ^ kh, ol = lo ^ kl;
-        aeskit_gcm_bytes_cut(rest, &oh, &ol);
-        aeskit_gcm_bytes_out(m->dst + AESKIT_BLOCK * whole, rest, oh, ol);
+        aeskit_gcm_bytes_cut(sh.rest, &oh, &ol);
+        aeskit_gcm_bytes_out(m->dst + AESKIT_BLOCK * sh.whole, sh.rest, oh, ol);
         VAES_GCM_ADD(enc ? _mm_set_epi64x((long long)oh, (long long)ol)
                          : _mm_set_epi64x((long long)hi, (long long)lo));
     }
-    VAES_GCM_ADD(_mm_set_epi64x((long long)((uint64_t)aad_len * 8),
+    VAES_GCM_ADD(_mm_set_epi64x((long long)((uint64_t)sh.aad_len * 8),
                                 (long long)((uint64_t)m->len * 8)));
 #undef VAES_GCM_ADD
     const __m128i y = _mm_shuffle_epi8(aeskit_clmul_reduce(s), swap);

@@ -57,6 +57,28 @@ static inline const uint8_t *aeskit_gcm_item_aad(const aeskit_aead_item *it, siz
     *len = it->m.n_ad ? it->m.ad->len : 0;
     return it->m.n_ad ? it->m.ad->p : NULL;
 }
+
+/* A gcm_short kernel's view of an item: its AAD, and the counts of blocks
+ * it hashes (ab of AAD, db of data, nh with the lengths block), of whole
+ * blocks (awhole of AAD, whole of data) and the data's partial block's
+ * bytes (rest). */
+typedef struct {
+    const uint8_t *aad;
+    size_t aad_len, ab, db, nh, awhole, whole, rest;
+} aeskit_gcm_short_shape;
+static inline aeskit_gcm_short_shape aeskit_gcm_short_shape_of(const aeskit_aead_item *m)
+{
+    aeskit_gcm_short_shape s;
+    s.aad = aeskit_gcm_item_aad(m, &s.aad_len);
+    s.ab = (s.aad_len + 15) / 16;
+    s.db = (m->len + 15) / 16;
+    s.nh = s.ab + s.db + 1;
+    s.awhole = s.aad_len / 16;
+    s.whole = m->len / 16;
+    s.rest = m->len % 16;
+    assert(s.nh <= AESKIT_GCM_SHORT_HASH && m->m.nonce_len == 12);
+    return s;
+}
 /* A gcm_short kernel's partial block (the AAD's or the data's last r <
  * 16 bytes), in general registers as the block's big-endian halves,
  * zero-padded, in at most four loads: a 16-byte load of a block pieced together
