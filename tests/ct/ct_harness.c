@@ -663,7 +663,8 @@ static void check_gcm_short(size_t keylen)
     static const size_t lens[M] = {0, 1, 64, 15, 16, 17, 47, 48, 30, 64, 112, 79};
     uint8_t key[32], nonces[M][12], aad[M][48], pt[M][112], ct[M][112], back[M][112];
     uint8_t tags[M][16], tags2[M][16];
-    aeskit_gcm_short ms[M];
+    aeskit_aead_item ms[M];
+    aeskit_span spans[M];
     aeskit_key k;
     aeskit_ghash_key hk;
     uint8_t h[16] = {0};
@@ -679,17 +680,19 @@ static void check_gcm_short(size_t keylen)
         SECRET(nonces[i], 12);
         SECRET(aad[i], aads[i]);
         SECRET(back[i], lens[i]);
-        ms[i] = (aeskit_gcm_short){nonces[i], aads[i] ? aad[i] : NULL, aads[i], ct[i],
-                                   lens[i] ? back[i] : NULL, lens[i], tags[i]};
+        spans[i] = (aeskit_span){aad[i], aads[i]};
+        ms[i] = (aeskit_aead_item){
+            .m = {nonces[i], 12, aads[i] ? &spans[i] : NULL, aads[i] ? 1 : 0},
+            .dst = ct[i], .src = lens[i] ? back[i] : NULL, .len = lens[i],
+        };
     }
     impl->set_key(&k, key, keylen);
     impl->ecb_enc(&k, h, h, 1);
     impl->ghash_key(&hk, h, AESKIT_GHASH_ANY);
-    impl->gcm_short(&k, &hk, 1, ms, M);
+    impl->gcm_short(&k, &hk, 1, ms, M, tags);
     for (size_t i = 0; i < M; i++)   /* open in place */
-        ms[i] = (aeskit_gcm_short){nonces[i], ms[i].aad, aads[i], ct[i],
-                                   lens[i] ? ct[i] : NULL, lens[i], tags2[i]};
-    impl->gcm_short(&k, &hk, 0, ms, M);
+        ms[i].src = lens[i] ? ct[i] : NULL;
+    impl->gcm_short(&k, &hk, 0, ms, M, tags2);
     int same = 1;
     for (size_t i = 0; i < M; i++)
         same &= aeskit_ct_memeq(tags[i], tags2[i], 16);

@@ -30,7 +30,7 @@ struct aeskit_gcmsiv_impl;
 struct aeskit_ocb_impl;
 struct aeskit_ccm_impl;
 struct aeskit_xaes_impl;
-struct aeskit_gcm_short;
+struct aeskit_aead_item;
 
 /*
  * An expanded key. The round-key layout is private to the backend that
@@ -240,7 +240,7 @@ struct aeskit_impl {
      *              contract in modes/gcm.h (aeskit_gcm_short_fn); portable
      *              points it at the mode's own aeskit_gcm_short_generic. */
     void (*gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
-                      const struct aeskit_gcm_short *m, size_t n);
+                      const struct aeskit_aead_item *m, size_t n, uint8_t (*tags)[16]);
 };
 
 #define AESKIT_CBC_X_MAX 32

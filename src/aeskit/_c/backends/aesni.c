@@ -272,6 +272,8 @@ AESKIT_INLINE __m128i aesni_gblock(const uint8_t *p, int polyval)
 #define SIMD_KEYS aesni_keys
 #define SIMD_LOAD_KEYS(ks, k, dec) aesni_load_keys((ks), (k), (dec))
 #define SIMD_ENC_W(ks, x, w) aesni_cipher_w((ks), (x), (w), 1)
+#define SIMD_ENC_W_HEAD(ks, x, w) aeskit_aesni_encrypt_head((x), (w), (ks)->rk, 6)
+#define SIMD_ENC_W_TAIL(ks, x, w) aeskit_aesni_encrypt_tail((x), (w), (ks)->rk, (ks)->rounds, 6)
 #define SIMD_DEC_W(ks, x, w) aesni_cipher_w((ks), (x), (w), 0)
 #define SIMD_SUB_WORD(w) aesni_sub_word(w)
 #define SIMD_ENC_MID_W(ks, x, w) aesni_mid_w((ks), (x), (w), 1)

@@ -65,6 +65,46 @@ AESKIT_INLINE void aeskit_aesni_rounds(__m128i *x, size_t w, const uint8_t *rk, 
         x[j] = enc ? _mm_aesenclast_si128(x[j], key) : _mm_aesdeclast_si128(x[j], key);
 }
 
+/* Encryption on w blocks (a constant at each call) in two parts, the
+ * whitening and rounds 1..r-1 (head), then rounds r..rounds-1 and the last
+ * (tail), r <= 10; the rounds written out, with a branch on the (public)
+ * key size for those AES-192 and AES-256 add, where aeskit_aesni_rounds
+ * loops over the schedule. For the many-message kernels (gcm_short): a
+ * message's few blocks make the loop's bookkeeping most of a round's work
+ * beside its aesencs, and the next message's rounds are split around this
+ * one's GHASH. */
+AESKIT_INLINE void aeskit_aesni_encrypt_head(__m128i *x, size_t w, const uint8_t *rk, unsigned r)
+{
+    assert(r <= 10);
+    aeskit_aesni_whiten(x, w, aeskit_load128(rk));
+    AESKIT_UNROLL(10)
+    for (unsigned i = 1; i < r; i++) {
+        const __m128i key = aeskit_load128(rk + AESKIT_BLOCK * i);
+        AESKIT_UNROLL(8)
+        for (size_t j = 0; j < w; j++)
+            x[j] = _mm_aesenc_si128(x[j], key);
+    }
+}
+
+AESKIT_INLINE void aeskit_aesni_encrypt_tail(__m128i *x, size_t w, const uint8_t *rk,
+                                             unsigned rounds, unsigned r)
+{
+    assert(r <= 10);
+    AESKIT_UNROLL(14)
+    for (unsigned i = r; i < 14; i++) {
+        if (i >= 10 && i >= rounds)
+            break;
+        const __m128i key = aeskit_load128(rk + AESKIT_BLOCK * i);
+        AESKIT_UNROLL(8)
+        for (size_t j = 0; j < w; j++)
+            x[j] = _mm_aesenc_si128(x[j], key);
+    }
+    const __m128i key = aeskit_load128(rk + AESKIT_BLOCK * rounds);
+    AESKIT_UNROLL(8)
+    for (size_t j = 0; j < w; j++)
+        x[j] = _mm_aesenclast_si128(x[j], key);
+}
+
 /* Expands key into k in the layout above; leaves k->impl to the caller. */
 void aeskit_aesni_expand_key(aeskit_key *k, const uint8_t *key, size_t len);
 /* The encryption keys alone (the set_enc_key slot): rk[0..rounds] in the

@@ -1328,75 +1328,124 @@ SIMD_INLINE simd_ctr simd_gcm_j0(const uint8_t nonce[12])
 #define SIMD_GCM_J0(nonce) simd_gcm_j0(nonce)
 #endif
 
-/* The db + 1 counter blocks from J0 in c, encrypted; w a constant at each
- * call. */
-SIMD_INLINE void simd_gcm_short_stream(const SIMD_KEYS *ks, SIMD_CTR_T *ctr, SIMD_V *c, size_t w)
+/* The db + 1 counter blocks from J0 in c, encrypted (part SIMD_GCM_ALL),
+ * or in two parts: filled, whitened and through the first rounds
+ * (SIMD_GCM_HEAD), then through the rest (SIMD_GCM_TAIL), where the
+ * backend gives SIMD_ENC_W_HEAD(ks, x, w) and SIMD_ENC_W_TAIL(ks, x, w);
+ * w and part constants at each call. */
+enum { SIMD_GCM_ALL, SIMD_GCM_HEAD, SIMD_GCM_TAIL };
+#if defined(SIMD_ENC_W_HEAD)
+#define SIMD_GCM_SPLIT 1
+#else
+#define SIMD_GCM_SPLIT 0
+#define SIMD_ENC_W_HEAD(ks, x, w) SIMD_ENC_W((ks), (x), (w))
+#define SIMD_ENC_W_TAIL(ks, x, w) ((void)0)
+#endif
+SIMD_INLINE void simd_gcm_short_stream(const SIMD_KEYS *ks, SIMD_CTR_T *ctr, SIMD_V *c, size_t w,
+                                       int part)
 {
-    SIMD_CTR_FILL(AESKIT_CTR_BE32, ctr, c, w);
-    SIMD_ENC_W(ks, c, w);
+    if (part != SIMD_GCM_TAIL)
+        SIMD_CTR_FILL(AESKIT_CTR_BE32, ctr, c, w);
+    if (part == SIMD_GCM_ALL)
+        SIMD_ENC_W(ks, c, w);
+    else if (part == SIMD_GCM_HEAD)
+        SIMD_ENC_W_HEAD(ks, c, w);
+    else
+        SIMD_ENC_W_TAIL(ks, c, w);
 }
 
+/* Item m's counter blocks J0..J0+db (db its data blocks), encrypted into
+ * c (or that part of it). */
+SIMD_INLINE void simd_gcm_short_blocks(const SIMD_KEYS *ks, const aeskit_aead_item *m, SIMD_V *c,
+                                       int part)
+{
+    SIMD_CTR_T ctr = SIMD_GCM_J0(m->m.nonce);
+    switch ((m->len + 15) / 16) {   /* at most 7 data blocks (nh <= 8) */
+    case 0: simd_gcm_short_stream(ks, &ctr, c, 1, part); break;
+    case 1: simd_gcm_short_stream(ks, &ctr, c, 2, part); break;
+    case 2: simd_gcm_short_stream(ks, &ctr, c, 3, part); break;
+    case 3: simd_gcm_short_stream(ks, &ctr, c, 4, part); break;
+    case 4: simd_gcm_short_stream(ks, &ctr, c, 5, part); break;
+    case 5: simd_gcm_short_stream(ks, &ctr, c, 6, part); break;
+    case 6: simd_gcm_short_stream(ks, &ctr, c, 7, part); break;
+    default: simd_gcm_short_stream(ks, &ctr, c, 8, part); break;
+    }
+}
+
+/* Item m's data through its encrypted counter blocks c into dst, its
+ * GHASH, and its tag into tag; kb and acc the caller's scratch blocks
+ * (which it wipes). */
+SIMD_INLINE void simd_gcm_short_finish(const aeskit_ghash_key *hk, int enc,
+                                       const aeskit_aead_item *m, const SIMD_V *c,
+                                       uint8_t tag[16], uint8_t *kb, uint8_t *acc)
+{
+    const aeskit_gcm_short_shape sh = aeskit_gcm_short_shape_of(m);
+    /* GHASH: block j of the nh (AAD, ciphertext, lengths) times H^(nh-j) */
+    const SIMD_GV zero = SIMD_GZERO;
+    SIMD_GSUM s = {zero, zero, zero};
+    size_t pw = sh.nh;
+    SIMD_GPOWER h;
+#define SIMD_GCM_ADD(img) (pw--, h = SIMD_GPOWER_AT(hk, pw), SIMD_GMUL_ADD(&s, (img), &h))
+    uint64_t hi, lo;
+    for (size_t j = 0; j < sh.awhole; j++)
+        SIMD_GCM_ADD(SIMD_GBLOCK(sh.aad + AESKIT_BLOCK * j, 0));
+    if (sh.ab > sh.awhole) {
+        aeskit_gcm_bytes_in(sh.aad + AESKIT_BLOCK * sh.awhole, sh.aad_len % 16, &hi, &lo);
+        SIMD_GCM_ADD(SIMD_GMAKE(hi, lo));
+    }
+    for (size_t j = 0; j < sh.whole; j++) {
+        const uint8_t *in = m->src + AESKIT_BLOCK * j;
+        uint8_t *out = m->dst + AESKIT_BLOCK * j;
+        /* opening hashes the ciphertext before dst (maybe src) is written */
+        const SIMD_GV img = enc ? zero : SIMD_GBLOCK(in, 0);
+        SIMD_STORE(out, SIMD_XOR(SIMD_LOAD(in), c[j + 1]));
+        SIMD_GCM_ADD(enc ? SIMD_GBLOCK(out, 0) : img);
+    }
+    if (sh.rest > 0) {
+        uint64_t kh, kl;
+        SIMD_STORE(kb, c[sh.db]);
+        kh = aeskit_load_be64(kb);
+        kl = aeskit_load_be64(kb + 8);
+        aeskit_gcm_bytes_in(m->src + AESKIT_BLOCK * sh.whole, sh.rest, &hi, &lo);
+        uint64_t oh = hi ^ kh, ol = lo ^ kl;
+        aeskit_gcm_bytes_cut(sh.rest, &oh, &ol);
+        aeskit_gcm_bytes_out(m->dst + AESKIT_BLOCK * sh.whole, sh.rest, oh, ol);
+        SIMD_GCM_ADD(enc ? SIMD_GMAKE(oh, ol) : SIMD_GMAKE(hi, lo));
+    }
+    SIMD_GCM_ADD(SIMD_GMAKE((uint64_t)sh.aad_len * 8, (uint64_t)m->len * 8));
+#undef SIMD_GCM_ADD
+    assert(pw == 0);
+    SIMD_GSTORE(acc, SIMD_GREDUCE(s));
+    SIMD_STORE(tag, SIMD_XOR(SIMD_LOAD(acc), c[0]));
+}
+
+/* Message after message, the next one's counter blocks are encrypted
+ * before this one's data, GHASH and tag: a message's AES is a chain of
+ * rounds (40 cycles at 10 rounds on Zen 4) and its GHASH waits for it,
+ * so with each message's work in order the core, whose window holds
+ * about one message's instructions, ran them one after the other; issued
+ * a message ahead, the chains of two messages are in flight together.
+ * Where the backend splits the rounds (SIMD_GCM_SPLIT), the next message's
+ * rounds go half before and half after this one's GHASH, so that its
+ * waiting rounds never fill the scheduler ahead of the GHASH. */
 SIMD_FN void SIMD_NAME(gcm_short)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
-                                  const aeskit_gcm_short *m, size_t n)
+                                  const aeskit_aead_item *m, size_t n, uint8_t (*tags)[16])
 {
     SIMD_KEYS ks;
     SIMD_LOAD_KEYS(&ks, k, 0);
     assert(hk->max_blocks >= AESKIT_GCM_SHORT_HASH);
-    SIMD_V c[SIMD_W];
+    SIMD_V c[2][SIMD_W];
     uint8_t kb[AESKIT_BLOCK], acc[AESKIT_BLOCK];
-    for (; n > 0; n--, m++) {
-        const size_t ab = (m->aad_len + 15) / 16, db = (m->len + 15) / 16;
-        const size_t nh = ab + db + 1, whole = m->len / 16, rest = m->len % 16;
-        const size_t awhole = m->aad_len / 16;
-        assert(nh <= AESKIT_GCM_SHORT_HASH);
-        SIMD_CTR_T ctr = SIMD_GCM_J0(m->nonce);
-        switch (db) {   /* nh <= 8: at most 7 data blocks */
-        case 0: simd_gcm_short_stream(&ks, &ctr, c, 1); break;
-        case 1: simd_gcm_short_stream(&ks, &ctr, c, 2); break;
-        case 2: simd_gcm_short_stream(&ks, &ctr, c, 3); break;
-        case 3: simd_gcm_short_stream(&ks, &ctr, c, 4); break;
-        case 4: simd_gcm_short_stream(&ks, &ctr, c, 5); break;
-        case 5: simd_gcm_short_stream(&ks, &ctr, c, 6); break;
-        case 6: simd_gcm_short_stream(&ks, &ctr, c, 7); break;
-        default: simd_gcm_short_stream(&ks, &ctr, c, 8); break;
-        }
-        /* GHASH: block j of the nh (AAD, ciphertext, lengths) times H^(nh-j) */
-        const SIMD_GV zero = SIMD_GZERO;
-        SIMD_GSUM s = {zero, zero, zero};
-        size_t pw = nh;
-        SIMD_GPOWER h;
-#define SIMD_GCM_ADD(img) (pw--, h = SIMD_GPOWER_AT(hk, pw), SIMD_GMUL_ADD(&s, (img), &h))
-        uint64_t hi, lo;
-        for (size_t j = 0; j < awhole; j++)
-            SIMD_GCM_ADD(SIMD_GBLOCK(m->aad + AESKIT_BLOCK * j, 0));
-        if (ab > awhole) {
-            aeskit_gcm_bytes_in(m->aad + AESKIT_BLOCK * awhole, m->aad_len % 16, &hi, &lo);
-            SIMD_GCM_ADD(SIMD_GMAKE(hi, lo));
-        }
-        for (size_t j = 0; j < whole; j++) {
-            const uint8_t *in = m->src + AESKIT_BLOCK * j;
-            uint8_t *out = m->dst + AESKIT_BLOCK * j;
-            /* opening hashes the ciphertext before dst (maybe src) is written */
-            const SIMD_GV img = enc ? zero : SIMD_GBLOCK(in, 0);
-            SIMD_STORE(out, SIMD_XOR(SIMD_LOAD(in), c[j + 1]));
-            SIMD_GCM_ADD(enc ? SIMD_GBLOCK(out, 0) : img);
-        }
-        if (rest > 0) {
-            uint64_t kh, kl;
-            SIMD_STORE(kb, c[db]);
-            kh = aeskit_load_be64(kb);
-            kl = aeskit_load_be64(kb + 8);
-            aeskit_gcm_bytes_in(m->src + AESKIT_BLOCK * whole, rest, &hi, &lo);
-            uint64_t oh = hi ^ kh, ol = lo ^ kl;
-            aeskit_gcm_bytes_cut(rest, &oh, &ol);
-            aeskit_gcm_bytes_out(m->dst + AESKIT_BLOCK * whole, rest, oh, ol);
-            SIMD_GCM_ADD(enc ? SIMD_GMAKE(oh, ol) : SIMD_GMAKE(hi, lo));
-        }
-        SIMD_GCM_ADD(SIMD_GMAKE((uint64_t)m->aad_len * 8, (uint64_t)m->len * 8));
-#undef SIMD_GCM_ADD
-        assert(pw == 0);
-        SIMD_GSTORE(acc, SIMD_GREDUCE(s));
-        SIMD_STORE(m->tag, SIMD_XOR(SIMD_LOAD(acc), c[0]));
+    if (n > 0)
+        simd_gcm_short_blocks(&ks, &m[0], c[0], SIMD_GCM_ALL);
+    for (size_t i = 0; i < n; i++) {
+        const int next = i + 1 < n;
+        if (next)
+            simd_gcm_short_blocks(&ks, &m[i + 1], c[(i + 1) & 1],
+                                  SIMD_GCM_SPLIT ? SIMD_GCM_HEAD : SIMD_GCM_ALL);
+        simd_gcm_short_finish(hk, enc, &m[i], c[i & 1], tags[i], kb, acc);
+        if (SIMD_GCM_SPLIT && next)
+            simd_gcm_short_blocks(&ks, &m[i + 1], c[(i + 1) & 1], SIMD_GCM_TAIL);
     }
     aeskit_secure_zero(c, sizeof c);
     aeskit_secure_zero(kb, sizeof kb);

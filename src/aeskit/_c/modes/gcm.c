@@ -300,13 +300,16 @@ static void gcm_crypt(const aeskit_gcm_key *g, int enc, const aeskit_aead_msg *m
 AESKIT_AEAD_SEAL_OPEN(gcm, gcm_crypt)
 
 /*
- * Many messages at once (seal_many, open_many). Those the gcm_short slot
- * takes (a 12-byte nonce, at most AESKIT_GCM_SHORT_HASH blocks to hash)
- * go to it in one call: the 128-bit bodies' kernel runs each message's
- * counters, GHASH and tag in registers with the round keys loaded once
- * for the call, and out-of-order execution overlaps message after message.
- * The other short ones go to aeskit_gcm_short_generic, the longer ones to
- * the one-shot path.
+ * Many messages at once (seal_many, open_many). Runs of those the
+ * gcm_short slot takes (a 12-byte nonce, at most AESKIT_GCM_SHORT_HASH
+ * blocks to hash) go to it in one call each, the items and tags read and
+ * written where the glue laid them: the 128-bit bodies' kernel runs each
+ * message's counters, GHASH and tag in registers with the round keys
+ * loaded once for the call, and out-of-order execution overlaps message
+ * after message. Runs of the other short ones go to
+ * aeskit_gcm_short_generic, the longer ones to the one-shot path. (A batch
+ * is usually of one kind; a copy of each item into a slot's own record
+ * was a tenth of a 64-byte seal's instructions.)
  *
  * aeskit_gcm_short_generic: the short messages' counter blocks, J0 and
  * the data's of message after message, go into one buffer and through
@@ -320,7 +323,7 @@ AESKIT_AEAD_SEAL_OPEN(gcm, gcm_crypt)
 #define MANY_BLOCKS 128   /* 2 KiB of counter blocks, at least one short message's 32 */
 
 void aeskit_gcm_short_generic(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
-                              const aeskit_gcm_short *m, size_t n)
+                              const aeskit_aead_item *m, size_t n, uint8_t (*tags)[16])
 {
     uint8_t stream[16 * MANY_BLOCKS];
     static_assert(MANY_BLOCKS >= GCM_SHORT_BLOCKS + 1, "a short message fits");
@@ -329,19 +332,37 @@ void aeskit_gcm_short_generic(const aeskit_key *k, const aeskit_ghash_key *hk, i
         const size_t first = i;
         size_t used = 0;
         for (; i < n; i++) {
-            assert(is_short(12, m[i].aad_len, m[i].len));
             const size_t db = (m[i].len + 15) / 16;
             if (used + db + 1 > MANY_BLOCKS)
                 break;
-            short_counters(stream + 16 * used, m[i].nonce, db);
+            short_counters(stream + 16 * used, m[i].m.nonce, db);
             used += db + 1;
         }
         k->impl->ecb_enc(k, stream, stream, used);
-        for (size_t j = first, at = 0; j < i; at += (m[j].len + 15) / 16 + 1, j++)
-            short_finish(k, hk, enc, m[j].aad, m[j].aad_len, m[j].dst, m[j].src, m[j].len,
-                         stream + 16 * at, m[j].tag);
+        for (size_t j = first, at = 0; j < i; at += (m[j].len + 15) / 16 + 1, j++) {
+            size_t aad_len;
+            const uint8_t *aad = aeskit_gcm_item_aad(&m[j], &aad_len);
+            assert(is_short(m[j].m.nonce_len, aad_len, m[j].len));
+            short_finish(k, hk, enc, aad, aad_len, m[j].dst, m[j].len ? m[j].src : NULL,
+                         m[j].len, stream + 16 * at, tags[j]);
+        }
         aeskit_secure_zero(stream, 16 * used);
     }
+}
+
+/* Which way an item goes: the slot, the generic short path, or one-shot. */
+enum { GCM_FAST, GCM_MID, GCM_LONG };
+static int gcm_way(const aeskit_aead_item *it)
+{
+    size_t aad_len;
+    aeskit_gcm_item_aad(it, &aad_len);
+    /* is_short's test, with the slot's below it (the lengths block makes
+     * the slot's count one more) */
+    static_assert(AESKIT_GCM_SHORT_HASH - 1 <= GCM_SHORT_BLOCKS, "the slot's are short");
+    const size_t blocks = (aad_len + 15) / 16 + (it->len + 15) / 16;
+    if (it->m.nonce_len != 12 || blocks > GCM_SHORT_BLOCKS)
+        return GCM_LONG;
+    return blocks + 1 <= AESKIT_GCM_SHORT_HASH ? GCM_FAST : GCM_MID;
 }
 
 static void gcm_many(const void *ks, int enc, const aeskit_aead_item *items, size_t n,
@@ -349,28 +370,23 @@ static void gcm_many(const void *ks, int enc, const aeskit_aead_item *items, siz
 {
     const aeskit_gcm_key *g = ks;
     const aeskit_key *k = &g->key;
-    aeskit_gcm_short fast[AESKIT_AEAD_MANY], mid[AESKIT_AEAD_MANY];
-    size_t nf = 0, nm = 0;
     assert(n <= AESKIT_AEAD_MANY);
-    for (size_t i = 0; i < n; i++) {
-        const aeskit_aead_item *it = &items[i];
-        assert(it->m.n_ad <= 1);
-        const size_t aad_len = it->m.n_ad ? it->m.ad->len : 0;
-        if (!is_short(it->m.nonce_len, aad_len, it->len)) {
-            gcm_crypt(g, enc, &it->m, it->dst, it->src, it->len, tags[i]);
+    for (size_t i = 0; i < n;) {
+        const int way = gcm_way(&items[i]);
+        size_t end = i + 1;
+        if (way == GCM_LONG) {
+            gcm_crypt(g, enc, &items[i].m, items[i].dst, items[i].src, items[i].len, tags[i]);
+            i = end;
             continue;
         }
-        const size_t blocks = (aad_len + 15) / 16 + (it->len + 15) / 16 + 1;
-        aeskit_gcm_short *s = blocks <= AESKIT_GCM_SHORT_HASH ? &fast[nf++] : &mid[nm++];
-        *s = (aeskit_gcm_short){
-            .nonce = it->m.nonce, .aad = aad_len ? it->m.ad->p : NULL, .aad_len = aad_len,
-            .dst = it->dst, .src = it->len ? it->src : NULL, .len = it->len, .tag = tags[i],
-        };
+        while (end < n && gcm_way(&items[end]) == way)
+            end++;
+        if (way == GCM_FAST)
+            k->impl->gcm_short(k, &g->hk, enc, items + i, end - i, tags + i);
+        else
+            aeskit_gcm_short_generic(k, &g->hk, enc, items + i, end - i, tags + i);
+        i = end;
     }
-    if (nf > 0)
-        k->impl->gcm_short(k, &g->hk, enc, fast, nf);
-    if (nm > 0)
-        aeskit_gcm_short_generic(k, &g->hk, enc, mid, nm);
 }
 
 AESKIT_AEAD_MANY_SEAL_OPEN(gcm, gcm_many)

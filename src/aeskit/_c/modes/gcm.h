@@ -35,28 +35,52 @@ struct aeskit_gcm_impl {
 };
 
 /*
- * Many short messages at once (the gcm_short slot, aeskit.h): each item a
- * whole message with a 12-byte nonce whose AAD blocks, data blocks and the
- * lengths block number at most AESKIT_GCM_SHORT_HASH, sealed (enc 1: the
- * ciphertext into dst) or opened (enc 0: the plaintext; the tag is not
- * compared here), and its full 16-byte tag (opening: the expected one)
- * into tag, as aeskit_gcm_oneshot would. hk is built for at least
+ * Many short messages at once (the gcm_short slot, aeskit.h): each item
+ * (modes/aead.h, the records seal_many and open_many take, read in place)
+ * a whole message with a 12-byte nonce, at most one span of AAD, and AAD
+ * blocks, data blocks and the lengths block numbering at most
+ * AESKIT_GCM_SHORT_HASH; sealed (enc 1: the ciphertext into dst) or opened
+ * (enc 0: the plaintext; the item's tag is not read, nor compared here),
+ * and its full 16-byte tag (opening: the expected one) into tags[i], as
+ * aeskit_gcm_oneshot would. hk is built for at least
  * AESKIT_GCM_SHORT_HASH blocks. The items are independent: a kernel may
  * run their blocks side by side. dst may equal src; dst overlaps nothing
- * else (not the AAD, not another item), and tag overlaps nothing.
+ * else (not the AAD, not another item), and tags overlap nothing. src and
+ * the AAD are not read past their lengths (either may be NULL when 0).
  */
 #define AESKIT_GCM_SHORT_HASH 8
-typedef struct aeskit_gcm_short {
-    const uint8_t *nonce;       /* 12 bytes */
-    const uint8_t *aad;         /* NULL when aad_len is 0 */
-    size_t aad_len;
-    uint8_t *dst;
-    const uint8_t *src;         /* NULL when len is 0 */
-    size_t len;
-    uint8_t *tag;
-} aeskit_gcm_short;
 typedef void aeskit_gcm_short_fn(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
-                                 const aeskit_gcm_short *m, size_t n);
+                                 const aeskit_aead_item *m, size_t n, uint8_t (*tags)[16]);
+
+/* An item's AAD (NULL when it has none) and its length into *len. */
+static inline const uint8_t *aeskit_gcm_item_aad(const aeskit_aead_item *it, size_t *len)
+{
+    assert(it->m.n_ad <= 1);
+    *len = it->m.n_ad ? it->m.ad->len : 0;
+    return it->m.n_ad ? it->m.ad->p : NULL;
+}
+
+/* A gcm_short kernel's view of an item: its AAD, and the counts of blocks
+ * it hashes (ab of AAD, db of data, nh with the lengths block), of whole
+ * blocks (awhole of AAD, whole of data) and the data's partial block's
+ * bytes (rest). */
+typedef struct {
+    const uint8_t *aad;
+    size_t aad_len, ab, db, nh, awhole, whole, rest;
+} aeskit_gcm_short_shape;
+static inline aeskit_gcm_short_shape aeskit_gcm_short_shape_of(const aeskit_aead_item *m)
+{
+    aeskit_gcm_short_shape s;
+    s.aad = aeskit_gcm_item_aad(m, &s.aad_len);
+    s.ab = (s.aad_len + 15) / 16;
+    s.db = (m->len + 15) / 16;
+    s.nh = s.ab + s.db + 1;
+    s.awhole = s.aad_len / 16;
+    s.whole = m->len / 16;
+    s.rest = m->len % 16;
+    assert(s.nh <= AESKIT_GCM_SHORT_HASH && m->m.nonce_len == 12);
+    return s;
+}
 /* A gcm_short kernel's partial block (the AAD's or the data's last r <
  * 16 bytes), in general registers as the block's big-endian halves,
  * zero-padded, in at most four loads: a 16-byte load of a block pieced together

@@ -352,79 +352,97 @@ static size_t aead_many_job(const void *key, int enc, aeskit_batch_msg *ms, uint
 {
     const AeadObject *self = key;
     const struct aeskit_aead *d = self->head.aead;
-    const size_t t = self->head.tag_len;
+    const size_t t = self->head.tag_len, first = d->tag_first ? t : 0;
     aeskit_aead_item items[AESKIT_AEAD_MANY];
     uint8_t tags[AESKIT_AEAD_MANY][16], verdict[AESKIT_AEAD_MANY];
+    if (enc) {   /* every message seals: groups of the records as they come */
+        for (size_t i = 0; i < n;) {
+            const size_t k = n - i < AESKIT_AEAD_MANY ? n - i : AESKIT_AEAD_MANY;
+            const aeskit_batch_msg *m = &ms[i];
+            for (size_t j = 0; j < k; j++)
+                items[j] = (aeskit_aead_item){
+                    {m[j].iv, m[j].iv_len, m[j].ad, m[j].n_ad}, m[j].dst + first, m[j].src,
+                    m[j].len, NULL,
+                };
+            aeskit_aead_seal_many(d, self->ks, items, k, tags);
+            for (size_t j = 0; j < k; j++) {
+                uint8_t *to = d->tag_first ? m[j].dst : m[j].dst + m[j].len;
+                if (t == 16)
+                    memcpy(to, tags[j], 16);   /* inline, where a length t calls libc */
+                else
+                    memcpy(to, tags[j], t);
+            }
+            memset(ok + i, 1, k);
+            /* a full tag is all output; a cut one's rest is not given out */
+            if (t < 16)
+                aeskit_secure_zero(tags, k * sizeof tags[0]);
+            i += k;
+        }
+        return 0;
+    }
     size_t failed = 0;
     for (size_t i = 0; i < n;) {
         size_t k = 0, at[AESKIT_AEAD_MANY];
         for (; i < n && k < AESKIT_AEAD_MANY; i++) {
             aeskit_batch_msg *m = &ms[i];
-            if (!enc && m->len < t) {
+            if (m->len < t) {
                 ok[i] = 0;
                 failed++;
                 continue;
             }
-            const size_t body = enc ? m->len : m->len - t;
-            aeskit_aead_item *it = &items[k];
-            it->m = (aeskit_aead_msg){
-                .nonce = m->iv, .nonce_len = m->iv_len, .ad = m->ad, .n_ad = m->n_ad,
+            const size_t body = m->len - t;
+            items[k] = (aeskit_aead_item){
+                {m->iv, m->iv_len, m->ad, m->n_ad}, m->dst, m->src + first, body,
+                d->tag_first ? m->src : m->src + body,
             };
-            it->len = body;
-            if (enc) {
-                it->dst = m->dst + (d->tag_first ? t : 0);
-                it->src = m->src;
-                it->tag = NULL;
-            } else {
-                it->dst = m->dst;
-                it->src = m->src + (d->tag_first ? t : 0);
-                it->tag = d->tag_first ? m->src : m->src + body;
-            }
             at[k++] = i;
         }
-        if (enc) {
-            aeskit_aead_seal_many(d, self->ks, items, k, tags);
-            for (size_t j = 0; j < k; j++) {
-                aeskit_batch_msg *m = &ms[at[j]];
-                memcpy(d->tag_first ? m->dst : m->dst + m->len, tags[j], t);
-                ok[at[j]] = 1;
-            }
-            aeskit_secure_zero(tags, k * sizeof tags[0]);
-        } else {
-            failed += aeskit_aead_open_many_verified(d, self->ks, items, k, t, verdict);
-            for (size_t j = 0; j < k; j++)
-                ok[at[j]] = verdict[j];
-        }
+        failed += aeskit_aead_open_many_verified(d, self->ks, items, k, t, verdict);
+        for (size_t j = 0; j < k; j++)
+            ok[at[j]] = verdict[j];
     }
     return failed;
 }
 
-/* A message's checks, as the one-shot call's: its nonce, its limits. */
-static int aead_check(aeskit_batch *b, const void *key, int enc, size_t i)
+/* Every message's checks, as the one-shot call's: its nonce, its limits.
+ * A nonce length is checked when it differs from the last message's (the
+ * packed form's are all one), with the data limit it sets. */
+static int aead_check_all(aeskit_batch *b, const void *key, int enc)
 {
     const AeadObject *self = key;
     const struct aeskit_aead *d = self->head.aead;
-    aeskit_batch_msg *m = &b->msgs[i];
     const size_t t = self->head.tag_len;
+    size_t nonce_len = SIZE_MAX;
+    uint64_t max_data = 0;
     char name[64];
-    if (d->nonce_max > 0 && (m->iv_len < d->nonce_min || m->iv_len > d->nonce_max))
-        return aeskit_err_length(b->at, aeskit_batch_name(name, sizeof name, "nonces", i),
-                                 d->nonce_min, d->nonce_max, d->nonce_note, m->iv_len);
-    if (!enc && m->len < t) {
-        m->out_len = 0;
-        return 0;
+    for (size_t i = 0; i < b->n; i++) {
+        aeskit_batch_msg *m = &b->msgs[i];
+        if (m->iv_len != nonce_len) {
+            if (d->nonce_max > 0 && (m->iv_len < d->nonce_min || m->iv_len > d->nonce_max))
+                return aeskit_err_length(b->at,
+                                         aeskit_batch_name(name, sizeof name, "nonces", i),
+                                         d->nonce_min, d->nonce_max, d->nonce_note, m->iv_len);
+            nonce_len = m->iv_len;
+            max_data = aeskit_aead_max_data(d, nonce_len);
+        }
+        if (!enc && m->len < t) {
+            m->out_len = 0;
+            continue;
+        }
+        uint64_t ad_total = m->n_ad == 1 ? m->ad->len : 0;
+        for (size_t j = 0; m->n_ad > 1 && j < m->n_ad; j++)
+            ad_total += m->ad[j].len;
+        const size_t body = enc ? m->len : m->len - t;
+        if (check_limits(b->at, d, ad_total, max_data, body, 0) < 0)
+            return -1;
+        m->out_len = enc ? m->len + t : body;
     }
-    uint64_t ad_total = 0;
-    for (size_t j = 0; j < m->n_ad; j++)
-        ad_total += m->ad[j].len;
-    const size_t body = enc ? m->len : m->len - t;
-    if (check_limits(b->at, d, ad_total, aeskit_aead_max_data(d, m->iv_len), body, 0) < 0)
-        return -1;
-    m->out_len = enc ? m->len + t : body;
     return 0;
 }
 
-static const aeskit_batch_ops aead_batch_ops = {NULL, aead_check, aead_many_job};
+static const aeskit_batch_ops aead_batch_ops = {
+    .many = aead_many_job, .check_all = aead_check_all, .exact = 1,
+};
 
 /* encrypt_many / decrypt_many ([nonces,] data, associated_data=None, *,
  * threads=1) and their packed forms ([nonces,] src, offsets, dst,

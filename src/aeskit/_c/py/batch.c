@@ -49,13 +49,15 @@ void aeskit_batch_release(aeskit_batch *b)
     b->ok = NULL;
 }
 
-/* Allocates b->msgs and b->ok for n messages (zeroed); -1 with
- * MemoryError. */
+/* Allocates b->msgs and b->ok for n messages, not zeroed: the collectors
+ * write each record whole, the checks its out_len, the layout its dst, and
+ * the jobs every ok (a calloc of 4096 records was a tenth of a packed
+ * batch of 64-byte GCM seals); -1 with MemoryError. */
 static int alloc_records(aeskit_batch *b, size_t n)
 {
     b->n = n;
-    b->msgs = PyMem_Calloc(n ? n : 1, sizeof *b->msgs);
-    b->ok = PyMem_Calloc(n ? n : 1, 1);
+    b->msgs = PyMem_Malloc((n ? n : 1) * sizeof *b->msgs);
+    b->ok = PyMem_Malloc(n ? n : 1);
     if (b->msgs == NULL || b->ok == NULL) {
         PyErr_NoMemory();
         return -1;
@@ -190,7 +192,8 @@ static aeskit_span *more_spans(aeskit_batch *b, size_t n)
 }
 
 /* Turns each record's ad, which holds an index into b->spans (cast),
- * into the pointer it stands for. */
+ * into the pointer it stands for: the sequence form's, once all are taken
+ * (the packed form takes its spans at once and points at them). */
 static void ad_fix(aeskit_batch *b)
 {
     for (size_t i = 0; i < b->n; i++)
@@ -378,17 +381,24 @@ static int batch_fail(aeskit_batch *b, PyObject *exc, const char *what)
     return -1;
 }
 
-/* Offset i of o. */
-static inline uint64_t offset_at(const aeskit_offsets *o, size_t i)
+/* Offset i of offsets at p of width bytes (a constant where the loop
+ * over them wants no branch). */
+static inline uint64_t offset_in(const uint8_t *p, unsigned width, size_t i)
 {
-    if (o->width == 4) {
+    if (width == 4) {
         int32_t v;
-        memcpy(&v, o->p + 4 * i, 4);
+        memcpy(&v, p + 4 * i, 4);
         return (uint64_t)(uint32_t)v;
     }
     int64_t v;
-    memcpy(&v, o->p + 8 * i, 8);
+    memcpy(&v, p + 8 * i, 8);
     return (uint64_t)v;
+}
+
+/* Offset i of o. */
+static inline uint64_t offset_at(const aeskit_offsets *o, size_t i)
+{
+    return offset_in(o->p, o->width, i);
 }
 
 /* ---- the packed form -------------------------------------------------- */
@@ -485,25 +495,52 @@ static PyObject *copy_like(PyObject *like, const aeskit_offsets *o, Py_buffer *o
     return r;
 }
 
+/* The offsets of outputs of the records' out_len into p (n + 1 of width
+ * bytes each, a constant at each call), and with base each record's dst
+ * (base + its offset): one pass. Returns n, or the message at which an
+ * int32 offset would pass 2**31 - 1 (the rest unwritten); *total: the
+ * bytes the outputs span. */
+static inline size_t lay_out(aeskit_batch *b, uint8_t *p, unsigned width, uint8_t *base,
+                             uint64_t *total)
+{
+    uint64_t at = 0;
+    for (size_t i = 0; i < b->n; i++) {
+        aeskit_batch_msg *m = &b->msgs[i];
+        if (base != NULL)
+            m->dst = base + at;
+        if (width == 4) {
+            const int32_t v = (int32_t)at;
+            memcpy(p + 4 * i, &v, 4);
+        } else {
+            const int64_t v = (int64_t)at;
+            memcpy(p + 8 * i, &v, 8);
+        }
+        at += m->out_len;
+        if (width == 4 && at > INT32_MAX) {
+            *total = at;
+            return i;
+        }
+    }
+    if (width == 4) {
+        const int32_t v = (int32_t)at;
+        memcpy(p + 4 * b->n, &v, 4);
+    } else {
+        const int64_t v = (int64_t)at;
+        memcpy(p + 8 * b->n, &v, 8);
+    }
+    *total = at;
+    return b->n;
+}
+
 /* offsets_out for outputs of the records' out_len, of the same width
  * and Python type as like (a copy of it, by its __copy__, when that gives
  * a writable buffer of the same size; else an array.array of the width).
  * NULL with LimitExceeded when an int32 offset would pass 2**31 - 1.
- * *total: the bytes of dst they span. */
+ * base: NULL, or dst, where each record's dst is set at its offset (in the
+ * same pass). *total: the bytes of dst they span. */
 static PyObject *offsets_out(aeskit_batch *b, PyObject *like, const aeskit_offsets *o,
-                             size_t *total)
+                             uint8_t *base, size_t *total)
 {
-    uint64_t sum = 0;
-    for (size_t i = 0; i < o->n; i++) {
-        sum += b->msgs[i].out_len;
-        if (o->width == 4 && sum > INT32_MAX) {
-            aeskit_error(aeskit_state_of(aeskit_at_type(b->at))->LimitExceeded, b->at,
-                         "the outputs' offsets pass what int32 offsets hold (2**31 - 1) at "
-                         "message %zu (%llu bytes): pass int64 offsets (Arrow's large_binary)",
-                         i, (unsigned long long)sum);
-            return NULL;
-        }
-    }
     Py_buffer out;
     PyObject *r = copy_like(like, o, &out);
     if (r == NULL) {
@@ -529,20 +566,18 @@ static PyObject *offsets_out(aeskit_batch *b, PyObject *like, const aeskit_offse
         }
         Py_DECREF(x);
     }
-    uint8_t *p = out.buf;
-    uint64_t at = 0;
-    for (size_t i = 0; i <= o->n; i++) {
-        if (o->width == 4) {
-            const int32_t v = (int32_t)at;
-            memcpy(p + 4 * i, &v, 4);
-        } else {
-            const int64_t v = (int64_t)at;
-            memcpy(p + 8 * i, &v, 8);
-        }
-        if (i < o->n)
-            at += b->msgs[i].out_len;
-    }
+    uint64_t at;
+    const size_t stop = o->width == 4 ? lay_out(b, out.buf, 4, base, &at)
+                                      : lay_out(b, out.buf, 8, base, &at);
     PyBuffer_Release(&out);
+    if (stop < b->n) {
+        Py_DECREF(r);
+        aeskit_error(aeskit_state_of(aeskit_at_type(b->at))->LimitExceeded, b->at,
+                     "the outputs' offsets pass what int32 offsets hold (2**31 - 1) at "
+                     "message %zu (%llu bytes): pass int64 offsets (Arrow's large_binary)",
+                     stop, (unsigned long long)at);
+        return NULL;
+    }
     *total = (size_t)at;
     return r;
 }
@@ -665,6 +700,7 @@ int aeskit_batch_collect(aeskit_batch *b, const aeskit_batch_shape *s, PyObject 
     }
     for (size_t i = 0; i < n; i++) {
         aeskit_batch_msg *m = &b->msgs[i];
+        *m = (aeskit_batch_msg){.src = NULL};
         if (take_item(b, s->data, dt, i, s->data_flags, &m->src, &m->len) < 0)
             return -1;
         if (st != NULL && take_item(b, s->side, st, i, 0, &m->iv, &m->iv_len) < 0)
@@ -676,7 +712,39 @@ int aeskit_batch_collect(aeskit_batch *b, const aeskit_batch_shape *s, PyObject 
             return -1;
         }
     }
+    ad_fix(b);
     return 0;
+}
+
+/* The packed form's records: message i at base + its offset in o (of
+ * width bytes, a constant at each call), its side item ivs + i * w (ivs
+ * NULL: none), its associated data spans[i] (ad_o the AAD's offsets into
+ * ad, each message's span set here) or spans[0] for all (ad_o NULL), or
+ * none (spans NULL). */
+static inline void fill_records(aeskit_batch *b, const aeskit_offsets *o, unsigned width,
+                                const uint8_t *base, const uint8_t *ivs, size_t w,
+                                aeskit_span *spans, const uint8_t *ad,
+                                const aeskit_offsets *ad_o)
+{
+    assert(o->width == width);
+    uint64_t at = offset_in(o->p, width, 0);
+    for (size_t i = 0; i < b->n; i++) {
+        const uint64_t end = offset_in(o->p, width, i + 1);
+        b->msgs[i] = (aeskit_batch_msg){
+            .src = base + at,
+            .len = (size_t)(end - at),
+            .iv = ivs != NULL ? ivs + i * w : NULL,
+            .iv_len = w,
+            .ad = spans != NULL ? spans + (ad_o != NULL ? i : 0) : NULL,
+            .n_ad = spans != NULL,
+        };
+        at = end;
+        if (ad_o != NULL) {
+            const uint64_t a = offset_at(ad_o, i);
+            spans[i].p = ad + a;
+            spans[i].len = (size_t)(offset_at(ad_o, i + 1) - a);
+        }
+    }
 }
 
 int aeskit_batch_collect_packed(aeskit_batch *b, const aeskit_batch_shape *s, PyObject *side,
@@ -729,25 +797,13 @@ int aeskit_batch_collect_packed(aeskit_batch *b, const aeskit_batch_shape *s, Py
         spans[0].p = av->buf;
         spans[0].len = (size_t)av->len;
     }
-    for (size_t i = 0; i < n; i++) {
-        aeskit_batch_msg *m = &b->msgs[i];
-        const uint64_t at = offset_at(o, i);
-        m->src = (const uint8_t *)sv->buf + at;
-        m->len = (size_t)(offset_at(o, i + 1) - at);
-        if (iv != NULL) {
-            m->iv = (const uint8_t *)iv->buf + i * w;
-            m->iv_len = w;
-        }
-        if (av != NULL) {
-            m->ad = (const aeskit_span *)(uintptr_t)(per_message ? i : 0);
-            m->n_ad = 1;
-        }
-        if (per_message) {
-            const uint64_t a = offset_at(&ao, i);
-            spans[i].p = (const uint8_t *)av->buf + a;
-            spans[i].len = (size_t)(offset_at(&ao, i + 1) - a);
-        }
-    }
+    const uint8_t *ivs = iv != NULL ? iv->buf : NULL;
+    const uint8_t *base = sv->buf;
+    const aeskit_offsets *ad_o = per_message ? &ao : NULL;
+    if (o->width == 4)
+        fill_records(b, o, 4, base, ivs, w, spans, av ? av->buf : NULL, ad_o);
+    else
+        fill_records(b, o, 8, base, ivs, w, spans, av ? av->buf : NULL, ad_o);
     return 0;
 }
 
@@ -755,12 +811,33 @@ int aeskit_batch_collect_packed(aeskit_batch *b, const aeskit_batch_shape *s, Py
 
 static int check_all(aeskit_batch *b, const aeskit_batch_ops *ops, const void *key, int enc)
 {
-    ad_fix(b);
+    if (ops->check_all != NULL)
+        return ops->check_all(b, key, enc);
     for (size_t i = 0; i < b->n; i++)
         if (ops->check(b, key, enc, i) < 0)
             return -1;
     return 0;
 }
+
+/* A job that writes less than its room says so in out_len: each record's
+ * room kept apart into *room before the run, or NULL (without an
+ * exception) for a family whose jobs are exact. -1 with MemoryError. */
+static int keep_rooms(const aeskit_batch *b, const aeskit_batch_ops *ops, size_t **room)
+{
+    *room = NULL;
+    if (ops->exact)
+        return 0;
+    if ((*room = PyMem_Malloc((b->n ? b->n : 1) * sizeof **room)) == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i < b->n; i++)
+        (*room)[i] = b->msgs[i].out_len;
+    return 0;
+}
+
+/* Record i's room: as kept, or (exact jobs) its out_len. */
+#define ROOM(b, room, i) ((room) != NULL ? (room)[i] : (b)->msgs[i].out_len)
 
 PyObject *aeskit_batch_seq(aeskit_batch *b, const aeskit_batch_ops *ops, const void *key,
                            int enc, unsigned threads, PyObject *exc, const char *what)
@@ -779,24 +856,21 @@ PyObject *aeskit_batch_seq(aeskit_batch *b, const aeskit_batch_ops *ops, const v
         b->msgs[i].dst = (uint8_t *)PyBytes_AS_STRING(out);
         PyList_SET_ITEM(list, (Py_ssize_t)i, out);
     }
-    /* a job that writes less than its room says so in out_len */
-    size_t *room = PyMem_Malloc((b->n ? b->n : 1) * sizeof *room);
-    if (room == NULL) {
+    size_t *room;
+    if (keep_rooms(b, ops, &room) < 0) {
         Py_DECREF(list);
-        return PyErr_NoMemory();
+        return NULL;
     }
-    for (size_t i = 0; i < b->n; i++)
-        room[i] = b->msgs[i].out_len;
     const size_t failed = batch_run(b, ops, key, enc, threads);
     if (failed != 0) {
         for (size_t i = 0; i < b->n; i++)
-            aeskit_secure_zero(b->msgs[i].dst, room[i]);
+            aeskit_secure_zero(b->msgs[i].dst, ROOM(b, room, i));
         PyMem_Free(room);
         Py_DECREF(list);
         batch_fail(b, exc, what);
         return NULL;
     }
-    for (size_t i = 0; i < b->n; i++) {
+    for (size_t i = 0; room != NULL && i < b->n; i++) {
         if (b->msgs[i].out_len == room[i])
             continue;
         PyObject *cut = PyBytes_FromStringAndSize((const char *)b->msgs[i].dst,
@@ -823,7 +897,8 @@ PyObject *aeskit_batch_packed(aeskit_batch *b, const aeskit_batch_ops *ops, cons
     if (check_all(b, ops, key, enc) < 0 ||
         take_buffer(b, "dst", dst, AESKIT_BUF_WRITABLE, &dv) < 0)
         return NULL;
-    PyObject *out = offsets_out(b, offsets, o, &total);
+    /* the outputs' offsets and each record's dst, in one pass */
+    PyObject *out = offsets_out(b, offsets, o, dv->buf, &total);
     if (out == NULL)
         return NULL;
     if ((size_t)dv->len < total) {
@@ -851,16 +926,10 @@ PyObject *aeskit_batch_packed(aeskit_batch *b, const aeskit_batch_ops *ops, cons
             return NULL;
         }
     }
-    size_t *room = PyMem_Malloc((b->n ? b->n : 1) * sizeof *room);
-    if (room == NULL) {
+    size_t *room;
+    if (keep_rooms(b, ops, &room) < 0) {
         Py_DECREF(out);
-        return PyErr_NoMemory();
-    }
-    uint8_t *p = dv->buf;
-    for (size_t i = 0; i < b->n; i++) {
-        b->msgs[i].dst = p;
-        room[i] = b->msgs[i].out_len;
-        p += room[i];
+        return NULL;
     }
     const size_t failed = batch_run(b, ops, key, enc, threads);
     PyObject *r = NULL;
@@ -869,25 +938,29 @@ PyObject *aeskit_batch_packed(aeskit_batch *b, const aeskit_batch_ops *ops, cons
         batch_fail(b, exc, what);
         goto done;
     }
-    int moved = 0;
-    p = dv->buf;
-    for (size_t i = 0; i < b->n; i++) {
-        aeskit_batch_msg *m = &b->msgs[i];
-        if (!b->ok[i]) {
-            aeskit_secure_zero(m->dst, room[i]);
-            m->out_len = room[i];
-        } else if (m->dst != p) {
-            memmove(p, m->dst, m->out_len);
+    /* failed outputs zeroed, shorter ones moved down; nothing to do when
+     * exact jobs all succeeded (every output is where it was laid) */
+    if (room != NULL || failed != 0) {
+        int moved = 0;
+        uint8_t *p = dv->buf;
+        for (size_t i = 0; i < b->n; i++) {
+            aeskit_batch_msg *m = &b->msgs[i];
+            if (!b->ok[i]) {
+                aeskit_secure_zero(m->dst, ROOM(b, room, i));
+                m->out_len = ROOM(b, room, i);
+            } else if (m->dst != p) {
+                memmove(p, m->dst, m->out_len);
+            }
+            moved |= m->out_len != ROOM(b, room, i);
+            p += m->out_len;
         }
-        moved |= m->out_len != room[i];
-        p += m->out_len;
-    }
-    if (moved) {
-        /* the outputs moved down: zero what they left, and say where they are */
-        aeskit_secure_zero(p, total - (size_t)(p - (uint8_t *)dv->buf));
-        Py_DECREF(out);
-        if ((out = offsets_out(b, offsets, o, &total)) == NULL)
-            goto done;
+        if (moved) {
+            /* the outputs moved down: zero what they left, and say where they are */
+            aeskit_secure_zero(p, total - (size_t)(p - (uint8_t *)dv->buf));
+            Py_DECREF(out);
+            if ((out = offsets_out(b, offsets, o, NULL, &total)) == NULL)
+                goto done;
+        }
     }
     r = zero ? PyByteArray_FromStringAndSize((const char *)b->ok, (Py_ssize_t)b->n)
              : Py_NewRef(out);

@@ -112,6 +112,14 @@ typedef struct {
     /* NULL, or the records of a chunk at once, in place of job (then
      * NULL): one of the two is given. */
     aeskit_batch_many many;
+    /* NULL, or check over every record in one call, in place of check (the
+     * same checks, errors and out_len, in record order): for a family
+     * whose per-record call costs more than its checks. */
+    int (*check_all)(aeskit_batch *b, const void *key, int enc);
+    /* 1: a job writes exactly the out_len its check set, never less (it
+     * does not touch out_len), so the engine keeps no copy of it and moves
+     * no output after the run. */
+    uint8_t exact;
 } aeskit_batch_ops;
 
 /* The sequence form's arguments into b's records: data a sequence, side

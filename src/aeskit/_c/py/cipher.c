@@ -306,7 +306,7 @@ static size_t batch_many(const void *key, int enc, aeskit_batch_msg *ms, uint8_t
     return 0;
 }
 
-static const aeskit_batch_ops batch_ops = {NULL, batch_check, batch_many};
+static const aeskit_batch_ops batch_ops = {.check = batch_check, .many = batch_many};
 
 /* encrypt_many / decrypt_many ([ivs | tweaks,] data, *, threads=1) and
  * their packed forms: each message one call's, under its own iv or tweak.

@@ -184,7 +184,7 @@ static int batch_check(aeskit_batch *b, const void *key, int enc, size_t i)
     return 0;
 }
 
-static const aeskit_batch_ops batch_ops = {batch_job, batch_check, NULL};
+static const aeskit_batch_ops batch_ops = {.job = batch_job, .check = batch_check};
 
 static PyObject *key_batch(PyObject *op, PyObject *const *argv, Py_ssize_t nargs,
                            PyObject *kwnames, int wrap, int into, const char *fname)
