@@ -1280,23 +1280,6 @@ AESKIT_INLINE void vaes_cbc_x_w(const uint8_t *rk, unsigned rounds, int out, siz
 }
 
 #if VAES_CBC_LINES
-/* The block-by-block encryption above on w (1..VAES_NV, run time) vectors. */
-static void vaes_cbc_x_blocks(const uint8_t *rk, unsigned rounds, size_t w, size_t last,
-                              uint8_t (*iv)[16], uint8_t *const *dst,
-                              const uint8_t *const *src, size_t n)
-{
-#define K(v)                                                                    \
-    case v:                                                                     \
-        vaes_cbc_x_w(rk, rounds, 1, v, last, iv, dst, src, n);                  \
-        break
-    switch (w) {
-        K(1); K(2); K(3); K(4);
-    default:
-        break;
-    }
-#undef K
-}
-
 /* Encryption by whole lines (the width header's VAES_CBC_LINES): chain
  * VAES_BPV * j + c is lane c of vector j, as above, but each step reads
  * a line (VAES_BPV blocks) of every chain, transposes each vector's
@@ -1344,6 +1327,41 @@ AESKIT_INLINE void vaes_cbc_lines_w(const uint8_t *rk, unsigned rounds, size_t w
     for (size_t j = 0; j < w; j++)
         vaes_store_part(iv[VAES_BPV * j], x[j], vaes_nb(j, w, last));
 }
+
+/* Encryption on w (1..VAES_CBC_LINES / VAES_BPV, run time) vectors: n
+ * whole lines of each chain (lines), else n blocks one at a time. */
+static void vaes_cbc_enc_run(const uint8_t *rk, unsigned rounds, size_t w, size_t last,
+                             uint8_t (*iv)[16], uint8_t *const *dst, const uint8_t *const *src,
+                             size_t n, int lines)
+{
+#define K(v)                                                                    \
+    case v:                                                                     \
+        if (lines)                                                              \
+            vaes_cbc_lines_w(rk, rounds, v, last, iv, dst, src, n);             \
+        else                                                                    \
+            vaes_cbc_x_w(rk, rounds, 1, v, last, iv, dst, src, n);              \
+        break
+    switch (w) {
+        K(1); K(2); K(3); K(4);
+    default:
+        break;
+    }
+#undef K
+}
+static_assert(VAES_CBC_LINES == 4 * VAES_BPV, "vaes_cbc_enc_run takes 1..4 vectors");
+
+/* The chains' pointers moved on by `blocks` blocks: s in place, d[c] from
+ * dst[c] (dst may be d); the idle lanes read chain 0's, as cbc_x's do. */
+AESKIT_INLINE void vaes_cbc_skip(const uint8_t **s, uint8_t **d, uint8_t *const *dst,
+                                 size_t chains, size_t blocks)
+{
+    for (size_t l = 0; l < chains; l++) {
+        s[l] += AESKIT_BLOCK * blocks;
+        d[l] = dst[l] + AESKIT_BLOCK * blocks;
+    }
+    for (size_t l = chains; l < VAES_W; l++)
+        s[l] = s[0];
+}
 #endif
 
 static void VAES_FN(cbc_x)(const aeskit_key *k, size_t chains, uint8_t (*iv)[16],
@@ -1373,41 +1391,19 @@ static void VAES_FN(cbc_x)(const aeskit_key *k, size_t chains, uint8_t (*iv)[16]
                 head = 0;
         head = head < n - VAES_BPV ? head : 0;
         if (head != 0) {
-            for (size_t l = 0; l < chains; l++)
-                d[l] = dst[l];
-            vaes_cbc_x_blocks(rk, k->rounds, w, last, iv, d, s, head);
-            for (size_t l = 0; l < chains; l++) {
-                s[l] += AESKIT_BLOCK * head;
-                d[l] += AESKIT_BLOCK * head;
-            }
-            for (size_t l = chains; l < VAES_W; l++)
-                s[l] = s[0];
+            vaes_cbc_enc_run(rk, k->rounds, w, last, iv, dst, s, head, 0);
+            vaes_cbc_skip(s, d, dst, chains, head);
             dst = d;
             n -= head;
         }
         const size_t lines = n / VAES_BPV;
-#define K(v)                                                                    \
-    case v:                                                                     \
-        vaes_cbc_lines_w(rk, k->rounds, v, last, iv, dst, s, lines);           \
-        break
-        switch (w) {
-            K(1); K(2); K(3); K(4);
-        default:
-            break;
-        }
-#undef K
+        vaes_cbc_enc_run(rk, k->rounds, w, last, iv, dst, s, lines, 1);
         n -= VAES_BPV * lines;
         if (n == 0)
             return;
-        for (size_t l = 0; l < chains; l++) {
-            s[l] += VAES_VL * lines;
-            d[l] = dst[l] + VAES_VL * lines;   /* dst may be d: element by element */
-        }
-        for (size_t l = chains; l < VAES_W; l++)
-            s[l] = s[0];
+        vaes_cbc_skip(s, d, dst, chains, VAES_BPV * lines);
         dst = d;
     }
-    static_assert(VAES_CBC_LINES == 4 * VAES_BPV, "the lines' switch takes 1..4 vectors");
 #endif
 #define K(v)                                                                    \
     case v:                                                                     \
