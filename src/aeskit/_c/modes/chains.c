@@ -57,7 +57,10 @@ void aeskit_cbc_chains(const aeskit_key *k, int out, aeskit_chain *c, size_t n)
 {
     /* A backend that encrypts by whole lines (cbc_x_lines) needs no
      * stagger (below), and takes encryption on its own count of chains. */
-    const size_t lines = out ? k->impl->cbc_x_lines : 0;
+    size_t lines = out ? k->impl->cbc_x_lines : 0;
+    for (size_t i = 0; i < n && lines != 0; i++)   /* the kernel's own test, on the bodies */
+        if (c[i].n_seg > 0 && !aeskit_cbc_lines_alike(&c[i].seg[0].src, &c[i].seg[0].dst, 1, 64))
+            lines = 0;
     const size_t w = lines != 0 ? lines : k->impl->cbc_x_chains;
     assert(w >= 1 && w <= k->impl->cbc_x_chains && w <= AESKIT_CBC_X_MAX);
     lanes l;
