@@ -307,6 +307,19 @@ def test_cipher_padding_failure():
     assert info.value.failed == [1]
 
 
+def test_cipher_bad_message_named_by_index():
+    # batch_check names a message only when it fails: the name must still be its own
+    cbc = aeskit.AESCBC(bytes(16))
+    data = [bytes(32), bytes(16), bytes(17), bytes(48)]
+    with pytest.raises(ValueError, match=r"data\[2\]"):
+        cbc.encrypt_many([bytes(16)] * 4, data)
+    src, offsets = _packed(data, 8)
+    with pytest.raises(ValueError, match=r"data\[2\]"):
+        cbc.encrypt_many_into(bytes(64), src, offsets, bytearray(len(src)))
+    assert cbc.encrypt_many([bytes(16)] * 2, data[:2]) == [
+        cbc.encrypt(bytes(16), d) for d in data[:2]]
+
+
 # ---- CMAC and the key wraps -----------------------------------------------------------
 
 @pytest.mark.parametrize("threads", (1, 2))

@@ -53,7 +53,7 @@ def _lengths(rng, n, equal, whole=False):
 def test_cbc_x_slot_every_chain_count(backend, ks):
     key, w = KEYS[ks], _w(backend)
     for chains in range(1, w + 1):
-        for blocks in (0, 1, 3):
+        for blocks in (0, 1, 3, 4, 9, 12):   # 4 on: cbc_x_lines' whole lines (vaes_avx512)
             ivs = rand(chains * 7 + blocks, 16 * chains)
             data = rand(chains * 11 + blocks + 1, 16 * blocks * chains)
             out, nxt = _aeskit._cbc_x_slot(backend, key, ivs, data, True)
@@ -66,6 +66,26 @@ def test_cbc_x_slot_every_chain_count(backend, ks):
                 last = want[-16:] if blocks else iv
                 assert nxt[16 * c:16 * c + 16] == last, (chains, c)
                 assert _aeskit._cbc_mac_slot(backend, key, iv, part) == last
+
+
+@pytest.mark.parametrize("shift", (0, 16, 32, 48, 1))
+def test_cbc_encrypt_many_records_4k_apart(backend, shift):
+    # records 4 KiB apart, dst at every offset within a line (vaes_avx512's whole-line
+    # encryption starts at dst's next line boundary, so it runs a head of blocks first)
+    cbc = aeskit.AESCBC(KEYS[16], backend=backend)
+    n = BACKEND_CONSTANTS[backend]["cbc_x_chains"] + 3
+    rng = random.Random(shift)
+    msgs = [rng.randbytes(4096) for _ in range(n - 2)] + [rng.randbytes(64), rng.randbytes(4160)]
+    ivs = rng.randbytes(16 * n)
+    src, offsets = _packed(msgs)
+    buf = bytearray(len(src) + 128)
+    dst = memoryview(buf)[shift:shift + len(src)]
+    cbc.encrypt_many_into(ivs, src, offsets, dst)
+    want = b"".join(cbc.encrypt(ivs[16 * i:16 * i + 16], m) for i, m in enumerate(msgs))
+    assert bytes(dst) == want
+    dst[:] = src   # in place
+    cbc.encrypt_many_into(ivs, dst, offsets, dst)
+    assert bytes(dst) == want
 
 
 def test_cbc_x_slot_refuses_more_chains_than_it_has(backend):

@@ -410,6 +410,9 @@ static void test_zmm_immediates(void)
             CHECK512("_mm512_inserti64x4", imm, _mm512_inserti64x4(x, e256(b), imm), w);
             const __m256i e8 = _mm512_extracti64x4_epi64(x, imm);
             check("_mm512_extracti64x4_epi64", imm, &e8, a.b + 32 * (imm & 1), 32);
+            for (int l = 0; l < 4; l++)
+                memcpy(w.b + 16 * l, (l < 2 ? a.b : b.b) + 16 * ((imm >> (2 * l)) & 3), 16);
+            CHECK512("_mm512_shuffle_i64x2", imm, _mm512_shuffle_i64x2(x, y, imm), w);
         }
 }
 

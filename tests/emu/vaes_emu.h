@@ -365,6 +365,19 @@ AESKIT_EMU_FN __m128i aeskit_emu_mm512_extracti32x4_epi32(aeskit_emu_m512i a, in
     return _mm_loadu_si128((const __m128i *)(const void *)(t + 16 * ((unsigned)imm & 3)));
 }
 
+/* Lanes 0 and 1 from a's lanes imm[1:0] and imm[3:2], lanes 2 and 3 from
+ * b's lanes imm[5:4] and imm[7:6]. */
+AESKIT_EMU_FN aeskit_emu_m512i aeskit_emu_mm512_shuffle_i64x2(aeskit_emu_m512i a, aeskit_emu_m512i b,
+                                                               int imm)
+{
+    uint8_t ta[64], tb[64], t[64];
+    aeskit_emu_to_bytes(ta, a);
+    aeskit_emu_to_bytes(tb, b);
+    for (unsigned l = 0; l < 4; l++)
+        memcpy(t + 16 * l, (l < 2 ? ta : tb) + 16 * (((unsigned)imm >> (2 * l)) & 3), 16);
+    return aeskit_emu_from_bytes(t);
+}
+
 /* Half imm[0] replaced by b / returned. */
 AESKIT_EMU_FN aeskit_emu_m512i aeskit_emu_mm512_inserti64x4(aeskit_emu_m512i a, __m256i b, int imm)
 {
@@ -481,6 +494,8 @@ AESKIT_EMU_FN aeskit_emu_m512i aeskit_emu_mm512_zextsi256_si512(__m256i a)
 #define _mm512_setzero_si512 aeskit_emu_mm512_setzero_si512
 #undef _mm512_shuffle_epi32
 #define _mm512_shuffle_epi32(a, imm) aeskit_emu_mm512_shuffle_epi32((a), (int)(imm))
+#undef _mm512_shuffle_i64x2
+#define _mm512_shuffle_i64x2(a, b, imm) aeskit_emu_mm512_shuffle_i64x2((a), (b), (int)(imm))
 #undef _mm512_shuffle_epi8
 #define _mm512_shuffle_epi8 aeskit_emu_mm512_shuffle_epi8
 #undef _mm512_sllv_epi64

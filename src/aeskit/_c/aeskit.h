@@ -235,6 +235,12 @@ struct aeskit_impl {
      * (latency x throughput), at most AESKIT_CBC_X_MAX. */
     aeskit_cbc_x_fn *cbc_x;
     size_t cbc_x_chains;
+    /* Nonzero: cbc_x encrypts (dst not NULL) up to this many chains
+     * (<= cbc_x_chains) a 64-byte line of each at a time, so chains laid
+     * 4 KiB apart do not meet in one L1 set; modes/chains.c then runs
+     * encryption on this many chains side by side. 0: it stores block by
+     * block, and chains.c staggers encryption's chains instead. */
+    size_t cbc_x_lines;
     /* Many messages at once (the batch methods, issue 30). Never NULL.
      *   gcm_short  n short GCM messages, each sealed or opened whole:
      *              contract in modes/gcm.h (aeskit_gcm_short_fn); portable

@@ -61,5 +61,6 @@ const struct aeskit_impl VAES_IMPL = {
     },
     .cbc_x = VAES_FN(cbc_x),
     .cbc_x_chains = VAES_W,
+    .cbc_x_lines = VAES_CBC_LINES,
     .gcm_short = VAES_FN(gcm_short),
 };

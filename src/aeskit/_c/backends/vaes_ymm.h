@@ -72,6 +72,11 @@ AESKIT_INLINE vaes_v vaes_unpackhi64(vaes_v a, vaes_v b) { return _mm256_unpackh
 AESKIT_INLINE vaes_v vaes_xor(vaes_v a, vaes_v b) { return _mm256_xor_si256(a, b); }
 /* a ^ b ^ c: two XORs; calls with the same a and b share the first. */
 AESKIT_INLINE vaes_v vaes_xor3(vaes_v a, vaes_v b, vaes_v c) { return vaes_xor(vaes_xor(a, b), c); }
+/* CBC encryption by whole lines (vaes_zmm.h): not on ymm, whose 16
+ * registers cannot hold 2-block vectors of enough chains and their lines
+ * too; cbc_x's encryption gathers and scatters blocks, and modes/chains.c
+ * staggers its chains. */
+#define VAES_CBC_LINES 0
 AESKIT_INLINE vaes_v vaes_enc(vaes_v x, vaes_v k) { return _mm256_aesenc_epi128(x, k); }
 AESKIT_INLINE vaes_v vaes_enclast(vaes_v x, vaes_v k) { return _mm256_aesenclast_epi128(x, k); }
 AESKIT_INLINE vaes_v vaes_dec(vaes_v x, vaes_v k) { return _mm256_aesdec_epi128(x, k); }

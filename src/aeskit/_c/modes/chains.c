@@ -55,8 +55,14 @@ static void lane_move(lanes *l, size_t j, size_t from)
 
 void aeskit_cbc_chains(const aeskit_key *k, int out, aeskit_chain *c, size_t n)
 {
-    const size_t w = k->impl->cbc_x_chains;
-    assert(w >= 1 && w <= AESKIT_CBC_X_MAX);
+    /* A backend that encrypts by whole lines (cbc_x_lines) needs no
+     * stagger (below), and takes encryption on its own count of chains. */
+    size_t lines = out ? k->impl->cbc_x_lines : 0;
+    for (size_t i = 0; i < n && lines != 0; i++)   /* the kernel's own test, on the bodies */
+        if (c[i].n_seg > 0 && !aeskit_cbc_lines_alike(&c[i].seg[0].src, &c[i].seg[0].dst, 1, 64))
+            lines = 0;
+    const size_t w = lines != 0 ? lines : k->impl->cbc_x_chains;
+    assert(w >= 1 && w <= k->impl->cbc_x_chains && w <= AESKIT_CBC_X_MAX);
     lanes l;
     size_t live = 0, next = 0;
     /* Messages laid 4 KiB apart (a packed batch of 4 KiB records) put
@@ -67,9 +73,10 @@ void aeskit_cbc_chains(const aeskit_key *k, int out, aeskit_chain *c, size_t n)
      * encryption on more than 8 lanes starts its long chains a group of
      * w / 8 lanes at a time, STAGGER_BLOCKS blocks apart: each group then
      * sits in its own sets, and the lanes refilled later keep their
-     * stagger. A MAC only reads, which the L2 absorbs. */
+     * stagger. A MAC only reads, which the L2 absorbs; a backend that
+     * writes whole lines (cbc_x_lines) keeps them apart itself. */
     size_t cap = w;
-    if (out && w > 8 && n > 0 && c[0].n_seg > 0 && c[0].seg[0].blocks >= STAGGER_MIN)
+    if (out && lines == 0 && w > 8 && n > 0 && c[0].n_seg > 0 && c[0].seg[0].blocks >= STAGGER_MIN)
         cap = w / 8;
     for (;;) {
         while (live < cap && next < n) {

@@ -39,6 +39,19 @@ typedef struct aeskit_chain {
  * its body, its padded tail, the data's body and its padded tail). */
 #define AESKIT_CHAIN_SEGS 5
 
+/* Whether each of the chains' src[c] and dst[c] sit alike within a
+ * line of `line` bytes: what a backend's whole-line encryption
+ * (aeskit_impl.cbc_x_lines) needs to read and write whole lines of both.
+ * Addresses only. */
+static inline int aeskit_cbc_lines_alike(const uint8_t *const *src, uint8_t *const *dst,
+                                         size_t chains, size_t line)
+{
+    for (size_t c = 0; c < chains; c++)
+        if (((uintptr_t)src[c] - (uintptr_t)dst[c]) % line != 0)
+            return 0;
+    return 1;
+}
+
 /* Every chain of c[0..n) through all its segments under k: CBC
  * encryption (out 1: each block's result to its segment's dst) or
  * CBC-MAC (out 0). Chains never overlap one another. */
