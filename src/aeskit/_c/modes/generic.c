@@ -146,10 +146,15 @@ static size_t ctr_many_direct(const aeskit_ctr_item *m)
 }
 
 /* The keystream of items m[0..n) past their direct blocks, gathered in
- * buf, XORed into their data. */
+ * buf (each item's mask block first, where it has one), XORed into their
+ * data; the mask blocks copied out. */
 static void ctr_many_xor(const aeskit_ctr_item *m, size_t n, const uint8_t *buf)
 {
     for (size_t i = 0; i < n; i++) {
+        if (m[i].mask != NULL) {
+            memcpy(m[i].mask, buf, 16);
+            buf += 16;
+        }
         const size_t skip = 16 * ctr_many_direct(&m[i]), len = m[i].len - skip;
         aeskit_xor_bytes(m[i].dst + skip, m[i].src + skip, buf, len);
         buf += (len + 15) / 16 * 16;
@@ -180,10 +185,11 @@ void aeskit_ctr_many(const aeskit_key *k, enum aeskit_ctr kind, const aeskit_ctr
                      size_t n)
 {
     enum { CAP = 4 * BATCH };   /* 2 KiB: the buffer stays in L1 */
-    static_assert(CAP > AESKIT_CTR_MANY_LONG, "a short message fits the buffer");
+    static_assert(CAP > AESKIT_CTR_MANY_LONG + 1, "a short message and its mask fit the buffer");
     uint8_t buf[CAP * 16];
     size_t first = 0, fill = 0, used = 0;   /* items first.. have their blocks in buf[0..fill) */
     for (size_t i = 0; i < n; i++) {
+        const size_t lead = m[i].mask != NULL;   /* the mask's block, first */
         const size_t direct = ctr_many_direct(&m[i]);
         const size_t blocks = (m[i].len - 16 * direct + 15) / 16;
         if (direct > 0) {
@@ -192,14 +198,16 @@ void aeskit_ctr_many(const aeskit_key *k, enum aeskit_ctr kind, const aeskit_ctr
             k->impl->ctr(k, kind, ctr, m[i].dst, m[i].src, direct);
             wipe(ctr, sizeof ctr);
         }
-        if (fill + blocks > CAP) {
+        if (fill + lead + blocks > CAP) {
             k->impl->ecb_enc(k, buf, buf, fill);
             ctr_many_xor(m + first, i - first, buf);
             first = i;
             fill = 0;
         }
-        ctr_run(kind, m[i].ctr, direct, blocks, buf + 16 * fill);
-        fill += blocks;
+        if (lead)
+            memcpy(buf + 16 * fill, m[i].mask, 16);
+        ctr_run(kind, m[i].ctr, direct, blocks, buf + 16 * (fill + lead));
+        fill += lead + blocks;
         used = fill > used ? fill : used;
     }
     if (fill > 0) {

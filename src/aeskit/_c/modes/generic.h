@@ -36,17 +36,24 @@ void aeskit_ctr_add(enum aeskit_ctr kind, uint8_t ctr[16], uint64_t add);
 
 /* One message of aeskit_ctr_many: len bytes from src to dst (which may
  * equal src) under the keystream from the counter block ctr on, counted
- * as the call's kind says. */
+ * as the call's kind says. Where mask is non-NULL, its 16 bytes are
+ * encrypted in place in the same ECB pass as the short messages'
+ * keystream (CCM: A_0 in, its tag mask S_0 = E(A_0) out; no AES call of
+ * its own per message). A block apart from ctr, not a count from it: the
+ * ctr slot's 16-byte load of a counter just advanced by 8-byte stores
+ * would wait on them (no store forwarding), which cost a batch of 64-byte
+ * CCM messages more than the mask's separate ECB call it saves. */
 typedef struct aeskit_ctr_item {
     uint8_t ctr[16];
     uint8_t *dst;
     const uint8_t *src;
     size_t len;
+    uint8_t *mask;
 } aeskit_ctr_item;
 
 /* CTR over n independent messages (the batch methods: CCM, AESCTR). The
- * counter blocks of the short ones, and of the long ones' last partial
- * block, go side by side into one buffer for one ecb_enc call, however
+ * counter blocks of the short ones, of the long ones' last partial block
+ * and of the masks, go side by side into one buffer for one ecb_enc call, however
  * few blocks each message has: a call of the ctr slot per short message
  * costs several times its AES work. A long one's whole blocks (at least
  * AESKIT_CTR_MANY_LONG) take the ctr slot, which runs at ECB's speed on
