@@ -138,24 +138,25 @@ void aeskit_generic_ctr(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[1
     wipe(buf, sizeof buf);
 }
 
-/* The whole blocks of item m that the ctr slot takes (aeskit_ctr_many);
- * the rest goes through the gathered buffer. */
-static size_t ctr_many_direct(const aeskit_ctr_item *m)
+/* The whole blocks of item m that the ctr slot takes (aeskit_ctr_many),
+ * at least long of them or none; the rest goes through the gathered
+ * buffer. */
+static size_t ctr_many_direct(const aeskit_ctr_item *m, size_t long_)
 {
-    return m->len / 16 >= AESKIT_CTR_MANY_LONG ? m->len / 16 : 0;
+    return m->len / 16 >= long_ ? m->len / 16 : 0;
 }
 
 /* The keystream of items m[0..n) past their direct blocks, gathered in
  * buf (each item's mask block first, where it has one), XORed into their
  * data; the mask blocks copied out. */
-static void ctr_many_xor(const aeskit_ctr_item *m, size_t n, const uint8_t *buf)
+static void ctr_many_xor(const aeskit_ctr_item *m, size_t n, size_t long_, const uint8_t *buf)
 {
     for (size_t i = 0; i < n; i++) {
         if (m[i].mask != NULL) {
             memcpy(m[i].mask, buf, 16);
             buf += 16;
         }
-        const size_t skip = 16 * ctr_many_direct(&m[i]), len = m[i].len - skip;
+        const size_t skip = 16 * ctr_many_direct(&m[i], long_), len = m[i].len - skip;
         aeskit_xor_bytes(m[i].dst + skip, m[i].src + skip, buf, len);
         buf += (len + 15) / 16 * 16;
     }
@@ -185,12 +186,14 @@ void aeskit_ctr_many(const aeskit_key *k, enum aeskit_ctr kind, const aeskit_ctr
                      size_t n)
 {
     enum { CAP = 4 * BATCH };   /* 2 KiB: the buffer stays in L1 */
-    static_assert(CAP > AESKIT_CTR_MANY_LONG + 1, "a short message and its mask fit the buffer");
+    static_assert(CAP > AESKIT_CTR_MANY_LONG_MAX, "a short message and its mask fit the buffer");
+    const size_t long_ = k->impl->ctr_many_long;
+    assert(long_ >= 1 && long_ <= AESKIT_CTR_MANY_LONG_MAX);
     uint8_t buf[CAP * 16];
     size_t first = 0, fill = 0, used = 0;   /* items first.. have their blocks in buf[0..fill) */
     for (size_t i = 0; i < n; i++) {
         const size_t lead = m[i].mask != NULL;   /* the mask's block, first */
-        const size_t direct = ctr_many_direct(&m[i]);
+        const size_t direct = ctr_many_direct(&m[i], long_);
         const size_t blocks = (m[i].len - 16 * direct + 15) / 16;
         if (direct > 0) {
             uint8_t ctr[16];
@@ -200,7 +203,7 @@ void aeskit_ctr_many(const aeskit_key *k, enum aeskit_ctr kind, const aeskit_ctr
         }
         if (fill + lead + blocks > CAP) {
             k->impl->ecb_enc(k, buf, buf, fill);
-            ctr_many_xor(m + first, i - first, buf);
+            ctr_many_xor(m + first, i - first, long_, buf);
             first = i;
             fill = 0;
         }
@@ -212,7 +215,7 @@ void aeskit_ctr_many(const aeskit_key *k, enum aeskit_ctr kind, const aeskit_ctr
     }
     if (fill > 0) {
         k->impl->ecb_enc(k, buf, buf, fill);
-        ctr_many_xor(m + first, n - first, buf);
+        ctr_many_xor(m + first, n - first, long_, buf);
     }
     wipe(buf, 16 * used);
 }

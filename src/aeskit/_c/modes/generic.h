@@ -56,9 +56,10 @@ typedef struct aeskit_ctr_item {
  * and of the masks, go side by side into one buffer for one ecb_enc call, however
  * few blocks each message has: a call of the ctr slot per short message
  * costs several times its AES work. A long one's whole blocks (at least
- * AESKIT_CTR_MANY_LONG) take the ctr slot, which runs at ECB's speed on
- * them. Items never overlap one another but for dst == src. */
-#define AESKIT_CTR_MANY_LONG 4
+ * the backend's ctr_many_long, aeskit.h) take the ctr slot, which runs at
+ * ECB's speed on them. Items never overlap one another but for dst == src. */
+#define AESKIT_CTR_MANY_LONG 4   /* ctr_many_long where the ctr slot is fast from 4 blocks */
+#define AESKIT_CTR_MANY_LONG_MAX 16   /* the most a backend may set: one ECB pass holds it */
 void aeskit_ctr_many(const aeskit_key *k, enum aeskit_ctr kind, const aeskit_ctr_item *m,
                      size_t n);
 
