@@ -185,8 +185,8 @@ static void ccm_crypt(const aeskit_ccm_key *c, int enc, const aeskit_aead_msg *m
  * (header_segs), the data's whole blocks in place and its padded tail;
  * the data's CTR of all n in one aeskit_ctr_many call (short messages'
  * keystream from one ECB pass over their counter blocks side by side),
- * which also makes the tag masks S_0 = E(A_0) in that pass (the items'
- * mask: no AES call of their own). Sealing MACs the plaintext before
+ * which also makes the tag masks S_0 = E(A_0) in that pass (its mask
+ * argument: no AES call of their own). Sealing MACs the plaintext before
  * encrypting it, opening decrypts first, so dst may be src; everything
  * read from a nonce and an AAD is read before its dst is written. tags:
  * T ^ S_0, all 16 bytes, as ccm_crypt. */
@@ -210,10 +210,12 @@ static void ccm_many(const aeskit_ccm_key *c, int enc, const aeskit_aead_item *i
         const size_t aad_len = m->n_ad ? m->ad->len : 0;
         aeskit_ccm_b0(head[i], m->nonce, m->nonce_len, c->tag_len, it->len, aad_len > 0);
         size_t s = header_segs(seg[i], head[i], adtail[i], aad, aad_len);
-        ccm_a0(s0[i], m);   /* A_0, which aeskit_ctr_many encrypts in place */
-        memcpy(ctr[i].ctr, s0[i], 16);
+        /* A_0, which aeskit_ctr_many encrypts in place, and A_1, each
+         * built where it goes: a 16-byte copy of A_0 right after its
+         * narrower stores would wait on them (no store forwarding) */
+        ccm_a0(s0[i], m);
+        ccm_a0(ctr[i].ctr, m);
         ctr[i].ctr[15] = 1;   /* A_1: q >= 2, so the count is the last bytes */
-        ctr[i].mask = s0[i];
         ctr[i].dst = it->dst;
         ctr[i].src = it->src;
         ctr[i].len = it->len;
@@ -224,7 +226,7 @@ static void ccm_many(const aeskit_ccm_key *c, int enc, const aeskit_aead_item *i
         ch[i].n_seg = s;
     }
     if (!enc)
-        aeskit_ctr_many(k, AESKIT_CTR_BE128, ctr, n);
+        aeskit_ctr_many(k, AESKIT_CTR_BE128, ctr, n, s0);
     for (size_t i = 0; i < n; i++) {
         /* the MAC's padded last block of the plaintext: src sealing, dst
          * (decrypted above) opening */
@@ -237,7 +239,7 @@ static void ccm_many(const aeskit_ccm_key *c, int enc, const aeskit_aead_item *i
     }
     aeskit_cbc_macs(k, ch, n);
     if (enc)
-        aeskit_ctr_many(k, AESKIT_CTR_BE128, ctr, n);
+        aeskit_ctr_many(k, AESKIT_CTR_BE128, ctr, n, s0);
     for (size_t i = 0; i < n; i++)
         aeskit_xor16(tags[i], ch[i].v, s0[i]);
     aeskit_secure_zero(ch, n * sizeof ch[0]);

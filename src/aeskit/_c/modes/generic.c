@@ -147,19 +147,33 @@ static size_t ctr_many_direct(const aeskit_ctr_item *m, size_t long_)
 }
 
 /* The keystream of items m[0..n) past their direct blocks, gathered in
- * buf (each item's mask block first, where it has one), XORed into their
- * data; the mask blocks copied out. */
-static void ctr_many_xor(const aeskit_ctr_item *m, size_t n, size_t long_, const uint8_t *buf)
+ * buf (each item's mask block first, with masks), XORed into their data;
+ * the mask blocks copied out to mask[0..n). */
+AESKIT_INLINE void ctr_many_xor(const aeskit_ctr_item *m, size_t n, size_t long_,
+                                const uint8_t *buf, uint8_t (*mask)[16])
 {
     for (size_t i = 0; i < n; i++) {
-        if (m[i].mask != NULL) {
-            memcpy(m[i].mask, buf, 16);
+        if (mask != NULL) {
+            memcpy(mask[i], buf, 16);
             buf += 16;
         }
         const size_t skip = 16 * ctr_many_direct(&m[i], long_), len = m[i].len - skip;
         aeskit_xor_bytes(m[i].dst + skip, m[i].src + skip, buf, len);
         buf += (len + 15) / 16 * 16;
     }
+}
+
+/* One ECB pass over buf's fill blocks, then ctr_many_xor: written out
+ * once with masks and once without, so that the callers with none (CTR,
+ * EAX, SIV) test for them nowhere per message. */
+static void ctr_many_flush(const aeskit_key *k, const aeskit_ctr_item *m, size_t n,
+                           size_t long_, uint8_t *buf, size_t fill, uint8_t (*mask)[16])
+{
+    k->impl->ecb_enc(k, buf, buf, fill);
+    if (mask != NULL)
+        ctr_many_xor(m, n, long_, buf, mask);
+    else
+        ctr_many_xor(m, n, long_, buf, NULL);
 }
 
 /* count counter blocks ctr + add, ctr + add + 1, ... into out, as kind
@@ -183,7 +197,7 @@ static void ctr_run(enum aeskit_ctr kind, const uint8_t ctr[16], uint64_t add, s
 }
 
 void aeskit_ctr_many(const aeskit_key *k, enum aeskit_ctr kind, const aeskit_ctr_item *m,
-                     size_t n)
+                     size_t n, uint8_t (*mask)[16])
 {
     enum { CAP = 4 * BATCH };   /* 2 KiB: the buffer stays in L1 */
     static_assert(CAP > AESKIT_CTR_MANY_LONG_MAX, "a short message and its mask fit the buffer");
@@ -191,8 +205,8 @@ void aeskit_ctr_many(const aeskit_key *k, enum aeskit_ctr kind, const aeskit_ctr
     assert(long_ >= 1 && long_ <= AESKIT_CTR_MANY_LONG_MAX);
     uint8_t buf[CAP * 16];
     size_t first = 0, fill = 0, used = 0;   /* items first.. have their blocks in buf[0..fill) */
+    const size_t lead = mask != NULL;   /* each item's mask block, before its own */
     for (size_t i = 0; i < n; i++) {
-        const size_t lead = m[i].mask != NULL;   /* the mask's block, first */
         const size_t direct = ctr_many_direct(&m[i], long_);
         const size_t blocks = (m[i].len - 16 * direct + 15) / 16;
         if (direct > 0) {
@@ -202,20 +216,18 @@ void aeskit_ctr_many(const aeskit_key *k, enum aeskit_ctr kind, const aeskit_ctr
             wipe(ctr, sizeof ctr);
         }
         if (fill + lead + blocks > CAP) {
-            k->impl->ecb_enc(k, buf, buf, fill);
-            ctr_many_xor(m + first, i - first, long_, buf);
+            ctr_many_flush(k, m + first, i - first, long_, buf, fill, lead ? mask + first : NULL);
             first = i;
             fill = 0;
         }
         if (lead)
-            memcpy(buf + 16 * fill, m[i].mask, 16);
+            memcpy(buf + 16 * fill, mask[i], 16);
         ctr_run(kind, m[i].ctr, direct, blocks, buf + 16 * (fill + lead));
         fill += lead + blocks;
         used = fill > used ? fill : used;
     }
     if (fill > 0) {
-        k->impl->ecb_enc(k, buf, buf, fill);
-        ctr_many_xor(m + first, n - first, long_, buf);
+        ctr_many_flush(k, m + first, n - first, long_, buf, fill, lead ? mask + first : NULL);
     }
     wipe(buf, 16 * used);
 }

@@ -36,19 +36,12 @@ void aeskit_ctr_add(enum aeskit_ctr kind, uint8_t ctr[16], uint64_t add);
 
 /* One message of aeskit_ctr_many: len bytes from src to dst (which may
  * equal src) under the keystream from the counter block ctr on, counted
- * as the call's kind says. Where mask is non-NULL, its 16 bytes are
- * encrypted in place in the same ECB pass as the short messages'
- * keystream (CCM: A_0 in, its tag mask S_0 = E(A_0) out; no AES call of
- * its own per message). A block apart from ctr, not a count from it: the
- * ctr slot's 16-byte load of a counter just advanced by 8-byte stores
- * would wait on them (no store forwarding), which cost a batch of 64-byte
- * CCM messages more than the mask's separate ECB call it saves. */
+ * as the call's kind says. */
 typedef struct aeskit_ctr_item {
     uint8_t ctr[16];
     uint8_t *dst;
     const uint8_t *src;
     size_t len;
-    uint8_t *mask;
 } aeskit_ctr_item;
 
 /* CTR over n independent messages (the batch methods: CCM, AESCTR). The
@@ -60,7 +53,16 @@ typedef struct aeskit_ctr_item {
  * ECB's speed on them. Items never overlap one another but for dst == src. */
 #define AESKIT_CTR_MANY_LONG 4   /* ctr_many_long where the ctr slot is fast from 4 blocks */
 #define AESKIT_CTR_MANY_LONG_MAX 16   /* the most a backend may set: one ECB pass holds it */
+/* mask: NULL, or n blocks, mask[i] encrypted in place in the same ECB
+ * pass as the short messages' keystream (CCM: A_0 in, its tag mask S_0 =
+ * E(A_0) out; no AES call of its own per message). A block apart from
+ * m[i].ctr, not a count from it: the ctr slot's 16-byte load of a counter
+ * just advanced by 8-byte stores would wait on them (no store
+ * forwarding), which cost more than the separate ECB call it saved; and
+ * an argument of the call, not a field of each item, so that the callers
+ * with no masks (CTR, EAX, SIV) pay for them neither in the items' size
+ * nor in a test per message (a field cost their 16-byte messages 6%). */
 void aeskit_ctr_many(const aeskit_key *k, enum aeskit_ctr kind, const aeskit_ctr_item *m,
-                     size_t n);
+                     size_t n, uint8_t (*mask)[16]);
 
 #endif

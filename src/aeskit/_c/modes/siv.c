@@ -392,7 +392,7 @@ static void siv_many(const aeskit_siv_key *sk, int enc, const aeskit_aead_item *
         ctr[i].src = items[i].src;
         ctr[i].len = items[i].len;
     }
-    aeskit_ctr_many(&sk->ctr, AESKIT_CTR_BE128, ctr, n);
+    aeskit_ctr_many(&sk->ctr, AESKIT_CTR_BE128, ctr, n, NULL);
     if (!enc)
         s2v_many(sk, items, n, plain, tags);
 }
