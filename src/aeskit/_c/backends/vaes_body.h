@@ -594,12 +594,26 @@ typedef struct {
     vaes_v kl;     /* the last round key */
 } vaes_xts_consts;
 
+/* rot ^ c ^ (rot & (2^k - 1)) * 0x86, with or without c (has_c): the
+ * product one multiply, or with VAES_XTS_SHIFTS h * 0x86 = (h << 1) ^
+ * (h << 2) ^ (h << 7), h below 2^k, k + 7 < 64: no bit leaves the low
+ * half, and the five terms go into two vpternlogq. */
+AESKIT_INLINE vaes_v vaes_xts_next(vaes_v rot, vaes_v c, int has_c, const vaes_xts_consts *q)
+{
+    const vaes_v h = vaes_and(rot, q->mask);
+    if (VAES_XTS_SHIFTS) {
+        const vaes_v h1 = vaes_slli64(h, 1);
+        const vaes_v r = has_c ? vaes_xor3(rot, c, h1) : vaes_xor(rot, h1);
+        return vaes_xor3(r, vaes_slli64(h, 2), vaes_slli64(h, 7));
+    }
+    const vaes_v prod = vaes_clmul(h, q->poly, 0x00);
+    return has_c ? vaes_xor3(rot, c, prod) : vaes_xor(rot, prod);
+}
+
 /* t * x^k, and w * x^k ^ c where kl is folded (w = t ^ kl). */
 AESKIT_INLINE vaes_v vaes_xts_step(vaes_v t, const vaes_xts_consts *q)
 {
-    const vaes_v rot = vaes_rotl_bytes(t, VAES_XTS_K / 8);
-    const vaes_v prod = vaes_clmul(vaes_and(rot, q->mask), q->poly, 0x00);
-    return VAES_XTS_SPARE ? vaes_xor3(rot, q->c, prod) : vaes_xor(rot, prod);
+    return vaes_xts_next(vaes_rotl_bytes(t, VAES_XTS_K / 8), q->c, VAES_XTS_SPARE, q);
 }
 
 AESKIT_INLINE void vaes_xts_setup(const uint8_t *rk, unsigned rounds, vaes_xts_consts *q)
@@ -608,9 +622,9 @@ AESKIT_INLINE void vaes_xts_setup(const uint8_t *rk, unsigned rounds, vaes_xts_c
     q->mask = vaes_bcast(_mm_cvtsi32_si128((1 << VAES_XTS_K) - 1));
     q->kl = vaes_key(rk, rounds);
     q->k0 = vaes_key(rk, 0);
+    q->c = vaes_zero();
     if (VAES_XTS_SPARE) {
-        const vaes_v rot = vaes_rotl_bytes(q->kl, VAES_XTS_K / 8);
-        q->c = vaes_xor3(rot, vaes_clmul(vaes_and(rot, q->mask), q->poly, 0x00), q->kl);
+        q->c = vaes_xts_next(vaes_rotl_bytes(q->kl, VAES_XTS_K / 8), q->kl, 1, q);
         q->k0 = vaes_xor(q->k0, q->kl);
     }
 }
