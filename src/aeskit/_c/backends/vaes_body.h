@@ -500,9 +500,19 @@ static void VAES_FN(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[
  * x^7 + x^2 + x + 1. The lane rotated left by k bits (a byte rotation,
  * vpalignr), rot = (t << k) ^ h, already holds h in its low k bits, so
  *     t * x^k = rot ^ h ^ h * 0x87 = rot ^ (rot & (2^k - 1)) * 0x86,
- * the product one carry-less multiply of the lanes' low halves, of degree
- * below k + 8 <= 64, that needs no reduction. A step (vaes_xts_step) is
- * one shuffle, an AND, the multiply and an XOR. Shifting instead (h
+ * the product of degree below k + 8 <= 64 in the lanes' low halves, with
+ * no reduction. On ymm it is one carry-less multiply, and a step
+ * (vaes_xts_step) one shuffle, an AND, the multiply and an XOR. On zmm
+ * (VAES_XTS_SHIFTS) it is h * 0x86 = (h << 1) ^ (h << 2) ^ (h << 7), h
+ * below 2^16: three vpsllq of 64-bit elements, no bit crossing into the
+ * high half, their XORs with rot in two vpternlogq. On Zen 4 a zmm
+ * VPCLMULQDQ takes a cycle of the AES units, which a batch keeps busy;
+ * the shifts and XORs run beside them: 16 KiB, kernel_time's minimum, old
+ * and new builds alternated, time over ECB's at the same key size, AES-128
+ * 1.19 -> 1.12 (decryption 1.18-1.19 -> 1.11), AES-256 1.14-1.15 ->
+ * 1.08 (1.12-1.13 -> 1.09); `aeskit bench` 1.17x -> 1.08x floor (AES-128).
+ * On ymm the shifts measured no gain (the step is not what bounds it:
+ * below), so it keeps the multiply. Shifting the whole lane instead (h
  * brought down by vpsrldq, the rest moved up by vpslldq) takes two
  * shuffles, and on Zen 4 a shuffle may take a pipe the AES rounds need,
  * where the AND runs on any vector ALU. aesni's doubling of one block
@@ -516,10 +526,10 @@ static void VAES_FN(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[
  *   aesenclast(x, w) = aesenclast(x, kl) ^ t (likewise aesdeclast) with no
  *   XOR, and its whitening data ^ w ^ (k0 ^ kl) one vpternlogq. A step is
  *   linear, so the next entry, t * x^k ^ kl, is w * x^k ^ c with c = kl *
- *   x^k ^ kl: its XOR is a three-way one, one vpternlogq too. 5 ops a
- *   vector besides its 10..14 AES rounds (one shuffle, the AND, the
- *   multiply, two vpternlogq), where shifting steps and the last round's
- *   XOR took 6, two of them shuffles.
+ *   x^k ^ kl: c goes into the step's first vpternlogq. 7 ops a vector
+ *   besides its 10..14 AES rounds (one shuffle, the AND, three shifts,
+ *   three vpternlogq); with the multiply it was 5, but its cycle on the
+ *   AES units cost more than the two ops more (above).
  * - A step is needed only 4 vectors later: the steps that vectors of the
  *   same batch take come with the whitening, the last 4 (the next batch's
  *   window) one after each of rounds 1 to 4, so the rounds start as soon as
