@@ -511,8 +511,10 @@ static void VAES_FN(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[
  * and new builds alternated, time over ECB's at the same key size, AES-128
  * 1.19 -> 1.12 (decryption 1.18-1.19 -> 1.11), AES-256 1.14-1.15 ->
  * 1.08 (1.12-1.13 -> 1.09); `aeskit bench` 1.17x -> 1.08x floor (AES-128).
- * On ymm the shifts measured no gain (the step is not what bounds it:
- * below), so it keeps the multiply. Shifting the whole lane instead (h
+ * On ymm the shifts measured slower (AES-128 1.33-1.34x ECB's time ->
+ * 1.37-1.38x; AES-256 1.24-1.26x -> 1.27-1.28x: there the XORs are not
+ * folded, and the step is not what bounds the loop: below), so ymm keeps
+ * the multiply. Shifting the whole lane instead (h
  * brought down by vpsrldq, the rest moved up by vpslldq) takes two
  * shuffles, and on Zen 4 a shuffle may take a pipe the AES rounds need,
  * where the AND runs on any vector ALU. aesni's doubling of one block

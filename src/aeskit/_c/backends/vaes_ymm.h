@@ -162,8 +162,8 @@ AESKIT_INLINE vaes_v vaes_srlv64(vaes_v a, vaes_v s) { return _mm256_srlv_epi64(
  * key, outnumber the 16 registers: they wait out the rounds in a buffer,
  * and the kernel keeps to its leanest register form (vaes_body.h, XTS). */
 #define VAES_XTS_STASH 1
-/* 0: a step keeps its carry-less multiply; shifts measured no faster on
- * ymm (vaes_body.h, XTS). */
+/* 0: a step keeps its carry-less multiply; shifts measured slower on ymm
+ * (vaes_body.h, XTS). */
 #define VAES_XTS_SHIFTS 0
 
 /* Lane l, l = 1..VAES_BPV-1 (public; lane 0 is vaes_low128): 1 on ymm. */
