@@ -542,7 +542,11 @@ static void VAES_FN(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[
  * constants and the entries held through the rounds made GCC spill inside
  * the main loop (34 stack accesses per batch instead of 24; 2-5% slower on
  * the Emerald Rapids), so ymm keeps every step with the whitening, the
- * last round's XOR, and 7 ops a vector.
+ * last round's XOR, and 7 ops a vector. On Zen 4 too (16 KiB, time over
+ * ECB's, alternated): all three with the stash, AES-128 1.33x -> 1.34-
+ * 1.38x, AES-256 1.25x -> 1.23-1.25x; only the steps between rounds 1 to
+ * 4, 1.31-1.72x (bimodal) and 1.24x. Folding kl or k0 into the entries
+ * moves an XOR into the step without a vpternlogq, so ymm stays at 7.
  *
  * A window of 4 vectors, u[], holds the tweaks of the next 4 vectors; a
  * vector takes u[0] and leaves in its place its step, and the window turns
