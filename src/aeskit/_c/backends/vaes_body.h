@@ -528,10 +528,11 @@ static void VAES_FN(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[
  *   aesenclast(x, w) = aesenclast(x, kl) ^ t (likewise aesdeclast) with no
  *   XOR, and its whitening data ^ w ^ (k0 ^ kl) one vpternlogq. A step is
  *   linear, so the next entry, t * x^k ^ kl, is w * x^k ^ c with c = kl *
- *   x^k ^ kl: c goes into the step's first vpternlogq. 7 ops a vector
- *   besides its 10..14 AES rounds (one shuffle, the AND, three shifts,
- *   three vpternlogq); with the multiply it was 5, but its cycle on the
- *   AES units cost more than the two ops more (above).
+ *   x^k ^ kl: c goes into the step's first vpternlogq. 8 ops a vector
+ *   besides its 10..14 AES rounds (the step's shuffle, AND, three shifts
+ *   and two vpternlogq, the whitening's vpternlogq); with the multiply it
+ *   was 5, but its cycle on the AES units cost more than three ops more
+ *   (above).
  * - A step is needed only 4 vectors later: the steps that vectors of the
  *   same batch take come with the whitening, the last 4 (the next batch's
  *   window) one after each of rounds 1 to 4, so the rounds start as soon as
@@ -545,7 +546,8 @@ static void VAES_FN(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[
  * last round's XOR, and 7 ops a vector. On Zen 4 too (16 KiB, time over
  * ECB's, alternated): all three with the stash, AES-128 1.33x -> 1.34-
  * 1.38x, AES-256 1.25x -> 1.23-1.25x; only the steps between rounds 1 to
- * 4, 1.31-1.72x (bimodal) and 1.24x. Folding kl or k0 into the entries
+ * 4, 1.31x and 1.24x (AES-128's other runs were outliers, as the old
+ * build also had). Folding kl or k0 into the entries
  * moves an XOR into the step without a vpternlogq, so ymm stays at 7.
  *
  * A window of 4 vectors, u[], holds the tweaks of the next 4 vectors; a
