@@ -547,8 +547,8 @@ static void VAES_FN(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[
  * ECB's, alternated): all three with the stash, AES-128 1.33x -> 1.34-
  * 1.38x, AES-256 1.25x -> 1.23-1.25x; only the steps between rounds 1 to
  * 4, 1.31-1.72x (noisy: the old build also had a 1.76x run) and 1.24x.
- * Folding kl or k0 into the entries
- * moves an XOR into the step without a vpternlogq, so ymm stays at 7.
+ * Folding kl or k0 into the entries moves an XOR into the step without a
+ * vpternlogq, so ymm stays at 7.
  *
  * A window of 4 vectors, u[], holds the tweaks of the next 4 vectors; a
  * vector takes u[0] and leaves in its place its step, and the window turns
