@@ -44,6 +44,9 @@
  * with rk[0] is the one XOR left per vector, and CTR folds even its counter
  * increment into that XOR (see the CTR section).
  */
+/* The vaes tables run only where the OS saves YMM state: they call aesni's
+ * VEX build (aesni.h). */
+#define AESKIT_AESNI_VEX 1
 #include "aesni.h"
 #include "clmul128.h"
 #include "dispatch.h"
