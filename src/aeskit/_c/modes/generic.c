@@ -163,17 +163,12 @@ AESKIT_INLINE void ctr_many_xor(const aeskit_ctr_item *m, size_t n, size_t long_
     }
 }
 
-/* One ECB pass over buf's fill blocks, then ctr_many_xor: written out
- * once with masks and once without, so that the callers with none (CTR,
- * EAX, SIV) test for them nowhere per message. */
-static void ctr_many_flush(const aeskit_key *k, const aeskit_ctr_item *m, size_t n,
-                           size_t long_, uint8_t *buf, size_t fill, uint8_t (*mask)[16])
+/* One ECB pass over buf's fill blocks, then ctr_many_xor. */
+AESKIT_INLINE void ctr_many_flush(const aeskit_key *k, const aeskit_ctr_item *m, size_t n,
+                                  size_t long_, uint8_t *buf, size_t fill, uint8_t (*mask)[16])
 {
     k->impl->ecb_enc(k, buf, buf, fill);
-    if (mask != NULL)
-        ctr_many_xor(m, n, long_, buf, mask);
-    else
-        ctr_many_xor(m, n, long_, buf, NULL);
+    ctr_many_xor(m, n, long_, buf, mask);
 }
 
 /* count counter blocks ctr + add, ctr + add + 1, ... into out, as kind
@@ -196,8 +191,11 @@ static void ctr_run(enum aeskit_ctr kind, const uint8_t ctr[16], uint64_t add, s
         ctr_plus(kind, ctr, add + b, out + 16 * b);
 }
 
-void aeskit_ctr_many(const aeskit_key *k, enum aeskit_ctr kind, const aeskit_ctr_item *m,
-                     size_t n, uint8_t (*mask)[16])
+/* aeskit_ctr_many's body, written out once with masks and once without
+ * (below), so that the callers with none (CTR, EAX, SIV) test for them
+ * nowhere per message. */
+AESKIT_INLINE void ctr_many_body(const aeskit_key *k, enum aeskit_ctr kind,
+                                 const aeskit_ctr_item *m, size_t n, uint8_t (*mask)[16])
 {
     enum { CAP = 4 * BATCH };   /* 2 KiB: the buffer stays in L1 */
     static_assert(CAP > AESKIT_CTR_MANY_LONG_MAX, "a short message and its mask fit the buffer");
@@ -230,6 +228,15 @@ void aeskit_ctr_many(const aeskit_key *k, enum aeskit_ctr kind, const aeskit_ctr
         ctr_many_flush(k, m + first, n - first, long_, buf, fill, lead ? mask + first : NULL);
     }
     wipe(buf, 16 * used);
+}
+
+void aeskit_ctr_many(const aeskit_key *k, enum aeskit_ctr kind, const aeskit_ctr_item *m,
+                     size_t n, uint8_t (*mask)[16])
+{
+    if (mask != NULL)
+        ctr_many_body(k, kind, m, n, mask);
+    else
+        ctr_many_body(k, kind, m, n, NULL);
 }
 
 void aeskit_generic_cbc_mac(const aeskit_key *k, uint8_t mac[16], const uint8_t *src,
