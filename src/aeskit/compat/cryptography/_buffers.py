@@ -31,7 +31,7 @@ meet = _aeskit.buffers_meet
 
 _BYTE_FORMATS = frozenset(("B", "c", "@B", "@c"))
 _U64 = 2**64
-_DIRECT = frozenset((bytes, bytearray))
+DIRECT = frozenset((bytes, bytearray))
 
 
 def _not_a_buffer(obj: object) -> TypeError:
@@ -89,7 +89,7 @@ def not_instance(obj: object, of: str) -> TypeError:
 def apart(data: Any, buf: Any) -> None:
     """pyca 51's overlap check: ValueError if data and buf share a byte. A bytes or
     bytearray object and a distinct bytearray never do, so they skip the native call."""
-    if (data is buf or type(buf) is not bytearray or type(data) not in _DIRECT) and meet(
+    if (data is buf or type(buf) is not bytearray or type(data) not in DIRECT) and meet(
         data, buf
     ):
         raise ValueError(OVERLAP)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import aeskit
 
-from ._buffers import MAX_AEAD, TOO_LONG, apart, not_instance, rbuf, usize, wbuf
+from ._buffers import MAX_AEAD, OVERLAP, TOO_LONG, apart, meet, not_instance, rbuf, usize, wbuf
 from .exceptions import InvalidTag
 
 if TYPE_CHECKING:
@@ -79,7 +79,9 @@ class _NonceAEAD:
         2**31 - 1); called when _limited."""
 
     # The four methods below take pyca's steps inline, in pyca's order: each call costs
-    # one Python frame over the native call. Bytes and bytearray need no buffer check.
+    # one Python frame over the native call. Bytes and bytearray need no buffer check,
+    # and bytes or a bytearray in with another bytearray out no overlap check (apart's
+    # test, written inline: no second frame).
 
     def encrypt(self, nonce: Any, data: Any, associated_data: Any) -> bytes:
         ad = associated_data
@@ -113,15 +115,19 @@ class _NonceAEAD:
             raise ValueError(self._nonce_error)
         if len(data) > MAX_AEAD:
             raise OverflowError(TOO_LONG)
-        if self._limited:
+        limited = self._limited
+        if limited:
             self._data_limit(nonce, len(data), True)
         want = len(data) + self._t
         if len(buf) != want:
             raise ValueError(f"buffer must be {want} bytes")
-        apart(data, buf)
+        if (data is buf or type(buf) is not bytearray or type(data) not in _DIRECT) and meet(
+            data, buf
+        ):
+            raise ValueError(OVERLAP)
         if ad is not None and len(ad) > MAX_AEAD:
             raise OverflowError(TOO_LONG)
-        if self._limited:
+        if limited:
             # CCM's one length past the field, which OpenSSL fails only once it runs
             self._data_limit(nonce, len(data), False)
         return self._k.encrypt_into(nonce, data, ad, buf)  # type: ignore[no-any-return]
@@ -166,7 +172,10 @@ class _NonceAEAD:
             self._data_limit(nonce, want, True)
         if len(buf) != want:
             raise ValueError(f"buffer must be {want} bytes")
-        apart(data, buf)
+        if (data is buf or type(buf) is not bytearray or type(data) not in _DIRECT) and meet(
+            data, buf
+        ):
+            raise ValueError(OVERLAP)
         if ad is not None and len(ad) > MAX_AEAD:
             raise OverflowError(TOO_LONG)
         try:

@@ -28,7 +28,7 @@ import aeskit
 from aeskit._modes import BY_NAME
 
 from . import algorithms, modes
-from ._buffers import apart, not_instance, rbuf, wbuf
+from ._buffers import DIRECT, OVERLAP, apart, meet, not_instance, rbuf, wbuf
 from .exceptions import (
     PYCA,
     UNSUPPORTED_CIPHER,
@@ -244,7 +244,8 @@ class CipherContext:
         need = len(d) + self._bs - 1
         if len(b) < need:
             raise ValueError(f"buffer must be at least {need} bytes for this payload")
-        apart(d, b)
+        if (d is b or type(b) is not bytearray or type(d) not in DIRECT) and meet(d, b):
+            raise ValueError(OVERLAP)  # apart(d, b), inline: no Python call per update
         if self._ctx is True:
             return self._unit(d, b)  # type: ignore[no-any-return]
         if self._bs != 1:
