@@ -1089,6 +1089,17 @@ AESKIT_INLINE vaes_v vaes_gmul(vaes_v a, vaes_v b)
     return vaes_xor(hi, lo);
 }
 
+/* pw[i - 1] = H^i * x^-1 for i = 1..n, as a tree (aeskit_power_split). */
+AESKIT_INLINE void vaes_gtree(__m128i *pw, const uint8_t h[16], size_t n)
+{
+    pw[0] = aeskit_clmul_h_xinv(h);
+    AESKIT_UNROLL(8)
+    for (size_t i = 2; i <= n; i++) {
+        const size_t a = aeskit_power_split(i);
+        pw[i - 1] = aeskit_clmul_mul(pw[i - a - 1], pw[a - 1]);
+    }
+}
+
 /* Builds what calls of at most max_blocks blocks read: a call of n <
  * VAES_GP blocks reads H^n..H^1 and at most the halves of the key's last
  * floor(n / VAES_W) batches (vaes_gblocks, vaes_gcm.h), a longer one
@@ -1103,29 +1114,35 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t
 #define VAES_POWER(i) (out + AESKIT_BLOCK * (VAES_GP - (i)))   /* H^i x^-1 */
 
     /* The first vector's powers (or all a short call reads: vaes_gblocks128
-     * takes them one by one) as a tree in registers (aeskit_power_split),
-     * each stored once: a vector loaded from the 128-bit stores of the
-     * powers just made would wait for them (no store forwarding). Then
-     * doubling: the vectors of H^1..H^m times H^m make H^(m+1)..H^2m,
-     * independent multiplies on every lane (faster than a tree of 128-bit
-     * multiplies). */
+     * takes them one by one) as a tree in registers (aeskit_power_split).
+     * A short key stores them one by one; otherwise the lanes are put
+     * together in a register and stored whole, and that register is the
+     * doubling's first operand in every round: loaded back from 128-bit
+     * stores, it waited for them (no store forwarding), on the message's
+     * one dependency chain. Then doubling: the vectors of H^1..H^m times H^m
+     * make H^(m+1)..H^2m, independent multiplies on every lane (faster than
+     * a tree of 128-bit multiplies). pw is wiped once, at the end: a call
+     * in between would spill the live vectors (secrets) to the stack. */
     const size_t first = need <= VAES_GSHORT ? (need > 0 ? need : 1) : VAES_BPV;
     __m128i pw[VAES_GSHORT > VAES_BPV ? VAES_GSHORT : VAES_BPV];
-    pw[0] = aeskit_clmul_h_xinv(h);
-    for (size_t i = 2; i <= first; i++) {
-        const size_t a = aeskit_power_split(i);
-        pw[i - 1] = aeskit_clmul_mul(pw[i - a - 1], pw[a - 1]);
-    }
-    for (size_t i = 1; i <= first; i++)
-        aeskit_store128(VAES_POWER(i), pw[i - 1]);
-    __m128i top = pw[VAES_BPV - 1];   /* H^built, below */
-    aeskit_secure_zero(pw, sizeof pw);
+    if (need <= VAES_GSHORT)
+        vaes_gtree(pw, h, first);
+    else
+        vaes_gtree(pw, h, VAES_BPV);   /* a constant: unrolled, in registers */
     if (need <= VAES_GSHORT) {
+        for (size_t i = 1; i <= first; i++)
+            aeskit_store128(VAES_POWER(i), pw[i - 1]);
+        aeskit_secure_zero(pw, sizeof pw);
         hk->max_blocks = max_blocks;
         hk->from = AESKIT_BLOCK * (VAES_GP - first);
         hk->used = AESKIT_BLOCK * first;
         return;
     }
+    vaes_v low = vaes_from128(pw[VAES_BPV - 1]);   /* lane l: H^(VAES_BPV - l) */
+    for (size_t l = 1; l < VAES_BPV; l++)
+        low = vaes_insert_lane(low, pw[VAES_BPV - 1 - l], l);
+    vaes_store(VAES_POWER(VAES_BPV), low);
+    __m128i top = pw[VAES_BPV - 1];   /* H^built, below */
     static_assert(VAES_GP % VAES_BPV == 0 && (VAES_GP / VAES_BPV & (VAES_GP / VAES_BPV - 1)) == 0,
                   "doubling from one vector reaches VAES_GP");
     size_t built = VAES_BPV;
@@ -1135,7 +1152,8 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t
          * this whole round and a reload */
         const vaes_v hm = vaes_bcast(top);
         for (size_t i = built - VAES_BPV + 1;; i -= VAES_BPV) {   /* lane l: H^(i + VAES_BPV - 1 - l) */
-            const vaes_v v = vaes_gmul(vaes_load(VAES_POWER(i + VAES_BPV - 1)), hm);
+            const vaes_v x = i == 1 ? low : vaes_load(VAES_POWER(i + VAES_BPV - 1));
+            const vaes_v v = vaes_gmul(x, hm);
             vaes_store(VAES_POWER(i + built + VAES_BPV - 1), v);
             if (i == built - VAES_BPV + 1)
                 top = vaes_low128(v);
@@ -1143,16 +1161,15 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t
                 break;
         }
     }
-    top = _mm_setzero_si128();
 #undef VAES_POWER
     /* batch b holds H^(VAES_GP - VAES_W * b) and the VAES_W - 1 below */
     for (size_t bt = 0; bt < VAES_GBATCHES; bt++) {
         if (VAES_GP - VAES_W * bt > built)
             continue;
-        const uint8_t *pw = out + AESKIT_BLOCK * VAES_W * bt;
+        const uint8_t *bp = out + AESKIT_BLOCK * VAES_W * bt;
         for (size_t q = 0; q < VAES_NV / 2; q++) {
             const size_t a = 2 * q + 1, b = (2 * q + 2) % VAES_NV;
-            const vaes_v ha = vaes_load(pw + VAES_VL * a), hb = vaes_load(pw + VAES_VL * b);
+            const vaes_v ha = vaes_load(bp + VAES_VL * a), hb = vaes_load(bp + VAES_VL * b);
             vaes_store((uint8_t *)vaes_ghalves(hk, bt) + VAES_VL * q, vaes_gkara2(ha, hb));
         }
     }
@@ -1162,6 +1179,7 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t
     hk->from = AESKIT_BLOCK * (VAES_GP - built);
     hk->used = (built >= VAES_W ? VAES_GP * AESKIT_BLOCK + VAES_GBATCHES * (VAES_NV / 2) * VAES_VL
                                 : VAES_GP * AESKIT_BLOCK) - hk->from;
+    aeskit_secure_zero(pw, sizeof pw);
 }
 
 /* More than VAES_GSHORT blocks, on vectors; out of line (below), so that
