@@ -836,6 +836,10 @@ static void VAES_FN(set_enc_key)(aeskit_key *k, const uint8_t *key, size_t len)
  *    (vaes_gkara2): the pairs vaes_gbatch takes, vector 0 (the one with
  *    acc) last. A batch is what the fused GCM hashes beside one batch of
  *    counters (vaes_gcm.h); on zmm it is a whole group, on ymm half of one.
+ *    The batches' halves are stored last batch (the lowest powers) first
+ *    (vaes_ghalves), so that a key built for fewer powers (one message's)
+ *    holds the batches it built right after its powers, and a wipe of what
+ *    it built stops there (a 32-power key on zmm: 768 bytes, not 1536).
  * 3072 bytes on zmm (128 powers), 1536 on ymm (64). */
 
 #define VAES_GW 32   /* blocks per reduction */
@@ -991,10 +995,12 @@ AESKIT_INLINE const uint8_t *vaes_gpowers(const aeskit_ghash_key *hk, size_t r)
 }
 
 /* The halves of batch b's pairs of power vectors (b = 0..VAES_GBATCHES-1
- * from the highest powers; the last holds H^VAES_W..H^1's). */
+ * from the highest powers; the last holds H^VAES_W..H^1's), stored last
+ * batch first (see the layout). */
 AESKIT_INLINE const uint8_t *vaes_ghalves(const aeskit_ghash_key *hk, size_t b)
 {
-    return (const uint8_t *)hk->w + AESKIT_BLOCK * VAES_GP + VAES_VL * (VAES_NV / 2) * b;
+    return (const uint8_t *)hk->w + AESKIT_BLOCK * VAES_GP
+           + VAES_VL * (VAES_NV / 2) * (VAES_GBATCHES - 1 - b);
 }
 
 /* Adds the VAES_W blocks at p, times the powers at pw (halves at hv), to
@@ -1162,10 +1168,10 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t
         }
     }
 #undef VAES_POWER
-    /* batch b holds H^(VAES_GP - VAES_W * b) and the VAES_W - 1 below */
-    for (size_t bt = 0; bt < VAES_GBATCHES; bt++) {
-        if (VAES_GP - VAES_W * bt > built)
-            continue;
+    /* batch b holds H^(VAES_GP - VAES_W * b) and the VAES_W - 1 below:
+     * those built, the last first, as they are laid out */
+    const size_t batches = built / VAES_W;
+    for (size_t bt = VAES_GBATCHES; bt-- > VAES_GBATCHES - batches;) {
         const uint8_t *bp = out + AESKIT_BLOCK * VAES_W * bt;
         for (size_t q = 0; q < VAES_NV / 2; q++) {
             const size_t a = 2 * q + 1, b = (2 * q + 2) % VAES_NV;
@@ -1175,10 +1181,9 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t
     }
     hk->max_blocks = max_blocks;
     /* the powers are stored from the top down, H^built lowest; the halves
-     * after them, the last group's at the end, when it was built */
+     * of the batches built right after them */
     hk->from = AESKIT_BLOCK * (VAES_GP - built);
-    hk->used = (built >= VAES_W ? VAES_GP * AESKIT_BLOCK + VAES_GBATCHES * (VAES_NV / 2) * VAES_VL
-                                : VAES_GP * AESKIT_BLOCK) - hk->from;
+    hk->used = AESKIT_BLOCK * built + batches * (VAES_NV / 2) * VAES_VL;
     aeskit_secure_zero(pw, sizeof pw);
 }
 
