@@ -1148,21 +1148,25 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t
     for (size_t l = 1; l < VAES_BPV; l++)
         low = vaes_insert_lane(low, pw[VAES_BPV - 1 - l], l);
     vaes_store(VAES_POWER(VAES_BPV), low);
-    __m128i top = pw[VAES_BPV - 1];   /* H^built, below */
+    /* hi: the vector holding H^built (lane 0), kept in a register too */
+    vaes_v hi = low;
     static_assert(VAES_GP % VAES_BPV == 0 && (VAES_GP / VAES_BPV & (VAES_GP / VAES_BPV - 1)) == 0,
                   "doubling from one vector reaches VAES_GP");
     size_t built = VAES_BPV;
     for (; built < need; built *= 2) {
         /* the vector holding H^2m first, its lane 0 the next round's
-         * multiplier: the next round waits on that one product, not on
-         * this whole round and a reload */
-        const vaes_v hm = vaes_bcast(top);
+         * multiplier and itself the next round's first operand, from
+         * registers: the next round waits on that one product, not on this
+         * whole round and a reload */
+        const vaes_v hm = vaes_bcast(vaes_low128(hi));
         for (size_t i = built - VAES_BPV + 1;; i -= VAES_BPV) {   /* lane l: H^(i + VAES_BPV - 1 - l) */
-            const vaes_v x = i == 1 ? low : vaes_load(VAES_POWER(i + VAES_BPV - 1));
+            const vaes_v x = i == 1 ? low
+                             : i == built - VAES_BPV + 1 ? hi
+                                                         : vaes_load(VAES_POWER(i + VAES_BPV - 1));
             const vaes_v v = vaes_gmul(x, hm);
             vaes_store(VAES_POWER(i + built + VAES_BPV - 1), v);
             if (i == built - VAES_BPV + 1)
-                top = vaes_low128(v);
+                hi = v;
             if (i == 1)
                 break;
         }
