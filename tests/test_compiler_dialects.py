@@ -101,6 +101,7 @@ X86 = ["-maes", "-mpclmul", "-mssse3", "-msse4.1"]
 WIDE = [*X86, "-mavx", "-mavx2", "-mvaes", "-mvpclmulqdq"]
 FLAGS = {
     "aesni.c": X86,
+    "aesni_avx.c": [*X86, "-mavx"],
     "vaes_avx2.c": WIDE,
     "vaes_avx512.c": [*WIDE, "-mavx512f", "-mavx512bw", "-mavx512vl", "-mbmi2"],
 }

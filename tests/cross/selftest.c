@@ -1153,6 +1153,16 @@ int main(int argc, char **argv)
     printf("; best: %s\n", best->name);
     if (expect_best != NULL)
         check(strcmp(best->name, expect_best) == 0, "dispatch picks", best->name, expect_best);
+#if defined(AESKIT_HAVE_X86)
+    /* aesni's two builds (aesni.h): by name, the VEX one wherever the OS
+     * saves YMM state, else the SSE one; both are checked below. */
+    if (aeskit_impl_available(&aeskit_aesni_impl)) {
+        const int avx = (aeskit_cpu_features() & AESKIT_CPU_AVX) != 0;
+        check(aeskit_impl_by_name("aesni") == (avx ? &aeskit_aesni_avx_impl : &aeskit_aesni_impl),
+              "aesni by name", "aesni", avx ? "the VEX build" : "the SSE build");
+        printf("aesni by name: the %s build\n", avx ? "VEX" : "SSE");
+    }
+#endif
 
     for (size_t i = 0; aeskit_impls[i] != NULL; i++) {
         const struct aeskit_impl *impl = aeskit_impls[i];

@@ -16,9 +16,8 @@ aeskit_core=("$csrc"/common.c "$csrc"/cpu.c "$csrc"/dispatch.c
 aeskit_x86_backends() {
     local fn=$1 emulate=$2 f
     local ni=(-DAESKIT_HAVE_X86 -maes -mpclmul -mssse3 -msse4.1)
-    for f in aesni; do
-        "$fn" "$csrc/backends/$f.c" "${ni[@]}"
-    done
+    "$fn" "$csrc"/backends/aesni.c "${ni[@]}"
+    "$fn" "$csrc"/backends/aesni_avx.c "${ni[@]}" -mavx
     if [ "$emulate" = 1 ]; then
         local emu=(-DAESKIT_EMULATE_WIDE -Wno-psabi -include "$root/tests/emu/vaes_emu.h")
         "$fn" "$csrc"/backends/vaes_avx2.c "${ni[@]}" -mavx -mavx2 "${emu[@]}"

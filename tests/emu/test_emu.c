@@ -399,6 +399,11 @@ static void test_zmm_immediates(void)
                 w.b[i] = (i & 15) + s < 16 ? a.b[i + s] : 0;
             CHECK512("_mm512_bsrli_epi128", imm, _mm512_bsrli_epi128(x, imm), w);
 
+            /* vpsllq by an immediate: every element by imm, above 63 zero */
+            for (int i = 0; i < 8; i++)
+                w.q[i] = imm > 63 ? 0 : a.q[i] << imm;
+            CHECK512("_mm512_slli_epi64", imm, _mm512_slli_epi64(x, imm), w);
+
             /* lanes and halves in and out: imm[1:0] and imm[0] */
             w = a;
             memcpy(w.b + 16 * (imm & 3), b.b, 16);

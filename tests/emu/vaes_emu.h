@@ -213,6 +213,15 @@ AESKIT_EMU_HALVES2(aeskit_emu_mm512_unpackhi_epi64, _mm256_unpackhi_epi64) /* pe
 AESKIT_EMU_HALVES2(aeskit_emu_mm512_sllv_epi64, _mm256_sllv_epi64)
 AESKIT_EMU_HALVES2(aeskit_emu_mm512_srlv_epi64, _mm256_srlv_epi64)
 
+/* VPSLLQ by an immediate: every element by imm[7:0]; above 63 gives 0, as
+ * AVX2's count in a register does (the immediate may be a run-time value
+ * here). */
+AESKIT_EMU_FN aeskit_emu_m512i aeskit_emu_mm512_slli_epi64(aeskit_emu_m512i a, unsigned imm)
+{
+    const __m128i n = _mm_cvtsi32_si128((int)(imm & 0xFF));
+    return aeskit_emu_make(_mm256_sll_epi64(a.h[0], n), _mm256_sll_epi64(a.h[1], n));
+}
+
 AESKIT_EMU_FN aeskit_emu_m512i aeskit_emu_mm512_clmulepi64_epi128(aeskit_emu_m512i a,
                                                                    aeskit_emu_m512i b, int imm)
 {
@@ -498,6 +507,8 @@ AESKIT_EMU_FN aeskit_emu_m512i aeskit_emu_mm512_zextsi256_si512(__m256i a)
 #define _mm512_shuffle_i64x2(a, b, imm) aeskit_emu_mm512_shuffle_i64x2((a), (b), (int)(imm))
 #undef _mm512_shuffle_epi8
 #define _mm512_shuffle_epi8 aeskit_emu_mm512_shuffle_epi8
+#undef _mm512_slli_epi64
+#define _mm512_slli_epi64(a, imm) aeskit_emu_mm512_slli_epi64((a), (unsigned)(imm))
 #undef _mm512_sllv_epi64
 #define _mm512_sllv_epi64 aeskit_emu_mm512_sllv_epi64
 #undef _mm512_srlv_epi64

@@ -47,6 +47,14 @@
 
 #define AESNI_W AESKIT_AESNI_W
 
+/* aesni_avx.c's build of this file runs its VEX encodings: only where the
+ * OS saves YMM state (aesni.h). */
+#if defined(AESKIT_AESNI_VEX)
+#define AESNI_NEEDS_AVX AESKIT_CPU_AVX
+#else
+#define AESNI_NEEDS_AVX 0
+#endif
+
 /* ---- SubWord, for simd_body.h's word-by-word key schedule --------------- */
 
 /* SubWord(w): aeskeygenassist puts SubWord(dword 1) in dword 0. */
@@ -748,7 +756,8 @@ const struct aeskit_ccm_impl aeskit_aesni_ccm = {.ctr_cbcmac = aeskit_aesni_ctr_
 
 const struct aeskit_impl aeskit_aesni_impl = {
     .name = "aesni",
-    .cpu_needs = AESKIT_CPU_AES | AESKIT_CPU_PCLMUL | AESKIT_CPU_SSSE3 | AESKIT_CPU_SSE41,
+    .cpu_needs = AESKIT_CPU_AES | AESKIT_CPU_PCLMUL | AESKIT_CPU_SSSE3 | AESKIT_CPU_SSE41
+                 | AESNI_NEEDS_AVX,
     .set_key = aesni_set_key,
     .ecb_enc = aeskit_aesni_ecb_enc,
     .ecb_dec = aeskit_aesni_ecb_dec,

@@ -44,6 +44,9 @@
  * with rk[0] is the one XOR left per vector, and CTR folds even its counter
  * increment into that XOR (see the CTR section).
  */
+/* The vaes tables run only where the OS saves YMM state: they call aesni's
+ * VEX build (aesni.h). */
+#define AESKIT_AESNI_VEX 1
 #include "aesni.h"
 #include "clmul128.h"
 #include "dispatch.h"
@@ -500,9 +503,21 @@ static void VAES_FN(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[
  * x^7 + x^2 + x + 1. The lane rotated left by k bits (a byte rotation,
  * vpalignr), rot = (t << k) ^ h, already holds h in its low k bits, so
  *     t * x^k = rot ^ h ^ h * 0x87 = rot ^ (rot & (2^k - 1)) * 0x86,
- * the product one carry-less multiply of the lanes' low halves, of degree
- * below k + 8 <= 64, that needs no reduction. A step (vaes_xts_step) is
- * one shuffle, an AND, the multiply and an XOR. Shifting instead (h
+ * the product of degree below k + 8 <= 64 in the lanes' low halves, with
+ * no reduction. On ymm it is one carry-less multiply, and a step
+ * (vaes_xts_step) one shuffle, an AND, the multiply and an XOR. On zmm
+ * (VAES_XTS_SHIFTS) it is h * 0x86 = (h << 1) ^ (h << 2) ^ (h << 7), h
+ * below 2^16: three vpsllq of 64-bit elements, no bit crossing into the
+ * high half, their XORs with rot in two vpternlogq. On Zen 4 a zmm
+ * VPCLMULQDQ takes a cycle of the AES units, which a batch keeps busy;
+ * the shifts and XORs run beside them: 16 KiB, kernel_time's minimum, old
+ * and new builds alternated, time over ECB's at the same key size, AES-128
+ * 1.19 -> 1.12 (decryption 1.18-1.19 -> 1.11), AES-256 1.14-1.15 ->
+ * 1.08 (1.12-1.13 -> 1.09); `aeskit bench` 1.17x -> 1.08x floor (AES-128).
+ * On ymm the shifts measured slower (AES-128 1.33-1.34x ECB's time ->
+ * 1.37-1.38x; AES-256 1.24-1.26x -> 1.27-1.28x: there the XORs are not
+ * folded, and the step is not what bounds the loop: below), so ymm keeps
+ * the multiply. Shifting the whole lane instead (h
  * brought down by vpsrldq, the rest moved up by vpslldq) takes two
  * shuffles, and on Zen 4 a shuffle may take a pipe the AES rounds need,
  * where the AND runs on any vector ALU. aesni's doubling of one block
@@ -516,10 +531,11 @@ static void VAES_FN(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[
  *   aesenclast(x, w) = aesenclast(x, kl) ^ t (likewise aesdeclast) with no
  *   XOR, and its whitening data ^ w ^ (k0 ^ kl) one vpternlogq. A step is
  *   linear, so the next entry, t * x^k ^ kl, is w * x^k ^ c with c = kl *
- *   x^k ^ kl: its XOR is a three-way one, one vpternlogq too. 5 ops a
- *   vector besides its 10..14 AES rounds (one shuffle, the AND, the
- *   multiply, two vpternlogq), where shifting steps and the last round's
- *   XOR took 6, two of them shuffles.
+ *   x^k ^ kl: c goes into the step's first vpternlogq. 8 ops a vector
+ *   besides its 10..14 AES rounds (the step's shuffle, AND, three shifts
+ *   and two vpternlogq, the whitening's vpternlogq); with the multiply it
+ *   was 5, but its cycle on the AES units cost more than three ops more
+ *   (above).
  * - A step is needed only 4 vectors later: the steps that vectors of the
  *   same batch take come with the whitening, the last 4 (the next batch's
  *   window) one after each of rounds 1 to 4, so the rounds start as soon as
@@ -530,7 +546,12 @@ static void VAES_FN(ctr)(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[
  * constants and the entries held through the rounds made GCC spill inside
  * the main loop (34 stack accesses per batch instead of 24; 2-5% slower on
  * the Emerald Rapids), so ymm keeps every step with the whitening, the
- * last round's XOR, and 7 ops a vector.
+ * last round's XOR, and 7 ops a vector. On Zen 4 too (16 KiB, time over
+ * ECB's, alternated): all three with the stash, AES-128 1.33x -> 1.34-
+ * 1.38x, AES-256 1.25x -> 1.23-1.25x; only the steps between rounds 1 to
+ * 4, 1.31-1.72x (noisy: the old build also had a 1.76x run) and 1.24x.
+ * Folding kl or k0 into the entries moves an XOR into the step without a
+ * vpternlogq, so ymm stays at 7.
  *
  * A window of 4 vectors, u[], holds the tweaks of the next 4 vectors; a
  * vector takes u[0] and leaves in its place its step, and the window turns
@@ -594,12 +615,26 @@ typedef struct {
     vaes_v kl;     /* the last round key */
 } vaes_xts_consts;
 
+/* rot ^ c ^ (rot & (2^k - 1)) * 0x86, with or without c (has_c): the
+ * product one multiply, or with VAES_XTS_SHIFTS h * 0x86 = (h << 1) ^
+ * (h << 2) ^ (h << 7), h below 2^k, k + 7 < 64: no bit leaves the low
+ * half, and the five terms go into two vpternlogq. */
+AESKIT_INLINE vaes_v vaes_xts_next(vaes_v rot, vaes_v c, int has_c, const vaes_xts_consts *q)
+{
+    const vaes_v h = vaes_and(rot, q->mask);
+    if (VAES_XTS_SHIFTS) {
+        const vaes_v h1 = vaes_slli64(h, 1);
+        const vaes_v r = has_c ? vaes_xor3(rot, c, h1) : vaes_xor(rot, h1);
+        return vaes_xor3(r, vaes_slli64(h, 2), vaes_slli64(h, 7));
+    }
+    const vaes_v prod = vaes_clmul(h, q->poly, 0x00);
+    return has_c ? vaes_xor3(rot, c, prod) : vaes_xor(rot, prod);
+}
+
 /* t * x^k, and w * x^k ^ c where kl is folded (w = t ^ kl). */
 AESKIT_INLINE vaes_v vaes_xts_step(vaes_v t, const vaes_xts_consts *q)
 {
-    const vaes_v rot = vaes_rotl_bytes(t, VAES_XTS_K / 8);
-    const vaes_v prod = vaes_clmul(vaes_and(rot, q->mask), q->poly, 0x00);
-    return VAES_XTS_SPARE ? vaes_xor3(rot, q->c, prod) : vaes_xor(rot, prod);
+    return vaes_xts_next(vaes_rotl_bytes(t, VAES_XTS_K / 8), q->c, VAES_XTS_SPARE, q);
 }
 
 AESKIT_INLINE void vaes_xts_setup(const uint8_t *rk, unsigned rounds, vaes_xts_consts *q)
@@ -608,9 +643,9 @@ AESKIT_INLINE void vaes_xts_setup(const uint8_t *rk, unsigned rounds, vaes_xts_c
     q->mask = vaes_bcast(_mm_cvtsi32_si128((1 << VAES_XTS_K) - 1));
     q->kl = vaes_key(rk, rounds);
     q->k0 = vaes_key(rk, 0);
+    q->c = vaes_zero();
     if (VAES_XTS_SPARE) {
-        const vaes_v rot = vaes_rotl_bytes(q->kl, VAES_XTS_K / 8);
-        q->c = vaes_xor3(rot, vaes_clmul(vaes_and(rot, q->mask), q->poly, 0x00), q->kl);
+        q->c = vaes_xts_next(vaes_rotl_bytes(q->kl, VAES_XTS_K / 8), q->kl, 1, q);
         q->k0 = vaes_xor(q->k0, q->kl);
     }
 }

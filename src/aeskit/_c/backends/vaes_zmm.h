@@ -211,8 +211,13 @@ AESKIT_INLINE vaes_v vaes_ocb_q(const aeskit_ocb_key *ok)
 AESKIT_INLINE vaes_v vaes_and(vaes_v a, vaes_v b) { return _mm512_and_si512(a, b); }
 AESKIT_INLINE vaes_v vaes_sllv64(vaes_v a, vaes_v s) { return _mm512_sllv_epi64(a, s); }
 AESKIT_INLINE vaes_v vaes_srlv64(vaes_v a, vaes_v s) { return _mm512_srlv_epi64(a, s); }
+/* Each 64-bit element shifted left by a constant n (vpsllq). */
+#define vaes_slli64(a, n) _mm512_slli_epi64((a), (n))
 
 #define VAES_XTS_STASH 0   /* 32 registers hold a batch's tweaks, and more */
+/* 1: a step's product by 0x86 as three shifts, not a zmm carry-less
+ * multiply, which takes a cycle of Zen 4's AES units (vaes_body.h, XTS). */
+#define VAES_XTS_SHIFTS 1
 
 AESKIT_INLINE __m128i vaes_lane_high(vaes_v v, size_t l)
 {

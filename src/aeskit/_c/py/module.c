@@ -15,6 +15,8 @@ static PyObject *known_names(void)
 {
     PyObject *list = PyList_New(0);
     for (size_t i = 0; list != NULL && aeskit_impls[i] != NULL; i++) {
+        if (aeskit_impl_named_before(i, 0))
+            continue;
         PyObject *s = PyUnicode_FromString(aeskit_impls[i]->name);
         if (s == NULL || PyList_Append(list, s) < 0) {
             Py_XDECREF(s);
@@ -100,7 +102,7 @@ static PyObject *mod_backends(PyObject *m, PyObject *unused)
     if (all == NULL || avail == NULL)
         goto fail;
     for (size_t i = 0; aeskit_impls[i] != NULL; i++) {
-        if (!aeskit_impl_available(aeskit_impls[i]))
+        if (!aeskit_impl_available(aeskit_impls[i]) || aeskit_impl_named_before(i, 1))
             continue;
         PyObject *s = PyUnicode_FromString(aeskit_impls[i]->name);
         if (s == NULL || PyList_Append(avail, s) < 0) {
