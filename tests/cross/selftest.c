@@ -696,7 +696,7 @@ static void gcm_short_check(const struct aeskit_impl *impl)
                 fill(nonces[n], 12);
                 fill(pt[n], lens[l]);
                 aeskit_gcm_oneshot(&kp, &hkp, 1, nonces[n], 12, aads[a] ? aad : NULL, aads[a],
-                                   sealed[n], lens[l] ? pt[n] : NULL, lens[l], wtags[n]);
+                                   sealed[n], lens[l] ? pt[n] : NULL, lens[l], wtags[n], NULL);
                 spans[n] = (aeskit_span){aad, aads[a]};
                 /* positional: this file's src is a macro */
                 ms[n] = (aeskit_aead_item){

@@ -610,11 +610,11 @@ static void check_aead(size_t keylen, int ocb, size_t nonce_len, size_t aad_len,
         aeskit_gcm g;
         impl->ecb_enc(&k, h, h, 1);
         impl->ghash_key(&hk, h, AESKIT_GHASH_ANY);
-        aeskit_gcm_init(&g, &k, &hk, 1, nonce, nonce_len);
+        aeskit_gcm_init(&g, &k, &hk, 1, nonce, nonce_len, NULL);
         aeskit_gcm_aad(&g, aad, aad_len);
         aeskit_gcm_update(&g, ct, msg, len);
         aeskit_gcm_tag(&g, tag);
-        aeskit_gcm_init(&g, &k, &hk, 0, nonce, nonce_len);
+        aeskit_gcm_init(&g, &k, &hk, 0, nonce, nonce_len, NULL);
         aeskit_gcm_aad(&g, aad, aad_len);
         aeskit_gcm_update(&g, back, ct, len);
         aeskit_gcm_tag(&g, tag2);

@@ -520,8 +520,9 @@ static void aesni_set_enc_key(aeskit_key *k, const uint8_t *key, size_t len)
 /* ---- XAES-256-GCM's per-message key (the xaes sub-table) ------------- */
 
 /* modes/xaes.h: Kx's two blocks under k, side by side; Kx expanded with
- * H = E(Kx, 0) riding on its round keys (its whitening is Kx's first half
- * itself). The vaes tables share it: their keys are aesni's. */
+ * H = E(Kx, 0) (its whitening is Kx's first half itself) and E(Kx, J0)
+ * riding on its round keys, two blocks in the pass that made one. The vaes
+ * tables share it: their keys are aesni's. */
 
 /* Kx's two halves into x[0], x[1]: the blocks 00 0i 'X' 00 || nonce[0..12]
  * ^ k1 under k. */
@@ -540,17 +541,21 @@ AESKIT_INLINE void aesni_xaes_kx(__m128i x[2], const aeskit_key *k, const uint8_
 }
 
 static void aesni_xaes_key(const aeskit_key *k, const uint8_t k1[16], const uint8_t nonce[24],
-                           aeskit_key *kx, uint8_t h[16])
+                           aeskit_key *kx, uint8_t h[16], uint8_t ek_j0[16])
 {
+    /* J0 = nonce[12..24] || 0^31 || 1, read before anything is written */
+    const __m128i j0 = _mm_or_si128(_mm_srli_si128(aeskit_load128(nonce + 8), 4),
+                                    _mm_set_epi32(0x01000000, 0, 0, 0));
     __m128i x[2];
     aesni_xaes_kx(x, k, k1, nonce);
-    __m128i hx = x[0];
-    aesni_expand256((uint8_t *)kx->rk, x[0], x[1], &hx, 1);
-    aeskit_store128(h, hx);
+    __m128i s[2] = {x[0], _mm_xor_si128(j0, x[0])};   /* whitened by rk[0] = Kx's first half */
+    aesni_expand256((uint8_t *)kx->rk, x[0], x[1], s, 2);
+    aeskit_store128(h, s[0]);
+    aeskit_store128(ek_j0, s[1]);
     kx->rounds = 14;
     kx->used = AESKIT_BLOCK * 15;
     kx->impl = k->impl;
-    x[0] = x[1] = hx = _mm_setzero_si128();
+    x[0] = x[1] = s[0] = s[1] = _mm_setzero_si128();
 }
 
 #define AESNI_XAES_SHORT AESKIT_AESNI_XAES_SHORT

@@ -871,6 +871,10 @@ static void VAES_FN(set_enc_key)(aeskit_key *k, const uint8_t *key, size_t len)
  *    (vaes_gkara2): the pairs vaes_gbatch takes, vector 0 (the one with
  *    acc) last. A batch is what the fused GCM hashes beside one batch of
  *    counters (vaes_gcm.h); on zmm it is a whole group, on ymm half of one.
+ *    The batches' halves are stored last batch (the lowest powers) first
+ *    (vaes_ghalves), so that a key built for fewer powers (one message's)
+ *    holds the batches it built right after its powers, and a wipe of what
+ *    it built stops there (a 32-power key on zmm: 768 bytes, not 1536).
  * 3072 bytes on zmm (128 powers), 1536 on ymm (64). */
 
 #define VAES_GW 32   /* blocks per reduction */
@@ -1026,10 +1030,12 @@ AESKIT_INLINE const uint8_t *vaes_gpowers(const aeskit_ghash_key *hk, size_t r)
 }
 
 /* The halves of batch b's pairs of power vectors (b = 0..VAES_GBATCHES-1
- * from the highest powers; the last holds H^VAES_W..H^1's). */
+ * from the highest powers; the last holds H^VAES_W..H^1's), stored last
+ * batch first (see the layout). */
 AESKIT_INLINE const uint8_t *vaes_ghalves(const aeskit_ghash_key *hk, size_t b)
 {
-    return (const uint8_t *)hk->w + AESKIT_BLOCK * VAES_GP + VAES_VL * (VAES_NV / 2) * b;
+    return (const uint8_t *)hk->w + AESKIT_BLOCK * VAES_GP
+           + VAES_VL * (VAES_NV / 2) * (VAES_GBATCHES - 1 - b);
 }
 
 /* Adds the VAES_W blocks at p, times the powers at pw (halves at hv), to
@@ -1124,6 +1130,17 @@ AESKIT_INLINE vaes_v vaes_gmul(vaes_v a, vaes_v b)
     return vaes_xor(hi, lo);
 }
 
+/* pw[i - 1] = H^i * x^-1 for i = 1..n, as a tree (aeskit_power_split). */
+AESKIT_INLINE void vaes_gtree(__m128i *pw, const uint8_t h[16], size_t n)
+{
+    pw[0] = aeskit_clmul_h_xinv(h);
+    AESKIT_UNROLL(8)
+    for (size_t i = 2; i <= n; i++) {
+        const size_t a = aeskit_power_split(i);
+        pw[i - 1] = aeskit_clmul_mul(pw[i - a - 1], pw[a - 1]);
+    }
+}
+
 /* Builds what calls of at most max_blocks blocks read: a call of n <
  * VAES_GP blocks reads H^n..H^1 and at most the halves of the key's last
  * floor(n / VAES_W) batches (vaes_gblocks, vaes_gcm.h), a longer one
@@ -1138,65 +1155,75 @@ static void VAES_FN(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], size_t
 #define VAES_POWER(i) (out + AESKIT_BLOCK * (VAES_GP - (i)))   /* H^i x^-1 */
 
     /* The first vector's powers (or all a short call reads: vaes_gblocks128
-     * takes them one by one) as a tree in registers (aeskit_power_split),
-     * each stored once: a vector loaded from the 128-bit stores of the
-     * powers just made would wait for them (no store forwarding). Then
-     * doubling: the vectors of H^1..H^m times H^m make H^(m+1)..H^2m,
-     * independent multiplies on every lane (faster than a tree of 128-bit
-     * multiplies). */
+     * takes them one by one) as a tree in registers (aeskit_power_split).
+     * A short key stores them one by one; otherwise the lanes are put
+     * together in a register and stored whole, and that register is the
+     * doubling's first operand in every round: loaded back from 128-bit
+     * stores, it waited for them (no store forwarding), on the message's
+     * one dependency chain. Then doubling: the vectors of H^1..H^m times H^m
+     * make H^(m+1)..H^2m, independent multiplies on every lane (faster than
+     * a tree of 128-bit multiplies). pw is wiped once, at the end: a call
+     * in between would spill the live vectors (secrets) to the stack. */
     const size_t first = need <= VAES_GSHORT ? (need > 0 ? need : 1) : VAES_BPV;
     __m128i pw[VAES_GSHORT > VAES_BPV ? VAES_GSHORT : VAES_BPV];
-    pw[0] = aeskit_clmul_h_xinv(h);
-    for (size_t i = 2; i <= first; i++) {
-        const size_t a = aeskit_power_split(i);
-        pw[i - 1] = aeskit_clmul_mul(pw[i - a - 1], pw[a - 1]);
-    }
-    for (size_t i = 1; i <= first; i++)
-        aeskit_store128(VAES_POWER(i), pw[i - 1]);
-    __m128i top = pw[VAES_BPV - 1];   /* H^built, below */
-    aeskit_secure_zero(pw, sizeof pw);
+    if (need <= VAES_GSHORT)
+        vaes_gtree(pw, h, first);
+    else
+        vaes_gtree(pw, h, VAES_BPV);   /* a constant: unrolled, in registers */
     if (need <= VAES_GSHORT) {
+        for (size_t i = 1; i <= first; i++)
+            aeskit_store128(VAES_POWER(i), pw[i - 1]);
+        aeskit_secure_zero(pw, sizeof pw);
         hk->max_blocks = max_blocks;
         hk->from = AESKIT_BLOCK * (VAES_GP - first);
         hk->used = AESKIT_BLOCK * first;
         return;
     }
+    vaes_v low = vaes_from128(pw[VAES_BPV - 1]);   /* lane l: H^(VAES_BPV - l) */
+    for (size_t l = 1; l < VAES_BPV; l++)
+        low = vaes_insert_lane(low, pw[VAES_BPV - 1 - l], l);
+    vaes_store(VAES_POWER(VAES_BPV), low);
+    /* hi: the vector holding H^built (lane 0), kept in a register too */
+    vaes_v hi = low;
     static_assert(VAES_GP % VAES_BPV == 0 && (VAES_GP / VAES_BPV & (VAES_GP / VAES_BPV - 1)) == 0,
                   "doubling from one vector reaches VAES_GP");
     size_t built = VAES_BPV;
     for (; built < need; built *= 2) {
         /* the vector holding H^2m first, its lane 0 the next round's
-         * multiplier: the next round waits on that one product, not on
-         * this whole round and a reload */
-        const vaes_v hm = vaes_bcast(top);
+         * multiplier and itself the next round's first operand, from
+         * registers: the next round waits on that one product, not on this
+         * whole round and a reload */
+        const vaes_v hm = vaes_bcast(vaes_low128(hi));
         for (size_t i = built - VAES_BPV + 1;; i -= VAES_BPV) {   /* lane l: H^(i + VAES_BPV - 1 - l) */
-            const vaes_v v = vaes_gmul(vaes_load(VAES_POWER(i + VAES_BPV - 1)), hm);
+            const vaes_v x = i == 1 ? low
+                             : i == built - VAES_BPV + 1 ? hi
+                                                         : vaes_load(VAES_POWER(i + VAES_BPV - 1));
+            const vaes_v v = vaes_gmul(x, hm);
             vaes_store(VAES_POWER(i + built + VAES_BPV - 1), v);
             if (i == built - VAES_BPV + 1)
-                top = vaes_low128(v);
+                hi = v;
             if (i == 1)
                 break;
         }
     }
-    top = _mm_setzero_si128();
 #undef VAES_POWER
-    /* batch b holds H^(VAES_GP - VAES_W * b) and the VAES_W - 1 below */
-    for (size_t bt = 0; bt < VAES_GBATCHES; bt++) {
-        if (VAES_GP - VAES_W * bt > built)
-            continue;
-        const uint8_t *pw = out + AESKIT_BLOCK * VAES_W * bt;
+    /* batch b holds H^(VAES_GP - VAES_W * b) and the VAES_W - 1 below:
+     * those built, the last first, as they are laid out */
+    const size_t batches = built / VAES_W;
+    for (size_t bt = VAES_GBATCHES; bt-- > VAES_GBATCHES - batches;) {
+        const uint8_t *bp = out + AESKIT_BLOCK * VAES_W * bt;
         for (size_t q = 0; q < VAES_NV / 2; q++) {
             const size_t a = 2 * q + 1, b = (2 * q + 2) % VAES_NV;
-            const vaes_v ha = vaes_load(pw + VAES_VL * a), hb = vaes_load(pw + VAES_VL * b);
+            const vaes_v ha = vaes_load(bp + VAES_VL * a), hb = vaes_load(bp + VAES_VL * b);
             vaes_store((uint8_t *)vaes_ghalves(hk, bt) + VAES_VL * q, vaes_gkara2(ha, hb));
         }
     }
     hk->max_blocks = max_blocks;
     /* the powers are stored from the top down, H^built lowest; the halves
-     * after them, the last group's at the end, when it was built */
+     * of the batches built right after them */
     hk->from = AESKIT_BLOCK * (VAES_GP - built);
-    hk->used = (built >= VAES_W ? VAES_GP * AESKIT_BLOCK + VAES_GBATCHES * (VAES_NV / 2) * VAES_VL
-                                : VAES_GP * AESKIT_BLOCK) - hk->from;
+    hk->used = AESKIT_BLOCK * built + batches * (VAES_NV / 2) * VAES_VL;
+    aeskit_secure_zero(pw, sizeof pw);
 }
 
 /* More than VAES_GSHORT blocks, on vectors; out of line (below), so that

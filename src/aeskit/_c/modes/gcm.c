@@ -55,9 +55,9 @@ static void lengths_block(uint8_t lens[16], uint64_t aad_len, uint64_t data_len)
 }
 
 void aeskit_gcm_init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key *hk,
-                     int enc, const uint8_t *nonce, size_t nonce_len)
+                     int enc, const uint8_t *nonce, size_t nonce_len, const uint8_t *ek_j0)
 {
-    assert(nonce_len >= 1);
+    assert(nonce_len >= 1 && (ek_j0 == NULL || nonce_len == 12));
     memset(g, 0, sizeof *g);
     g->key = k;
     g->hk = hk;
@@ -79,7 +79,10 @@ void aeskit_gcm_init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key 
         aeskit_store_be64(last + 8, (uint64_t)nonce_len * 8);
         k->impl->ghash(hk, j0, last, 1);
     }
-    k->impl->ecb_enc(k, g->ek_j0, j0, 1);
+    if (ek_j0 != NULL)
+        memcpy(g->ek_j0, ek_j0, 16);
+    else
+        k->impl->ecb_enc(k, g->ek_j0, j0, 1);
     memcpy(g->ctr, j0, 16);
     aeskit_ctr_add(AESKIT_CTR_BE32, g->ctr, 1);
 }
@@ -245,11 +248,11 @@ static int is_short(size_t nonce_len, size_t aad_len, size_t len)
 void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                         const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
                         size_t aad_len, uint8_t *dst, const uint8_t *src, size_t len,
-                        uint8_t tag[16])
+                        uint8_t tag[16], const uint8_t *ek_j0)
 {
     if (!is_short(nonce_len, aad_len, len)) {
         aeskit_gcm g;
-        aeskit_gcm_init(&g, k, hk, enc, nonce, nonce_len);
+        aeskit_gcm_init(&g, k, hk, enc, nonce, nonce_len, ek_j0);
         aeskit_gcm_aad(&g, aad, aad_len);
         aeskit_gcm_update(&g, dst, src, len);
         aeskit_gcm_tag(&g, tag);
@@ -260,7 +263,14 @@ void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc
     uint8_t ctr[16];
     j0_of_12(ctr, nonce);
     memset(stream, 0, 16 * (db + 1));
-    k->impl->ctr(k, AESKIT_CTR_BE32, ctr, stream, stream, db + 1);
+    if (ek_j0 == NULL) {
+        k->impl->ctr(k, AESKIT_CTR_BE32, ctr, stream, stream, db + 1);
+    } else {   /* the keystream only, from J0 + 1 */
+        memcpy(stream, ek_j0, 16);
+        aeskit_ctr_add(AESKIT_CTR_BE32, ctr, 1);
+        if (db > 0)
+            k->impl->ctr(k, AESKIT_CTR_BE32, ctr, stream + 16, stream + 16, db);
+    }
     short_finish(k, hk, enc, aad, aad_len, dst, src, len, stream, tag);
     aeskit_secure_zero(stream, 16 * (db + 1));
 }
@@ -294,7 +304,8 @@ static void gcm_crypt(const aeskit_gcm_key *g, int enc, const aeskit_aead_msg *m
 {
     assert(m->n_ad <= 1);
     aeskit_gcm_oneshot(&g->key, &g->hk, enc, m->nonce, m->nonce_len,
-                       m->n_ad ? m->ad->p : NULL, m->n_ad ? m->ad->len : 0, dst, src, len, tag);
+                       m->n_ad ? m->ad->p : NULL, m->n_ad ? m->ad->len : 0, dst, src, len, tag,
+                       NULL);
 }
 
 AESKIT_AEAD_SEAL_OPEN(gcm, gcm_crypt)
@@ -395,7 +406,7 @@ static void gcm_stream_init(void *st, const void *ks, int enc, const uint8_t *no
                             size_t nonce_len)
 {
     const aeskit_gcm_key *g = ks;
-    aeskit_gcm_init(st, &g->key, &g->hk, enc, nonce, nonce_len);
+    aeskit_gcm_init(st, &g->key, &g->hk, enc, nonce, nonce_len, NULL);
 }
 
 AESKIT_AEAD_ONLINE(gcm, aeskit_gcm_aad, aeskit_gcm_update, aeskit_gcm_tag)

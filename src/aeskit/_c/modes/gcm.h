@@ -190,8 +190,11 @@ typedef struct aeskit_gcm {
                            counters depend on the hash key (modes/gcm.c) */
 } aeskit_gcm;
 
+/* nonce_len >= 1. ek_j0: E(K, J0) when the caller made it already
+ * (XAES-256-GCM's key kernel, beside H; a 12-byte nonce), or NULL: then
+ * init computes it. */
 void aeskit_gcm_init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key *hk,
-                     int enc, const uint8_t *nonce, size_t nonce_len);   /* nonce_len >= 1 */
+                     int enc, const uint8_t *nonce, size_t nonce_len, const uint8_t *ek_j0);
 void aeskit_gcm_aad(aeskit_gcm *g, const uint8_t *aad, size_t len);     /* before update */
 void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t len);
 void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16]);   /* full 16 bytes; ends g */
@@ -201,11 +204,12 @@ void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16]);   /* full 16 bytes; ends g 
  * built for aeskit_gcm_hash_blocks(aad_len, len) blocks (XAES-256-GCM's,
  * whose every message has its own key): no ghash call on either path, nor
  * the fused kernel, reads more powers than that (a key of AESKIT_GHASH_MSG
- * powers serves a ghash call of any length: aeskit_ghash_serves). */
+ * powers serves a ghash call of any length: aeskit_ghash_serves). ek_j0 as
+ * for aeskit_gcm_init (NULL: computed here). */
 void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                         const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
                         size_t aad_len, uint8_t *dst, const uint8_t *src, size_t len,
-                        uint8_t tag[16]);
+                        uint8_t tag[16], const uint8_t *ek_j0);
 
 /* The max_blocks a GHASH key made for one message of aad_len and len bytes
  * (a 12-byte nonce) is built with, for aeskit_gcm_oneshot: on the short

@@ -9,8 +9,9 @@
  *   Kx = E(K, 00 01 'X' 00 || N[0:12] ^ K1) || E(K, 00 02 'X' 00 || N[0:12] ^ K1)
  * and runs AES-256-GCM under Kx with the nonce's last 12 bytes.
  *
- * Per message that is two AES calls under K, Kx's expansion, H = E(Kx, 0)
- * and the powers of H the message reads: a key made for this message alone
+ * Per message that is two AES calls under K, Kx's expansion, H = E(Kx, 0),
+ * E(Kx, J0) (the tag mask, made beside H and handed to GCM) and the powers
+ * of H the message reads: a key made for this message alone
  * (aeskit_gcm_hash_blocks), so a short one does not pay for a wide
  * backend's 128 powers, and it then takes GCM's short path. Kx, its
  * schedule and the powers are wiped after every call; a streaming context,
@@ -56,9 +57,9 @@ static void xaes_key_init(void *ks, const struct aeskit_impl *impl, const uint8_
 }
 
 /* What the xaes kernel (modes/xaes.h) does, through the table's slots:
- * Kx expanded into kx, and h = E(Kx, 0). */
+ * Kx expanded into kx, h = E(Kx, 0) and ek_j0 = E(Kx, J0), in one call. */
 static void key_by_slots(const xaes_key *x, const uint8_t nonce[24], aeskit_key *kx,
-                         uint8_t h[16])
+                         uint8_t h[16], uint8_t ek_j0[16])
 {
     const struct aeskit_impl *impl = x->key.impl;
     uint8_t b[32];
@@ -70,20 +71,28 @@ static void key_by_slots(const xaes_key *x, const uint8_t nonce[24], aeskit_key 
     }
     impl->ecb_enc(&x->key, b, b, 2);
     aeskit_set_enc_key(impl, kx, b, 32);
-    memset(h, 0, 16);
-    impl->ecb_enc(kx, h, h, 1);
+    /* 0^128 and J0 = nonce[12..24] || 0^31 || 1 */
+    memset(b, 0, 16);
+    memcpy(b + 16, nonce + 12, 12);
+    memset(b + 28, 0, 3);
+    b[31] = 1;
+    impl->ecb_enc(kx, b, b, 2);
+    memcpy(h, b, 16);
+    memcpy(ek_j0, b + 16, 16);
     aeskit_secure_zero(b, sizeof b);
 }
 
-/* m's keys for nonce, the GHASH key built for max_blocks. */
-static void derive(xaes_msg *m, const xaes_key *x, const uint8_t nonce[24], size_t max_blocks)
+/* m's keys for nonce, the GHASH key built for max_blocks, and E(Kx, J0)
+ * into ek_j0 (a secret: the caller wipes it). */
+static void derive(xaes_msg *m, const xaes_key *x, const uint8_t nonce[24], size_t max_blocks,
+                   uint8_t ek_j0[16])
 {
     const struct aeskit_impl *impl = x->key.impl;
     uint8_t h[16];
     if (impl->xaes != NULL)
-        impl->xaes->key(&x->key, x->k1, nonce, &m->kx, h);
+        impl->xaes->key(&x->key, x->k1, nonce, &m->kx, h, ek_j0);
     else
-        key_by_slots(x, nonce, &m->kx, h);
+        key_by_slots(x, nonce, &m->kx, h, ek_j0);
     impl->ghash_key(&m->hk, h, max_blocks);
     assert(m->hk.from + m->hk.used <= sizeof m->hk.w);
     aeskit_secure_zero(h, sizeof h);
@@ -108,11 +117,12 @@ static void xaes_crypt(const xaes_key *x, int enc, const aeskit_aead_msg *m, uin
         fused->short_msg(&x->key, x->k1, m->nonce, enc, aad, aad_len, dst, src, len, tag))
         return;
     xaes_msg k;
-    uint8_t n12[12];   /* the nonce may overlap dst */
+    uint8_t n12[12], ek_j0[16];   /* the nonce may overlap dst */
     memcpy(n12, m->nonce + 12, 12);
-    derive(&k, x, m->nonce, aeskit_gcm_hash_blocks(aad_len, len));
-    aeskit_gcm_oneshot(&k.kx, &k.hk, enc, n12, 12, aad, aad_len, dst, src, len, tag);
+    derive(&k, x, m->nonce, aeskit_gcm_hash_blocks(aad_len, len), ek_j0);
+    aeskit_gcm_oneshot(&k.kx, &k.hk, enc, n12, 12, aad, aad_len, dst, src, len, tag, ek_j0);
     wipe(&k);
+    aeskit_secure_zero(ek_j0, sizeof ek_j0);
 }
 
 AESKIT_AEAD_SEAL_OPEN(xaes, xaes_crypt)
@@ -123,8 +133,10 @@ static void xaes_stream_init(void *st, const void *ks, int enc, const uint8_t *n
     xaes_stream *s = st;
     (void)nonce_len;   /* 24: the glue checked it */
     assert(nonce_len == 24);
-    derive(&s->m, ks, nonce, AESKIT_GHASH_ANY);
-    aeskit_gcm_init(&s->g, &s->m.kx, &s->m.hk, enc, nonce + 12, 12);
+    uint8_t ek_j0[16];
+    derive(&s->m, ks, nonce, AESKIT_GHASH_ANY, ek_j0);
+    aeskit_gcm_init(&s->g, &s->m.kx, &s->m.hk, enc, nonce + 12, 12, ek_j0);
+    aeskit_secure_zero(ek_j0, sizeof ek_j0);
 }
 
 static void xaes_stream_aad(void *st, const uint8_t *p, size_t len)

@@ -17,15 +17,19 @@ extern const struct aeskit_aead aeskit_xaes_aead;
  *         Kx = E(k, 00 01 'X' 00 || nonce[0..12] ^ k1) ||
  *              E(k, 00 02 'X' 00 || nonce[0..12] ^ k1),
  *         expanded into kx as the table's set_enc_key would (kx->impl =
- *         k->impl), and h = E(Kx, 0^128). The blocks, k's rounds, Kx's
- *         schedule and H's rounds (as each round key is made) run in
- *         registers: per message this is one dependency chain, which slot
- *         calls lengthen by their stores, loads and calls, and blocks built
- *         byte by byte in memory by loads that cannot forward. Kx leaves
- *         the kernel only in kx, which the caller wipes.
+ *         k->impl), h = E(Kx, 0^128) and ek_j0 = E(Kx, J0), J0 =
+ *         nonce[12..24] || 0^31 || 1 (GCM's tag mask, which
+ *         aeskit_gcm_oneshot then does not compute in an AES call of its
+ *         own). The blocks, k's rounds, Kx's schedule and H's and J0's
+ *         rounds (as each round key is made) run in registers: per message
+ *         this is one dependency chain, which slot calls lengthen by their
+ *         stores, loads and calls, and blocks built byte by byte in memory
+ *         by loads that cannot forward. Kx leaves the kernel only in kx,
+ *         which the caller wipes, as it wipes h and ek_j0.
  */
 typedef void aeskit_xaes_key_fn(const aeskit_key *k, const uint8_t k1[16],
-                                const uint8_t nonce[24], aeskit_key *kx, uint8_t h[16]);
+                                const uint8_t nonce[24], aeskit_key *kx, uint8_t h[16],
+                                uint8_t ek_j0[16]);
 /*
  *   short_msg: a whole XAES-256-GCM message under k and k1 as above, when
  *         its GHASH input (AAD and data, each zero-padded, and the lengths
