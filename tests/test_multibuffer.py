@@ -316,3 +316,30 @@ def test_ctr_many_every_length(backend, equal):
         buf = bytearray(src)
         obj.encrypt_many_into(b"".join(ivs), buf, offsets, buf)
         assert bytes(buf) == b"".join(want), n
+
+
+# ------------------------------------------- aeskit_ctr_many's split (ctr_many_long)
+
+
+def test_ctr_many_around_the_direct_length(backend):
+    """A batch's CTR (modes/generic.c, aeskit_ctr_many) gives a message of at least the
+    backend's ctr_many_long whole blocks to the ctr slot and gathers the shorter ones, and
+    CCM's tag masks, into one ECB pass: messages on both sides of that length, mixed in
+    one batch, with partial last blocks, give what one call per message gives (CTR, CCM,
+    whose masks ride in that pass, and EAX)."""
+    long_ = BACKEND_CONSTANTS[backend]["ctr_many_long"]
+    assert 1 <= long_ <= 16
+    lengths = [16 * b + r for b in (0, 1, long_ - 1, long_, long_ + 1) for r in (0, 1, 15)]
+    rng = random.Random(long_)
+    rng.shuffle(lengths)
+    msgs = [rng.randbytes(k) for k in lengths]
+    n = len(msgs)
+    ctr = aeskit.AESCTR(KEYS[16], backend=backend)
+    ivs = [bytes(15) + bytes([i]) if i % 2 else b"\xff" * 16 for i in range(n)]  # carries
+    assert ctr.encrypt_many(ivs, msgs) == [ctr.encrypt(iv, m) for iv, m in zip(ivs, msgs)]
+    for cls, nonce_len in ((aeskit.AESCCM, 13), (aeskit.AESCCM, 7), (aeskit.AESEAX, 16)):
+        obj = cls(KEYS[16], backend=backend)
+        nonces = [rng.randbytes(nonce_len) for _ in range(n)]
+        want = [obj.encrypt(nc, m, None) for nc, m in zip(nonces, msgs)]
+        assert obj.encrypt_many(nonces, msgs) == want, cls
+        assert obj.decrypt_many(nonces, want) == msgs, cls

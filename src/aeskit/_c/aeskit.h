@@ -241,6 +241,14 @@ struct aeskit_impl {
      * encryption on this many chains side by side. 0: it stores block by
      * block, and chains.c staggers encryption's chains instead. */
     size_t cbc_x_lines;
+    /* The fewest whole blocks of a message that aeskit_ctr_many
+     * (modes/generic.h: the CTR of the batch methods) gives the ctr slot;
+     * a message with fewer goes into its shared ECB pass, beside the
+     * others' counter blocks. AESKIT_CTR_MANY_LONG where the ctr slot runs
+     * a few blocks as fast as ECB does; past the few blocks a vaes
+     * backend's ctr hands to aesni's (latency-bound, one block per lane),
+     * where its wide ECB runs them several to a vector. */
+    size_t ctr_many_long;
     /* Many messages at once (the batch methods, issue 30). Never NULL.
      *   gcm_short  n short GCM messages, each sealed or opened whole:
      *              contract in modes/gcm.h (aeskit_gcm_short_fn); portable

@@ -790,5 +790,6 @@ const struct aeskit_impl aeskit_aesni_impl = {
     },
     .cbc_x = aeskit_aesni_cbc_x,
     .cbc_x_chains = AESNI_W,
+    .ctr_many_long = AESKIT_CTR_MANY_LONG,
     .gcm_short = aeskit_aesni_gcm_short,
 };

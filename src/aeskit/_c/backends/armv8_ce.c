@@ -368,5 +368,6 @@ const struct aeskit_impl aeskit_armv8_ce_impl = {
     },
     .cbc_x = ce_cbc_x,
     .cbc_x_chains = CE_W,
+    .ctr_many_long = AESKIT_CTR_MANY_LONG,
     .gcm_short = ce_gcm_short,
 };

@@ -89,5 +89,6 @@ const struct aeskit_impl aeskit_portable_impl = {
     },
     .cbc_x = aeskit_generic_cbc_x,
     .cbc_x_chains = 4,   /* one bitsliced batch */
+    .ctr_many_long = AESKIT_CTR_MANY_LONG,
     .gcm_short = aeskit_gcm_short_generic,
 };

@@ -380,5 +380,6 @@ const struct aeskit_impl aeskit_power8_impl = {
     },
     .cbc_x = p8_cbc_x,
     .cbc_x_chains = P8_W,
+    .ctr_many_long = AESKIT_CTR_MANY_LONG,
     .gcm_short = p8_gcm_short,
 };

@@ -62,5 +62,8 @@ const struct aeskit_impl VAES_IMPL = {
     .cbc_x = VAES_FN(cbc_x),
     .cbc_x_chains = VAES_W,
     .cbc_x_lines = VAES_CBC_LINES,
+    /* ctr hands up to VAES_FEW blocks to aesni's: a batch's short messages
+     * of that many go into aeskit_ctr_many's ECB pass instead */
+    .ctr_many_long = VAES_FEW + 1,
     .gcm_short = VAES_FN(gcm_short),
 };

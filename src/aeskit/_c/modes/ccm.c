@@ -67,14 +67,15 @@ size_t aeskit_ccm_aad_prefix(uint8_t out[10], uint64_t aad_len)
     return 10;
 }
 
-/* B0 and the encoded AAD as the MAC's first segments (chains.h): B0 with
- * the first AAD block (the length's encoding and the AAD's first bytes)
- * in head, the AAD's whole blocks straight from the caller, the rest
- * zero-padded in tail. Returns the count of segments (1 or 3). */
+/* B0 and the encoded AAD as the MAC's first segments (chains.h): B0,
+ * which the caller wrote into head's first block (aeskit_ccm_b0 straight
+ * there: no copy), with the first AAD block (the length's encoding and
+ * the AAD's first bytes) after it in head, the AAD's whole blocks
+ * straight from the caller, the rest zero-padded in tail. Returns the
+ * count of segments (1 or 3). */
 static size_t header_segs(aeskit_seg seg[3], uint8_t head[32], uint8_t tail[16],
-                          const uint8_t b0[16], const uint8_t *aad, size_t aad_len)
+                          const uint8_t *aad, size_t aad_len)
 {
-    memcpy(head, b0, 16);
     seg[0] = (aeskit_seg){.src = head, .blocks = 1};
     if (aad_len == 0)
         return 1;
@@ -94,13 +95,15 @@ static size_t header_segs(aeskit_seg seg[3], uint8_t head[32], uint8_t tail[16],
     return 3;
 }
 
-/* B0 and the encoded AAD into the MAC. */
-static void mac_header(const aeskit_key *k, uint8_t mac[16], const uint8_t b0[16],
-                       const uint8_t *aad, size_t aad_len)
+/* B0 (for len bytes of data) and the encoded AAD into the MAC. */
+static void mac_header(const aeskit_ccm_key *c, uint8_t mac[16], const aeskit_aead_msg *m,
+                       size_t len, const uint8_t *aad, size_t aad_len)
 {
+    const aeskit_key *k = &c->key;
     uint8_t head[32], tail[16];
     aeskit_seg seg[3];
-    const size_t n = header_segs(seg, head, tail, b0, aad, aad_len);
+    aeskit_ccm_b0(head, m->nonce, m->nonce_len, c->tag_len, len, aad_len > 0);
+    const size_t n = header_segs(seg, head, tail, aad, aad_len);
     for (size_t i = 0; i < n; i++)
         k->impl->cbc_mac(k, mac, seg[i].src, seg[i].blocks);
     aeskit_secure_zero(head, sizeof head);
@@ -141,11 +144,10 @@ static void ccm_crypt(const aeskit_ccm_key *c, int enc, const aeskit_aead_msg *m
     const uint8_t *aad = m->n_ad ? m->ad->p : NULL;
     const size_t aad_len = m->n_ad ? m->ad->len : 0;
     assert(m->n_ad <= 1);
-    uint8_t mac[16] = {0}, b0[16], ctr[16], s0[16] = {0}, pad[16];
+    uint8_t mac[16] = {0}, ctr[16], s0[16] = {0}, pad[16];
 
     /* The nonce and the AAD are read here, before dst is written. */
-    aeskit_ccm_b0(b0, m->nonce, m->nonce_len, c->tag_len, len, aad_len > 0);
-    mac_header(k, mac, b0, aad, aad_len);
+    mac_header(c, mac, m, len, aad, aad_len);
     ccm_a0(ctr, m);
     impl->ctr(k, AESKIT_CTR_BE128, ctr, s0, s0, 1);   /* S_0 = E(A_0); ctr <- A_1 */
 
@@ -179,14 +181,15 @@ static void ccm_crypt(const aeskit_ccm_key *c, int enc, const aeskit_aead_msg *m
 /* n messages at once (seal_many, open_many): each one's CBC-MAC a chain
  * of modes/chains.h, interleaved with the others' in the backend's cbc_x
  * (in lockstep when the messages are alike, aeskit_cbc_macs), its
- * segments B0 and the AAD (header_segs), the data's whole blocks in
- * place and its padded tail; the data's CTR of all n in one
- * aeskit_ctr_many call (short messages' keystream from one ECB pass over
- * their counter blocks side by side), and the tag masks S_0 = E(A_0) of
- * all n one ECB call. Sealing MACs the plaintext before encrypting it,
- * opening decrypts first, so dst may be src; everything read from a nonce
- * and an AAD is read before its dst is written. tags: T ^ S_0, all 16
- * bytes, as ccm_crypt. */
+ * segments B0 (written straight into the chain's head) and the AAD
+ * (header_segs), the data's whole blocks in place and its padded tail;
+ * the data's CTR of all n in one aeskit_ctr_many call (short messages'
+ * keystream from one ECB pass over their counter blocks side by side),
+ * which also makes the tag masks S_0 = E(A_0) in that pass (its mask
+ * argument: no AES call of their own). Sealing MACs the plaintext before
+ * encrypting it, opening decrypts first, so dst may be src; everything
+ * read from a nonce and an AAD is read before its dst is written. tags:
+ * T ^ S_0, all 16 bytes, as ccm_crypt. */
 static void ccm_many(const aeskit_ccm_key *c, int enc, const aeskit_aead_item *items, size_t n,
                      uint8_t (*tags)[16])
 {
@@ -196,7 +199,7 @@ static void ccm_many(const aeskit_ccm_key *c, int enc, const aeskit_aead_item *i
     /* the data's counters, public; set before use, which gcc 12 cannot tell */
     aeskit_ctr_item ctr[AESKIT_AEAD_MANY] = {{.len = 0}};
     uint8_t head[AESKIT_AEAD_MANY][32], adtail[AESKIT_AEAD_MANY][16];
-    uint8_t tail[AESKIT_AEAD_MANY][16], b0[16];
+    uint8_t tail[AESKIT_AEAD_MANY][16];
     uint8_t s0[AESKIT_AEAD_MANY][16] = {{0}};   /* set before use; gcc 12 cannot tell */
     assert(n <= AESKIT_AEAD_MANY);
     for (size_t i = 0; i < n; i++) {
@@ -205,10 +208,13 @@ static void ccm_many(const aeskit_ccm_key *c, int enc, const aeskit_aead_item *i
         assert(m->n_ad <= 1);
         const uint8_t *aad = m->n_ad ? m->ad->p : NULL;
         const size_t aad_len = m->n_ad ? m->ad->len : 0;
-        aeskit_ccm_b0(b0, m->nonce, m->nonce_len, c->tag_len, it->len, aad_len > 0);
-        size_t s = header_segs(seg[i], head[i], adtail[i], b0, aad, aad_len);
+        aeskit_ccm_b0(head[i], m->nonce, m->nonce_len, c->tag_len, it->len, aad_len > 0);
+        size_t s = header_segs(seg[i], head[i], adtail[i], aad, aad_len);
+        /* A_0, which aeskit_ctr_many encrypts in place, and A_1, each
+         * built where it goes: a 16-byte copy of A_0 right after its
+         * narrower stores would wait on them (no store forwarding) */
         ccm_a0(s0[i], m);
-        memcpy(ctr[i].ctr, s0[i], 16);
+        ccm_a0(ctr[i].ctr, m);
         ctr[i].ctr[15] = 1;   /* A_1: q >= 2, so the count is the last bytes */
         ctr[i].dst = it->dst;
         ctr[i].src = it->src;
@@ -219,9 +225,8 @@ static void ccm_many(const aeskit_ccm_key *c, int enc, const aeskit_aead_item *i
         ch[i].seg = seg[i];
         ch[i].n_seg = s;
     }
-    k->impl->ecb_enc(k, s0[0], s0[0], n);   /* S_0 = E(A_0) of each */
     if (!enc)
-        aeskit_ctr_many(k, AESKIT_CTR_BE128, ctr, n);
+        aeskit_ctr_many(k, AESKIT_CTR_BE128, ctr, n, s0);
     for (size_t i = 0; i < n; i++) {
         /* the MAC's padded last block of the plaintext: src sealing, dst
          * (decrypted above) opening */
@@ -234,7 +239,7 @@ static void ccm_many(const aeskit_ccm_key *c, int enc, const aeskit_aead_item *i
     }
     aeskit_cbc_macs(k, ch, n);
     if (enc)
-        aeskit_ctr_many(k, AESKIT_CTR_BE128, ctr, n);
+        aeskit_ctr_many(k, AESKIT_CTR_BE128, ctr, n, s0);
     for (size_t i = 0; i < n; i++)
         aeskit_xor16(tags[i], ch[i].v, s0[i]);
     aeskit_secure_zero(ch, n * sizeof ch[0]);

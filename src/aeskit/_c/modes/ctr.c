@@ -52,7 +52,7 @@ static void ctr_encrypt_many(const aeskit_key *keys, int pkcs7, const aeskit_blo
         m[i].src = items[i].src;
         m[i].len = items[i].len;
     }
-    aeskit_ctr_many(keys, AESKIT_CTR_BE128, m, n);
+    aeskit_ctr_many(keys, AESKIT_CTR_BE128, m, n, NULL);
 }
 
 const struct aeskit_cipher aeskit_ctr_cipher = {

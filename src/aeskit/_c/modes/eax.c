@@ -194,7 +194,7 @@ static void eax_many(const aeskit_eax_key *ek, int enc, const aeskit_aead_item *
     assert(n <= AESKIT_AEAD_MANY);
     for (unsigned t = 0; t < 3; t++) {
         if (t == 2 && enc)
-            aeskit_ctr_many(&ek->ck.key, AESKIT_CTR_BE128_SECRET, ctr, n);
+            aeskit_ctr_many(&ek->ck.key, AESKIT_CTR_BE128_SECRET, ctr, n, NULL);
         for (size_t i = 0; i < n; i++) {
             const aeskit_aead_item *it = &items[i];
             assert(it->m.n_ad <= 1);
@@ -210,7 +210,7 @@ static void eax_many(const aeskit_eax_key *ek, int enc, const aeskit_aead_item *
             memcpy(ctr[i].ctr, c[0][i].v, 16);
     }
     if (!enc)
-        aeskit_ctr_many(&ek->ck.key, AESKIT_CTR_BE128_SECRET, ctr, n);
+        aeskit_ctr_many(&ek->ck.key, AESKIT_CTR_BE128_SECRET, ctr, n, NULL);
     for (size_t i = 0; i < n; i++) {
         aeskit_xor16(tags[i], c[0][i].v, c[1][i].v);
         aeskit_xor16(tags[i], tags[i], c[2][i].v);

@@ -138,22 +138,37 @@ void aeskit_generic_ctr(const aeskit_key *k, enum aeskit_ctr kind, uint8_t ctr[1
     wipe(buf, sizeof buf);
 }
 
-/* The whole blocks of item m that the ctr slot takes (aeskit_ctr_many);
- * the rest goes through the gathered buffer. */
-static size_t ctr_many_direct(const aeskit_ctr_item *m)
+/* The whole blocks of item m that the ctr slot takes (aeskit_ctr_many),
+ * at least long of them or none; the rest goes through the gathered
+ * buffer. */
+static size_t ctr_many_direct(const aeskit_ctr_item *m, size_t long_)
 {
-    return m->len / 16 >= AESKIT_CTR_MANY_LONG ? m->len / 16 : 0;
+    return m->len / 16 >= long_ ? m->len / 16 : 0;
 }
 
 /* The keystream of items m[0..n) past their direct blocks, gathered in
- * buf, XORed into their data. */
-static void ctr_many_xor(const aeskit_ctr_item *m, size_t n, const uint8_t *buf)
+ * buf (each item's mask block first, with masks), XORed into their data;
+ * the mask blocks copied out to mask[0..n). */
+AESKIT_INLINE void ctr_many_xor(const aeskit_ctr_item *m, size_t n, size_t long_,
+                                const uint8_t *buf, uint8_t (*mask)[16])
 {
     for (size_t i = 0; i < n; i++) {
-        const size_t skip = 16 * ctr_many_direct(&m[i]), len = m[i].len - skip;
+        if (mask != NULL) {
+            memcpy(mask[i], buf, 16);
+            buf += 16;
+        }
+        const size_t skip = 16 * ctr_many_direct(&m[i], long_), len = m[i].len - skip;
         aeskit_xor_bytes(m[i].dst + skip, m[i].src + skip, buf, len);
         buf += (len + 15) / 16 * 16;
     }
+}
+
+/* One ECB pass over buf's fill blocks, then ctr_many_xor. */
+AESKIT_INLINE void ctr_many_flush(const aeskit_key *k, const aeskit_ctr_item *m, size_t n,
+                                  size_t long_, uint8_t *buf, size_t fill, uint8_t (*mask)[16])
+{
+    k->impl->ecb_enc(k, buf, buf, fill);
+    ctr_many_xor(m, n, long_, buf, mask);
 }
 
 /* count counter blocks ctr + add, ctr + add + 1, ... into out, as kind
@@ -176,15 +191,21 @@ static void ctr_run(enum aeskit_ctr kind, const uint8_t ctr[16], uint64_t add, s
         ctr_plus(kind, ctr, add + b, out + 16 * b);
 }
 
-void aeskit_ctr_many(const aeskit_key *k, enum aeskit_ctr kind, const aeskit_ctr_item *m,
-                     size_t n)
+/* aeskit_ctr_many's body, written out once with masks and once without
+ * (below), so that the callers with none (CTR, EAX, SIV) test for them
+ * nowhere per message. */
+AESKIT_INLINE void ctr_many_body(const aeskit_key *k, enum aeskit_ctr kind,
+                                 const aeskit_ctr_item *m, size_t n, uint8_t (*mask)[16])
 {
     enum { CAP = 4 * BATCH };   /* 2 KiB: the buffer stays in L1 */
-    static_assert(CAP > AESKIT_CTR_MANY_LONG, "a short message fits the buffer");
+    static_assert(CAP > AESKIT_CTR_MANY_LONG_MAX, "a short message and its mask fit the buffer");
+    const size_t long_ = k->impl->ctr_many_long;
+    assert(long_ >= 1 && long_ <= AESKIT_CTR_MANY_LONG_MAX);
     uint8_t buf[CAP * 16];
     size_t first = 0, fill = 0, used = 0;   /* items first.. have their blocks in buf[0..fill) */
+    const size_t lead = mask != NULL;   /* each item's mask block, before its own */
     for (size_t i = 0; i < n; i++) {
-        const size_t direct = ctr_many_direct(&m[i]);
+        const size_t direct = ctr_many_direct(&m[i], long_);
         const size_t blocks = (m[i].len - 16 * direct + 15) / 16;
         if (direct > 0) {
             uint8_t ctr[16];
@@ -192,21 +213,30 @@ void aeskit_ctr_many(const aeskit_key *k, enum aeskit_ctr kind, const aeskit_ctr
             k->impl->ctr(k, kind, ctr, m[i].dst, m[i].src, direct);
             wipe(ctr, sizeof ctr);
         }
-        if (fill + blocks > CAP) {
-            k->impl->ecb_enc(k, buf, buf, fill);
-            ctr_many_xor(m + first, i - first, buf);
+        if (fill + lead + blocks > CAP) {
+            ctr_many_flush(k, m + first, i - first, long_, buf, fill, lead ? mask + first : NULL);
             first = i;
             fill = 0;
         }
-        ctr_run(kind, m[i].ctr, direct, blocks, buf + 16 * fill);
-        fill += blocks;
+        if (lead)
+            memcpy(buf + 16 * fill, mask[i], 16);
+        ctr_run(kind, m[i].ctr, direct, blocks, buf + 16 * (fill + lead));
+        fill += lead + blocks;
         used = fill > used ? fill : used;
     }
     if (fill > 0) {
-        k->impl->ecb_enc(k, buf, buf, fill);
-        ctr_many_xor(m + first, n - first, buf);
+        ctr_many_flush(k, m + first, n - first, long_, buf, fill, lead ? mask + first : NULL);
     }
     wipe(buf, 16 * used);
+}
+
+void aeskit_ctr_many(const aeskit_key *k, enum aeskit_ctr kind, const aeskit_ctr_item *m,
+                     size_t n, uint8_t (*mask)[16])
+{
+    if (mask != NULL)
+        ctr_many_body(k, kind, m, n, mask);
+    else
+        ctr_many_body(k, kind, m, n, NULL);
 }
 
 void aeskit_generic_cbc_mac(const aeskit_key *k, uint8_t mac[16], const uint8_t *src,

@@ -45,14 +45,24 @@ typedef struct aeskit_ctr_item {
 } aeskit_ctr_item;
 
 /* CTR over n independent messages (the batch methods: CCM, AESCTR). The
- * counter blocks of the short ones, and of the long ones' last partial
- * block, go side by side into one buffer for one ecb_enc call, however
+ * counter blocks of the short ones, of the long ones' last partial block
+ * and of the masks, go side by side into one buffer for one ecb_enc call, however
  * few blocks each message has: a call of the ctr slot per short message
  * costs several times its AES work. A long one's whole blocks (at least
- * AESKIT_CTR_MANY_LONG) take the ctr slot, which runs at ECB's speed on
- * them. Items never overlap one another but for dst == src. */
-#define AESKIT_CTR_MANY_LONG 4
+ * the backend's ctr_many_long, aeskit.h) take the ctr slot, which runs at
+ * ECB's speed on them. Items never overlap one another but for dst == src. */
+#define AESKIT_CTR_MANY_LONG 4   /* ctr_many_long where the ctr slot is fast from 4 blocks */
+#define AESKIT_CTR_MANY_LONG_MAX 16   /* the most a backend may set: one ECB pass holds it */
+/* mask: NULL, or n blocks, mask[i] encrypted in place in the same ECB
+ * pass as the short messages' keystream (CCM: A_0 in, its tag mask S_0 =
+ * E(A_0) out; no AES call of its own per message). A block apart from
+ * m[i].ctr, not a count from it: the ctr slot's 16-byte load of a counter
+ * just advanced by 8-byte stores would wait on them (no store
+ * forwarding), which cost more than the separate ECB call it saved; and
+ * an argument of the call, not a field of each item, so that the callers
+ * with no masks (CTR, EAX, SIV) pay for them neither in the items' size
+ * nor in a test per message (a field cost their 16-byte messages 6%). */
 void aeskit_ctr_many(const aeskit_key *k, enum aeskit_ctr kind, const aeskit_ctr_item *m,
-                     size_t n);
+                     size_t n, uint8_t (*mask)[16]);
 
 #endif

@@ -151,28 +151,42 @@ static size_t shared_blocks(size_t len)
     return (len - 16) / 16;
 }
 
+/* T's part past the chain for the last component p of len bytes, with
+ * D, into t; returns its length. For len >= 16, T = p xorend D: its last
+ * 16 to 31 bytes (the chain over the shared_blocks(len) before them runs
+ * apart, from zero); else T = dbl(D) ^ pad(p), one block, its CMAC from
+ * zero. Written once for s2v_last and s2v_many. */
+static size_t s2v_t(const uint8_t d[16], const uint8_t *p, size_t len, uint8_t t[32])
+{
+    if (len >= 16) {
+        const size_t q = shared_blocks(len), rest = len - 16 * q;   /* 16..31 */
+        memcpy(t, p + 16 * q, rest);
+        aeskit_xor16(t + rest - 16, t + rest - 16, d);
+        return rest;
+    }
+    memset(t, 0, 16);
+    memcpy(t, p, len);
+    t[len] = 0x80;
+    aeskit_gf128_double_be(t + 16, d);
+    aeskit_xor16(t, t, t + 16);
+    return 16;
+}
+
 /* V = CMAC(T) for the last component p of len bytes, with D. For len >= 16
  * the chain over its first shared_blocks(len) blocks is already in mac. */
 static void s2v_last(const aeskit_siv_key *sk, const uint8_t d[16], const uint8_t mac[16],
                      const uint8_t *p, size_t len, uint8_t v[16])
 {
     uint8_t t[32];
+    const size_t tl = s2v_t(d, p, len, t);
     if (len >= 16) {
-        const size_t q = shared_blocks(len), rest = len - 16 * q;   /* 16..31 */
         aeskit_cmac c;
-        memcpy(t, p + 16 * q, rest);
-        aeskit_xor16(t + rest - 16, t + rest - 16, d);
-        aeskit_cmac_init_after(&c, &sk->mac, mac);   /* rest >= 16 bytes follow */
-        aeskit_cmac_update(&c, t, rest);
+        aeskit_cmac_init_after(&c, &sk->mac, mac);   /* tl >= 16 bytes follow */
+        aeskit_cmac_update(&c, t, tl);
         aeskit_cmac_final(&c, v);
         aeskit_secure_zero(&c, sizeof c);
     } else {
-        memset(t, 0, 16);
-        memcpy(t, p, len);
-        t[len] = 0x80;
-        aeskit_gf128_double_be(t + 16, d);
-        aeskit_xor16(t, t, t + 16);
-        aeskit_cmac_oneshot(&sk->mac, t, 16, v);
+        aeskit_cmac_oneshot(&sk->mac, t, tl, v);
     }
     aeskit_secure_zero(t, sizeof t);
 }
@@ -330,9 +344,10 @@ static void s2v_many_chains(const aeskit_siv_key *sk, const aeskit_aead_item *it
 }
 
 /* S2V of n messages, their plaintexts at plain[i], into v[i]: the first
- * pass (s2v_many_chains), then each one's last CMAC, CMAC(T) as s2v_last
- * makes it, as chains too: from the prefix's value over T's last 16 to 31
- * bytes (|P| >= 16), or from zero over the one block dbl(D) ^ pad(P). */
+ * pass (s2v_many_chains), then each one's last CMAC, CMAC(T) over
+ * s2v_t's part of T as s2v_last makes it, as chains too: from the
+ * prefix's value over T's last 16 to 31 bytes (|P| >= 16), or from zero
+ * over the one block dbl(D) ^ pad(P). */
 static void s2v_many(const aeskit_siv_key *sk, const aeskit_aead_item *items, size_t n,
                      const uint8_t *const *plain, uint8_t (*v)[16])
 {
@@ -344,20 +359,9 @@ static void s2v_many(const aeskit_siv_key *sk, const aeskit_aead_item *items, si
     assert(n <= AESKIT_AEAD_MANY);
     s2v_many_chains(sk, items, n, plain, d, prefix);
     for (size_t i = 0; i < n; i++) {
-        const size_t len = items[i].len;
-        if (len >= 16) {
-            const size_t q = shared_blocks(len), rest = len - 16 * q;   /* 16..31 */
-            memcpy(t[i], plain[i] + 16 * q, rest);
-            aeskit_xor16(t[i] + rest - 16, t[i] + rest - 16, d[i]);
-            aeskit_cmac_chain(&sk->mac, &c[i], seg[i], last[i], prefix[i], NULL, t[i], rest);
-        } else {
-            memset(t[i], 0, 16);
-            memcpy(t[i], plain[i], len);
-            t[i][len] = 0x80;
-            aeskit_gf128_double_be(t[i] + 16, d[i]);
-            aeskit_xor16(t[i], t[i], t[i] + 16);
-            aeskit_cmac_chain(&sk->mac, &c[i], seg[i], last[i], zero, NULL, t[i], 16);
-        }
+        const size_t len = items[i].len, tl = s2v_t(d[i], plain[i], len, t[i]);
+        aeskit_cmac_chain(&sk->mac, &c[i], seg[i], last[i], len >= 16 ? prefix[i] : zero, NULL,
+                          t[i], tl);
     }
     aeskit_cbc_macs(&sk->mac.key, c, n);
     for (size_t i = 0; i < n; i++)
@@ -392,7 +396,7 @@ static void siv_many(const aeskit_siv_key *sk, int enc, const aeskit_aead_item *
         ctr[i].src = items[i].src;
         ctr[i].len = items[i].len;
     }
-    aeskit_ctr_many(&sk->ctr, AESKIT_CTR_BE128, ctr, n);
+    aeskit_ctr_many(&sk->ctr, AESKIT_CTR_BE128, ctr, n, NULL);
     if (!enc)
         s2v_many(sk, items, n, plain, tags);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buffers.h"
 #include "dispatch.h"
 #include "glue.h"
 
@@ -135,11 +136,37 @@ static PyObject *mod_cpu_features(PyObject *m, PyObject *unused)
     return d;
 }
 
+/* buffers_meet(a, b): whether two buffers share a byte, by address (an empty
+ * buffer meets nothing). For the pyca compatibility layer, which refuses an
+ * output buffer over its input as pyca 51 does and cannot see addresses from
+ * Python. Any buffer objects; no copy. */
+static PyObject *mod_buffers_meet(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)m;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "buffers_meet() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    Py_buffer a, b;
+    if (aeskit_get_buffer(args[0], &a, 0, "a") < 0)
+        return NULL;
+    if (aeskit_get_buffer(args[1], &b, 0, "b") < 0) {
+        aeskit_release(&a);
+        return NULL;
+    }
+    const int meet = aeskit_meets(a.buf, (size_t)a.len, b.buf, (size_t)b.len);
+    aeskit_release(&a);
+    aeskit_release(&b);
+    return PyBool_FromLong(meet);
+}
+
 static PyMethodDef module_methods[] = {
     {"backends", mod_backends, METH_NOARGS,
      PyDoc_STR("backends() -> (all, available, default)")},
     {"cpu_features", mod_cpu_features, METH_NOARGS,
      PyDoc_STR("cpu_features() -> dict of feature name to bool (instructions and OS state)")},
+    {"buffers_meet", (PyCFunction)(void (*)(void))mod_buffers_meet, METH_FASTCALL,
+     PyDoc_STR("buffers_meet(a, b) -> bool: whether the two buffers share a byte")},
     {NULL, NULL, 0, NULL},
 };
 

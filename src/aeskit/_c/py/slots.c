@@ -404,6 +404,10 @@ static PyObject *slots_constants(PyObject *m, PyObject *args)
     if (w == NULL || PyDict_SetItemString(d, "cbc_x_chains", w) < 0)
         Py_CLEAR(d);
     Py_XDECREF(w);
+    PyObject *l = d != NULL ? PyLong_FromSize_t(impl->ctr_many_long) : NULL;
+    if (l == NULL || PyDict_SetItemString(d, "ctr_many_long", l) < 0)
+        Py_CLEAR(d);
+    Py_XDECREF(l);
     return d;
 }
 

@@ -5,6 +5,11 @@ optional ``@``) in at least one dimension, laid out C-contiguously; an output bu
 must also be writable. aeskit's native classes take any C-contiguous buffer, so the
 layer checks first. ``bytes`` and ``bytearray``, by far the most common, skip the
 checks.
+
+pyca 51 also refuses an output buffer that shares a byte with the input data
+(``OVERLAP``), which needs the two buffers' addresses: ``meet`` is the native
+helper that compares them. ``apart`` keeps the common case (bytes or a bytearray
+in, another bytearray out: separate allocations) off that call.
 """
 
 from __future__ import annotations
@@ -12,12 +17,21 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+from aeskit import _aeskit  # type: ignore[attr-defined]  # the C module: no stub
+
 #: pyca's limit on one AEAD call's data and each piece of associated data.
 MAX_AEAD = 2**31 - 1
 TOO_LONG = "Data or associated data too long. Max 2**31 - 1 bytes"
 
+#: pyca 51's refusal of an output buffer over the input data, exactly or partly
+#: (adjacent buffers, and a nonce or associated data under the output, are fine).
+OVERLAP = "data and buf must not overlap"
+
+meet = _aeskit.buffers_meet
+
 _BYTE_FORMATS = frozenset(("B", "c", "@B", "@c"))
 _U64 = 2**64
+DIRECT = frozenset((bytes, bytearray))
 
 
 def _not_a_buffer(obj: object) -> TypeError:
@@ -70,3 +84,12 @@ def usize(obj: Any) -> int:
 def not_instance(obj: object, of: str) -> TypeError:
     """pyca's error for an argument of the wrong Python type."""
     return TypeError(f"'{type(obj).__qualname__}' object is not an instance of '{of}'")
+
+
+def apart(data: Any, buf: Any) -> None:
+    """pyca 51's overlap check: ValueError if data and buf share a byte. A bytes or
+    bytearray object and a distinct bytearray never do, so they skip the native call."""
+    if (data is buf or type(buf) is not bytearray or type(data) not in DIRECT) and meet(
+        data, buf
+    ):
+        raise ValueError(OVERLAP)

@@ -4,7 +4,7 @@ with pyca's exact rules on aeskit's kernels.
 Each class checks its arguments as pyca does and in pyca's order: the types of all
 arguments first, then the nonce's length, the 2**31 - 1 byte limit on data and on each
 piece of associated data, CCM's limit set by the nonce, the exact size of an ``_into``
-buffer; and a message shorter than its tag fails authentication. The messages and
+buffer and, as pyca 51, that buffer sharing no byte with the data; and a message shorter than its tag fails authentication. The messages and
 exception types are pyca's, and so is the exception for a tag that does not
 authenticate (exceptions.py). What aeskit's native classes take beyond these rules
 (shorter nonces, larger buffers, tag_length for GCM and OCB3) is refused here as pyca
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import aeskit
 
-from ._buffers import MAX_AEAD, TOO_LONG, not_instance, rbuf, usize, wbuf
+from ._buffers import MAX_AEAD, OVERLAP, TOO_LONG, apart, meet, not_instance, rbuf, usize, wbuf
 from .exceptions import InvalidTag
 
 if TYPE_CHECKING:
@@ -79,7 +79,9 @@ class _NonceAEAD:
         2**31 - 1); called when _limited."""
 
     # The four methods below take pyca's steps inline, in pyca's order: each call costs
-    # one Python frame over the native call. Bytes and bytearray need no buffer check.
+    # one Python frame over the native call. Bytes and bytearray need no buffer check,
+    # and bytes or a bytearray in with another bytearray out no overlap check (apart's
+    # test, written inline: no second frame).
 
     def encrypt(self, nonce: Any, data: Any, associated_data: Any) -> bytes:
         ad = associated_data
@@ -113,13 +115,21 @@ class _NonceAEAD:
             raise ValueError(self._nonce_error)
         if len(data) > MAX_AEAD:
             raise OverflowError(TOO_LONG)
-        if self._limited:
-            self._data_limit(nonce, len(data), False)
+        limited = self._limited
+        if limited:
+            self._data_limit(nonce, len(data), True)
         want = len(data) + self._t
         if len(buf) != want:
             raise ValueError(f"buffer must be {want} bytes")
+        if (data is buf or type(buf) is not bytearray or type(data) not in _DIRECT) and meet(
+            data, buf
+        ):
+            raise ValueError(OVERLAP)
         if ad is not None and len(ad) > MAX_AEAD:
             raise OverflowError(TOO_LONG)
+        if limited:
+            # CCM's one length past the field, which OpenSSL fails only once it runs
+            self._data_limit(nonce, len(data), False)
         return self._k.encrypt_into(nonce, data, ad, buf)  # type: ignore[no-any-return]
 
     def decrypt(self, nonce: Any, data: Any, associated_data: Any) -> bytes:
@@ -162,6 +172,10 @@ class _NonceAEAD:
             self._data_limit(nonce, want, True)
         if len(buf) != want:
             raise ValueError(f"buffer must be {want} bytes")
+        if (data is buf or type(buf) is not bytearray or type(data) not in _DIRECT) and meet(
+            data, buf
+        ):
+            raise ValueError(OVERLAP)
         if ad is not None and len(ad) > MAX_AEAD:
             raise OverflowError(TOO_LONG)
         try:
@@ -231,7 +245,9 @@ class AESCCM(_NonceAEAD):
         # pyca refuses more than 2**(8L) bytes; exactly 2**(8L), one more than the
         # length field holds, fails in OpenSSL (InternalError on encryption, InvalidTag
         # on decryption). Here encryption refuses it with pyca's ValueError, and the
-        # native class's refusal on decryption becomes InvalidTag.
+        # native class's refusal on decryption becomes InvalidTag. encrypt_into asks
+        # with decrypting=True first (pyca's own limit) and refuses 2**(8L) last, after
+        # the buffer's checks, where OpenSSL would fail.
         limit = 1 << 8 * (15 - len(nonce))
         if length > limit or (length == limit and not decrypting):
             raise ValueError("Data too long for nonce")
@@ -286,6 +302,7 @@ class AESSIV:
             raise OverflowError(TOO_LONG)
         if len(b) != len(d) + 16:
             raise ValueError(f"buffer must be {len(d) + 16} bytes")
+        apart(d, b)
         return self._k.encrypt_into(d, self._items(ad), b)  # type: ignore[no-any-return]
 
     def decrypt(self, data: Any, associated_data: Any) -> bytes:
@@ -304,6 +321,7 @@ class AESSIV:
             raise InvalidTag()
         if len(b) != len(d) - 16:
             raise ValueError(f"buffer must be {len(d) - 16} bytes")
+        apart(d, b)
         items = self._items(ad)
         try:
             return self._k.decrypt_into(d, items, b)  # type: ignore[no-any-return]

@@ -5,7 +5,8 @@ kernels.
 A context keeps pyca's behaviour where it differs from aeskit's native contexts:
 
 - ``update_into`` wants ``len(data) + 15`` bytes of room for ECB and CBC and
-  ``len(data)`` for the others, as pyca does;
+  ``len(data)`` for the others, as pyca does, and (as pyca 51) refuses a ``buf`` that
+  shares a byte with ``data``, in place included;
 - ECB and CBC's ``finalize`` refuses a partial block and leaves the context open;
 - XTS (OpenSSL's): every ``update`` is a data unit of its own under the mode's tweak,
   of 16 bytes to 2**20 blocks (or empty); a key whose halves are equal is refused for
@@ -27,7 +28,7 @@ import aeskit
 from aeskit._modes import BY_NAME
 
 from . import algorithms, modes
-from ._buffers import not_instance, rbuf, wbuf
+from ._buffers import DIRECT, OVERLAP, apart, meet, not_instance, rbuf, wbuf
 from .exceptions import (
     PYCA,
     UNSUPPORTED_CIPHER,
@@ -243,6 +244,8 @@ class CipherContext:
         need = len(d) + self._bs - 1
         if len(b) < need:
             raise ValueError(f"buffer must be at least {need} bytes for this payload")
+        if (d is b or type(b) is not bytearray or type(d) not in DIRECT) and meet(d, b):
+            raise ValueError(OVERLAP)  # apart(d, b), inline: no Python call per update
         if self._ctx is True:
             return self._unit(d, b)  # type: ignore[no-any-return]
         if self._bs != 1:
@@ -307,6 +310,7 @@ class _GCMContext:
         self._count(len(d))
         if len(b) < len(d):
             raise ValueError(f"buffer must be at least {len(d)} bytes for this payload")
+        apart(d, b)
         return self._ctx.update_into(d, b)  # type: ignore[no-any-return]
 
     def authenticate_additional_data(self, data: Any) -> None:
