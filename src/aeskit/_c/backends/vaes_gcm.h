@@ -74,7 +74,18 @@
  * spilled counter vectors in mid-round), and adds them to the sums before
  * the next round (vaes_gcm_add): AES-128 1.96-2.03x -> 1.85-1.90x ECB,
  * AES-256 1.57-1.65x -> 1.51-1.61x on Zen 4 (kt.py, alternated with the
- * previous build). Tried and no faster there: the adds tied by an asm to
+ * previous build). The vectors go by pairs for their Karatsuba halves
+ * (two unpacks and an XOR per pair, as vaes_gstep2_pv, where a shuffle and
+ * an XOR per vector took 16 instructions a batch, not 12), a's half
+ * multiplied on b's round and b's on the next, 3 multiplies a round: AES-128
+ * 1.92-1.94x -> 1.86-1.88x ECB (kt-style, alternated in one process with the
+ * previous build). On Zen 4 every vector instruction that is neither AES
+ * nor a multiply costs about 0.4-0.5 cycle a batch (without the 24 sum
+ * XORs: 11-13% faster; without the 8 byte swaps: 5.5%; without the 16
+ * Karatsuba instructions: 7-9%, all as timing-only builds), and the order
+ * matters as much: the adds a round later (after the next round's VAES)
+ * 1-5% slower, in mid-round 4-5%, GCC's -fschedule-insns 22%, a pair's
+ * 4 multiplies on one round 1.5%. Tried and no faster there: the adds tied by an asm to
  * the next round's VAES (GCC then spills), the hashing on rounds 2..9
  * (AES-256 slower); on aesni (simd_body.h), its pair step with the adds a
  * round later (decryption slower) or one block per round (both slower).
@@ -203,7 +214,7 @@ AESKIT_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds,
         vaes_round_with(x, VAES_NV, g->keys[i], 1);
         if (hp != NULL && one && i <= VAES_NV + 1)
             vaes_gcm_prod(&prod, &mid2, &xa, &k, pw, hv, hp, i, acc, hskip, pv);
-        else if (hp != NULL && !one && i % 2 == 0 && i <= VAES_NV)
+        else if (hp != NULL && i % 2 == 0 && i <= VAES_NV)
             vaes_gstep2_pv(s, pw, hv + VAES_VL * (i / 2 - 1), hp, i - 1, i % VAES_NV, acc, hskip,
                            pv);
     }
