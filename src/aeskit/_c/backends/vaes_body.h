@@ -809,7 +809,7 @@ static void VAES_FN(set_enc_key)(aeskit_key *k, const uint8_t *key, size_t len)
  * vector partial (zero lanes multiply to zero; no byte outside the n blocks
  * is read).
  *
- * The bulk takes VAES_GP blocks per reduction (128 on zmm, 64 on ymm), as
+ * The bulk takes VAES_GP blocks per reduction (128 on both widths), as
  * groups of 32 with the accumulator in the first (ghash_wide); vaes_gcm.h
  * does the same with its batches.
  *
@@ -836,7 +836,7 @@ static void VAES_FN(set_enc_key)(aeskit_key *k, const uint8_t *key, size_t len)
  *    (vaes_gkara2): the pairs vaes_gbatch takes, vector 0 (the one with
  *    acc) last. A batch is what the fused GCM hashes beside one batch of
  *    counters (vaes_gcm.h); on zmm it is a whole group, on ymm half of one.
- * 3072 bytes on zmm (128 powers), 1536 on ymm (64). */
+ * 3072 bytes on both widths (128 powers). */
 
 #define VAES_GW 32   /* blocks per reduction */
 /* Powers in the key: VAES_KEY_GROUPS groups of VAES_GW (the width layer

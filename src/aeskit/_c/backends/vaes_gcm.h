@@ -47,7 +47,7 @@
  *  - the counters are aligned (one XOR per vector builds and whitens them),
  *    where the split path's BE32 ctr slot spends an add, a shuffle and an
  *    XOR per vector on any counter;
- *  - the ymm key holds 64 powers, so four batches share a reduction.
+ *  - the ymm key holds 128 powers (64 then), so eight batches share a reduction.
  * Per 16 blocks of AES-128 the loop issues 80 VAES, 24.5 VPCLMULQDQ and
  * about 67 other vector instructions (9 byte shuffles, 10.5 unpacks and
  * lane moves, 47 XORs: 8 whitening, 8 data, 24 sums, 2 Karatsuba, 5 of the
@@ -108,7 +108,7 @@
  * mix as the floor). The byte swaps, the Karatsuba halves and the
  * reduction with its folds of lanes run on the same pipes; the folds and
  * the reduction are the part that can be shared, so four batches share
- * one. On ymm the multiplies overlap the rounds almost fully, but ymm GHASH
+ * one (eight on ymm). On ymm the multiplies overlap the rounds almost fully, but ymm GHASH
  * alone is bound at 24 x 2 cycles per 16 blocks (0.19 c/B).
  */
 
