@@ -25,6 +25,7 @@
 #define VAES_VL 32              /* vector bytes */
 #define VAES_BPV (VAES_VL / AESKIT_BLOCK) /* blocks per vector */
 #define VAES_KEY_GROUPS 4       /* groups of 32 GHASH powers in the key */
+#define VAES_HALVES_UP 1        /* the key's batches of halves from the lowest powers' (vaes_body.h) */
 
 /* ---- loads, stores and lane moves ------------------------------------- */
 

@@ -17,6 +17,7 @@
 #define VAES_VL 64              /* vector bytes */
 #define VAES_BPV (VAES_VL / AESKIT_BLOCK) /* blocks per vector */
 #define VAES_KEY_GROUPS 4       /* groups of 32 GHASH powers in the key */
+#define VAES_HALVES_UP 0        /* the key's batches of halves from the highest powers' (vaes_body.h) */
 
 /* ---- loads, stores and lane moves ------------------------------------- */
 
