@@ -844,7 +844,7 @@ static void VAES_FN(set_enc_key)(aeskit_key *k, const uint8_t *key, size_t len)
  * vector partial (zero lanes multiply to zero; no byte outside the n blocks
  * is read).
  *
- * The bulk takes VAES_GP blocks per reduction (128 on zmm, 64 on ymm), as
+ * The bulk takes VAES_GP blocks per reduction (128 on both widths), as
  * groups of 32 with the accumulator in the first (ghash_wide); vaes_gcm.h
  * does the same with its batches.
  *
@@ -875,7 +875,7 @@ static void VAES_FN(set_enc_key)(aeskit_key *k, const uint8_t *key, size_t len)
  *    (vaes_ghalves), so that a key built for fewer powers (one message's)
  *    holds the batches it built right after its powers, and a wipe of what
  *    it built stops there (a 32-power key on zmm: 768 bytes, not 1536).
- * 3072 bytes on zmm (128 powers), 1536 on ymm (64). */
+ * 3072 bytes on both widths (128 powers). */
 
 #define VAES_GW 32   /* blocks per reduction */
 /* Powers in the key: VAES_KEY_GROUPS groups of VAES_GW (the width layer

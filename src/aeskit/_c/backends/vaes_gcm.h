@@ -47,7 +47,7 @@
  *  - the counters are aligned (one XOR per vector builds and whitens them),
  *    where the split path's BE32 ctr slot spends an add, a shuffle and an
  *    XOR per vector on any counter;
- *  - the ymm key holds 64 powers, so four batches share a reduction.
+ *  - the ymm key holds 128 powers (64 then), so eight batches share a reduction.
  * Per 16 blocks of AES-128 the loop issues 80 VAES, 24.5 VPCLMULQDQ and
  * about 67 other vector instructions (9 byte shuffles, 10.5 unpacks and
  * lane moves, 47 XORs: 8 whitening, 8 data, 24 sums, 2 Karatsuba, 5 of the
@@ -74,7 +74,18 @@
  * spilled counter vectors in mid-round), and adds them to the sums before
  * the next round (vaes_gcm_add): AES-128 1.96-2.03x -> 1.85-1.90x ECB,
  * AES-256 1.57-1.65x -> 1.51-1.61x on Zen 4 (kt.py, alternated with the
- * previous build). Tried and no faster there: the adds tied by an asm to
+ * previous build). The vectors go by pairs for their Karatsuba halves
+ * (two unpacks and an XOR per pair, as vaes_gstep2_pv, where a shuffle and
+ * an XOR per vector took 16 instructions a batch, not 12), a's half
+ * multiplied on b's round and b's on the next, 3 multiplies a round: AES-128
+ * 1.92-1.94x -> 1.86-1.88x ECB (kt-style, alternated in one process with the
+ * previous build). On Zen 4 every vector instruction that is neither AES
+ * nor a multiply costs about 0.4-0.5 cycle a batch (without the 24 sum
+ * XORs: 11-13% faster; without the 8 byte swaps: 5.5%; without the 16
+ * Karatsuba instructions: 7-9%, all as timing-only builds), and the order
+ * matters as much: the adds a round later (after the next round's VAES)
+ * 1-5% slower, in mid-round 4-5%, GCC's -fschedule-insns 22%, a pair's
+ * 4 multiplies on one round 1.5%. Tried and no faster there: the adds tied by an asm to
  * the next round's VAES (GCC then spills), the hashing on rounds 2..9
  * (AES-256 slower); on aesni (simd_body.h), its pair step with the adds a
  * round later (decryption slower) or one block per round (both slower).
@@ -97,7 +108,7 @@
  * mix as the floor). The byte swaps, the Karatsuba halves and the
  * reduction with its folds of lanes run on the same pipes; the folds and
  * the reduction are the part that can be shared, so four batches share
- * one. On ymm the multiplies overlap the rounds almost fully, but ymm GHASH
+ * one (eight on ymm). On ymm the multiplies overlap the rounds almost fully, but ymm GHASH
  * alone is bound at 24 x 2 cycles per 16 blocks (0.19 c/B).
  */
 
@@ -115,34 +126,61 @@ typedef struct vaes_gcm_ctx {
  * per round; on zmm, two per second round (vaes_gstep2_pv). */
 #define VAES_GCM_ONE (VAES_BPV == 2)
 
-/* One hashed vector j, for the ymm batch: its products, returned apart
- * (p) for the caller to add to the sums a round later (vaes_gcm_add). The
- * powers are at pw; its Karatsuba half is multiplied by the half at hv that
- * vaes_gstep2_pv's pair layout gives it (hi: the pair's second vector, in
- * each lane's high 64 bits, which the multiply's immediate selects); acc
- * as there. */
-AESKIT_INLINE vaes_gsum vaes_gcm_prod(const uint8_t *pw, const uint8_t *hv, int hi,
-                                      const uint8_t *p, size_t j, const __m128i *acc,
-                                      size_t skip, int pv)
+/* Hashed vector j, loaded (byte-swapped unless pv; acc, if not NULL,
+ * rides in its first present block, as in vaes_gstep2_pv). */
+AESKIT_INLINE vaes_v vaes_gcm_x(const uint8_t *p, size_t j, const __m128i *acc, size_t skip,
+                                int pv)
 {
     vaes_v x = vaes_load_skip(p, j, skip);
     if (!pv)
         x = vaes_shuffle8(x, vaes_bcast(vaes_gbswap()));
     if (acc != NULL && j == skip / VAES_BPV)
         x = vaes_xor(x, vaes_acc_at(*acc, skip % VAES_BPV));
-    const vaes_v k = vaes_xor(x, vaes_shuffle32_4e(x));
-    const vaes_v h = vaes_load(pw + (size_t)VAES_VL * j), hk = vaes_load(hv);
-    vaes_gsum r = {vaes_clmul(x, h, 0x00), hi ? vaes_clmul(k, hk, 0x10) : vaes_clmul(k, hk, 0x00),
-                   vaes_clmul(x, h, 0x11)};
-    VAES_PIN(r.lo, r.mid, r.hi);
-    return r;
+    return x;
 }
 
-AESKIT_INLINE void vaes_gcm_add(vaes_gsum *s, vaes_gsum p)
+/* The ymm batch's hashing (VAES_GCM_ONE) on round i of 1..VAES_NV + 1:
+ * vector i % VAES_NV (i <= VAES_NV) and its two products lo and hi by its
+ * powers at pw; the vectors go in pairs (a on odd i, kept in *xa, b on the
+ * next round), whose Karatsuba halves are made at once as in
+ * vaes_gstep2_pv (two unpacks and an XOR per pair, where a shuffle and an
+ * XOR per vector took 4 instructions) into *k on b's round, which
+ * multiplies a's half by the pair's halves at hv (p->mid); b's half is
+ * multiplied on the next round (*mid2), so that every round issues 3
+ * multiplies. The products are left apart for vaes_gcm_add on the next
+ * round. */
+AESKIT_INLINE void vaes_gcm_prod(vaes_gsum *p, vaes_v *mid2, vaes_v *xa, vaes_v *k,
+                                 const uint8_t *pw, const uint8_t *hv, const uint8_t *hp,
+                                 unsigned i, const __m128i *acc, size_t skip, int pv)
 {
-    s->lo = vaes_xor(s->lo, p.lo);
-    s->mid = vaes_xor(s->mid, p.mid);
-    s->hi = vaes_xor(s->hi, p.hi);
+    if (i >= 3 && i % 2 == 1)
+        *mid2 = vaes_clmul(*k, vaes_load(hv + VAES_VL * ((i - 3) / 2)), 0x11);
+    if (i <= VAES_NV) {
+        const size_t j = i % VAES_NV;
+        const vaes_v x = vaes_gcm_x(hp, j, acc, skip, pv), h = vaes_load(pw + (size_t)VAES_VL * j);
+        p->lo = vaes_clmul(x, h, 0x00);
+        p->hi = vaes_clmul(x, h, 0x11);
+        if (i % 2 == 1) {
+            *xa = x;
+        } else {
+            *k = vaes_xor(vaes_unpacklo64(*xa, x), vaes_unpackhi64(*xa, x));
+            p->mid = vaes_clmul(*k, vaes_load(hv + VAES_VL * ((i - 1) / 2)), 0x00);
+        }
+    }
+    VAES_PIN(p->lo, p->mid, p->hi);
+}
+
+/* Round i's products of round i - 1 into the sums, at the start of round i
+ * (2..VAES_NV + 1): lo and hi, and the mid one made then (a's on even
+ * rounds, b's on odd ones from round 3 on). */
+AESKIT_INLINE void vaes_gcm_add(vaes_gsum *s, const vaes_gsum *p, vaes_v mid2, unsigned i)
+{
+    s->lo = vaes_xor(s->lo, p->lo);
+    s->hi = vaes_xor(s->hi, p->hi);
+    if (i % 2 == 1)
+        s->mid = vaes_xor(s->mid, p->mid);
+    else if (i >= 4)
+        s->mid = vaes_xor(s->mid, mid2);
     VAES_PIN(s->lo, s->mid, s->hi);
 }
 
@@ -168,17 +206,21 @@ AESKIT_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds,
      * at a time (three-way XORs) on rounds 2, 4, 6 and 8, vector 0 (with
      * acc) in the last pair. */
     vaes_gsum prod = vaes_gsum_zero();
+    vaes_v xa = vaes_zero(), k = vaes_zero(), mid2 = vaes_zero();
     AESKIT_UNROLL(9)
     for (unsigned i = 1; i < 10; i++) {
         if (hp != NULL && one && i >= 2 && i <= VAES_NV + 1)
-            vaes_gcm_add(s, prod);
+            vaes_gcm_add(s, &prod, mid2, i);
         vaes_round_with(x, VAES_NV, g->keys[i], 1);
-        if (hp != NULL && one && i <= VAES_NV)
-            prod = vaes_gcm_prod(pw, hv + VAES_VL * ((i - 1) / 2), (i - 1) % 2, hp, i % VAES_NV,
-                                 acc, hskip, pv);
+        if (hp != NULL && one && i <= VAES_NV + 1)
+            vaes_gcm_prod(&prod, &mid2, &xa, &k, pw, hv, hp, i, acc, hskip, pv);
         else if (hp != NULL && i % 2 == 0 && i <= VAES_NV)
             vaes_gstep2_pv(s, pw, hv + VAES_VL * (i / 2 - 1), hp, i - 1, i % VAES_NV, acc, hskip,
                            pv);
+    }
+    if (hp != NULL && one) {   /* the last pair's b half, from round VAES_NV + 1 */
+        s->mid = vaes_xor(s->mid, mid2);
+        VAES_PIN(s->lo, s->mid, s->hi);
     }
     if (rounds > 10) {   /* straight-line, as vaes_middle says why */
         vaes_round_with(x, VAES_NV, g->keys[10], 1);
@@ -208,7 +250,7 @@ AESKIT_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds,
 static_assert(VAES_GCM_MIN >= 2 * VAES_W,
               "encrypting, the first batch and one hashed batch are whole");
 
-static_assert(VAES_NV <= 9, "one hashed vector per middle round of AES-128");
+static_assert(VAES_NV <= 8, "one hashed vector per middle round of AES-128, and the last pair's b half on round VAES_NV + 1");
 #define VAES_GCM_GROUPS VAES_GBATCHES   /* batches per reduction: the key's */
 /* ... and with a key made for one message (AESKIT_GHASH_MSG powers) */
 #define VAES_GCM_MSG_GROUPS (AESKIT_GHASH_MSG / VAES_W)
