@@ -548,9 +548,9 @@ static void cipher_sectors(cipher_run *c, int enc, const uint8_t first[16], cons
 
 /* CBC encryption of a packed batch of long messages (the packed batch
  * methods' layout: records back to back in one buffer), more than the
- * whole-line lanes, each of 64..79 blocks (chains.c's least for src whole
- * blocks past dst; the records' dst alike within a line when a multiple
- * of 4), src and dst each a whole number of blocks into a line (the
+ * whole-line lanes, each of 64..143 blocks (chains.c's least for src
+ * whole blocks past dst, and for its stagger of them at 128; the records'
+ * dst alike within a line when a multiple of 4), src and dst each a whole number of blocks into a line (the
  * header's offsets, mod 4): the whole-line encryption with src and dst
  * alike or a whole number of blocks apart (aeskit_cbc_lines_shift), its
  * head and tail, against one message at a time, ASan seeing only the
@@ -559,7 +559,7 @@ static void cipher_sectors(cipher_run *c, int enc, const uint8_t first[16], cons
 static void cbc_long_batch(cipher_run *c, const uint8_t *data, size_t len)
 {
     const struct aeskit_cipher *d = c->d;
-    const size_t blocks = 64 + h16(now.in, H_TAMPER_BIT) % 16, each = 16 * blocks;
+    const size_t blocks = 64 + h16(now.in, H_TAMPER_BIT) % 80, each = 16 * blocks;
     const size_t n = 17 + h8(now.in, H_UNIT) % 4, total = n * each;
     uint8_t *plain = xmalloc(total), *one = xmalloc(each);
     uint8_t *buf[2];
