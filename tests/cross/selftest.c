@@ -59,6 +59,7 @@
 #include "modes/gcm.h"
 #include "modes/gcmsiv.h"
 #include "modes/ocb.h"
+#include "modes/xaes.h"
 
 #if defined(__linux__) && (defined(__aarch64__) || defined(__powerpc64__))
 #include <sys/auxv.h>
@@ -671,6 +672,50 @@ static void aead_check(const struct aeskit_impl *impl)
     }
 }
 
+/* XAES-256-GCM's long messages, which from the table's whole_key_blocks
+ * (struct aeskit_gcm_impl) build the whole GHASH key per message, against
+ * portable at the lengths either side (data blocks: 16 * wk - 1 bytes takes
+ * the per-message key), with AAD. */
+static void xaes_whole_check(const struct aeskit_impl *impl)
+{
+    if (impl->gcm == NULL || impl->gcm->whole_key_blocks == 0)
+        return;
+    const struct aeskit_aead *ad = &aeskit_xaes_aead;
+    const size_t wk = impl->gcm->whole_key_blocks, max = 16 * wk + 17;
+    const size_t lens[] = {16 * wk - 1, 16 * wk, max};
+    uint8_t *in = malloc(max), *out_a = malloc(max), *out_b = malloc(max), *back = malloc(max);
+    void *ka = malloc(ad->key_state), *kb = malloc(ad->key_state);
+    uint8_t key[32], nonce[24], aad[37];
+    char d[128];
+    if (in == NULL || out_a == NULL || out_b == NULL || back == NULL || ka == NULL || kb == NULL) {
+        check(0, "xaes whole key", impl->name, "out of memory");
+        goto out;
+    }
+    fill(key, sizeof key);
+    fill(nonce, sizeof nonce);
+    fill(aad, sizeof aad);
+    fill(in, max);
+    const aeskit_span span = {aad, sizeof aad};
+    const aeskit_aead_msg m = {nonce, sizeof nonce, &span, 1};
+    ad->key_init(ka, impl, key, sizeof key, 16);
+    ad->key_init(kb, &aeskit_portable_impl, key, sizeof key, 16);
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        const size_t len = lens[li];
+        uint8_t ta[16], tb[16], te[16];
+        ad->seal(ka, &m, out_a, in, len, ta);
+        ad->seal(kb, &m, out_b, in, len, tb);
+        ad->open(ka, &m, back, out_a, len, ta, te);
+        snprintf(d, sizeof d, "%s bytes %zu (whole key from %zu blocks)", ad->name, len, wk);
+        check(memcmp(out_a, out_b, len) == 0 && memcmp(ta, tb, 16) == 0 &&
+                  memcmp(back, in, len) == 0 && memcmp(te, ta, 16) == 0,
+              "aead", impl->name, d);
+    }
+    aeskit_secure_zero(ka, ad->key_state);
+    aeskit_secure_zero(kb, ad->key_state);
+out:
+    free(in), free(out_a), free(out_b), free(back), free(ka), free(kb);
+}
+
 /* The gcm_short slot (many short GCM messages in one call) against
  * portable's one-shot GCM, sealing and opening, every AAD and data length
  * the slot takes around the block edges, all messages of a key in one
@@ -1181,6 +1226,7 @@ int main(int argc, char **argv)
         if (impl != &aeskit_portable_impl) {
             slots_check(impl);
             aead_check(impl);
+            xaes_whole_check(impl);
             gcm_short_check(impl);
         }
         kats(dir, impl);
