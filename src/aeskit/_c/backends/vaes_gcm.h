@@ -139,8 +139,19 @@ typedef struct vaes_gcm_ctx {
  *  - R10: AES-128 (rounds 10, a constant) gets its own copy of the run,
  *    without the branches to rounds 11-14 and their keys' registers.
  * Each alone was no faster on Zen 4, LATE alone 1-2% slower (more
- * spills); the three together 1-2% faster at 16 KiB and about 2% at 8 KiB
- * (AES-128, ab.py), without R10 or without LATE and KMEM about 1% less. */
+ * spills). The three together (Zen 4, ab.py, alternated in one process
+ * with the previous build): AES-128 opening 1.3-1.7% faster at 16 KiB,
+ * 2.0-2.3% at 8 KiB, sealing unchanged (within 0.2%); AES-256 opening
+ * 1.7%, sealing 0.8%; without R10, or without LATE and KMEM, about 1%
+ * slower than all three. Tried and no faster: the pairs on rounds 1, 3,
+ * 5, 7 (neutral); ymm's one vector a round (VAES_GCM_ONE) on zmm, 3%
+ * slower (24 two-way XORs where 12 vpternlogq took the products).
+ * What is left per AES-128 batch of 32 blocks besides 72 VAES, 8
+ * VAESLAST and 24 VPCLMULQDQ: 8 byte swaps, 8 + 4 unpacks and XORs for
+ * the Karatsuba halves, 12 vpternlogq for the sums, 8 whitening and 8
+ * data XORs, 2 counter bases (xmm add, shuffle, XOR and broadcast), 1/4
+ * of a reduction: near the least this design can issue; the rest
+ * (bench: 1.10-1.13x the 0.203 c/B floor) is scheduling. */
 #ifndef VAES_GCM_LATE
 #define VAES_GCM_LATE (VAES_BPV == 4)
 #endif
