@@ -124,7 +124,50 @@ typedef struct vaes_gcm_ctx {
 
 /* On ymm (2 blocks per vector, 16 registers) a batch hashes one vector
  * per round; on zmm, two per second round (vaes_gstep2_pv). */
+#ifndef VAES_GCM_ONE
 #define VAES_GCM_ONE (VAES_BPV == 2)
+#endif
+/* On zmm (timing builds may set these to 0; ymm's code is as it was):
+ *  - LATE: a pair's six products are added to the sums on the next round,
+ *    before its VAES (vaes_gcm_prod2, vaes_gcm_add2), not right behind the
+ *    multiplies (vaes_gstep2_pv), as ymm found on Zen 4;
+ *  - KMEM: the round keys are reloaded from the context in each batch
+ *    (an empty asm hides that they are the last batch's), so that GCC no
+ *    longer holds 13 of them in registers and spills counter vectors and
+ *    products in the last pair's rounds (15 stack accesses a batch, now 0
+ *    or 1); the loads are cheap beside 72-104 VAES;
+ *  - R10: AES-128 (rounds 10, a constant) gets its own copy of the run,
+ *    without the branches to rounds 11-14 and their keys' registers.
+ * Each alone was no faster on Zen 4, LATE alone 1-2% slower (more
+ * spills). The three together (Zen 4, ab.py, alternated in one process
+ * with the previous build): AES-128 opening 1.3-1.7% faster at 16 KiB,
+ * 2.0-2.3% at 8 KiB, sealing unchanged (within 0.2%); AES-256 opening
+ * 1.7%, sealing 0.8%; without R10, or without LATE and KMEM, about 1%
+ * slower than all three. Tried and no faster: the pairs on rounds 1, 3,
+ * 5, 7 (neutral); ymm's one vector a round (VAES_GCM_ONE) on zmm, 3%
+ * slower (24 two-way XORs where 12 vpternlogq took the products).
+ * What is left per AES-128 batch of 32 blocks besides 72 VAES, 8
+ * VAESLAST and 24 VPCLMULQDQ: 8 byte swaps, 8 + 4 unpacks and XORs for
+ * the Karatsuba halves, 12 vpternlogq for the sums, 8 whitening and 8
+ * data XORs, 2 counter bases (xmm add, shuffle, XOR and broadcast), 1/4
+ * of a reduction: near the least this design can issue; the rest
+ * (bench: 1.10-1.13x the 0.203 c/B floor) is scheduling. */
+#ifndef VAES_GCM_LATE
+#define VAES_GCM_LATE (VAES_BPV == 4)
+#endif
+#ifndef VAES_GCM_KMEM
+#define VAES_GCM_KMEM (VAES_BPV == 4)
+#endif
+#ifndef VAES_GCM_R10
+#define VAES_GCM_R10 (VAES_BPV == 4)
+#endif
+/* A call's fixed cost on zmm: a decryption's tail of at most VAES_GSHORT
+ * blocks is hashed on xmm (vaes_gblocks128: no lanes to fold), and only
+ * the round keys the call wrote are wiped (the counter offsets are not
+ * secret). */
+#ifndef VAES_GCM_FIXED
+#define VAES_GCM_FIXED (VAES_BPV == 4)
+#endif
 
 /* Hashed vector j, loaded (byte-swapped unless pv; acc, if not NULL,
  * rides in its first present block, as in vaes_gstep2_pv). */
@@ -184,6 +227,35 @@ AESKIT_INLINE void vaes_gcm_add(vaes_gsum *s, const vaes_gsum *p, vaes_v mid2, u
     VAES_PIN(s->lo, s->mid, s->hi);
 }
 
+/* The zmm batch's pair step (vaes_gstep2_pv) split in two (VAES_GCM_LATE):
+ * the six products of vectors a and b on round i, left in *p ... */
+typedef struct vaes_gprod6 {
+    vaes_v lo_a, lo_b, hi_a, hi_b, mid_a, mid_b;
+} vaes_gprod6;
+
+AESKIT_INLINE void vaes_gcm_prod2(vaes_gprod6 *p, const uint8_t *pw, const uint8_t *hv,
+                                  const uint8_t *hp, size_t a, size_t b, const __m128i *acc,
+                                  size_t skip, int pv)
+{
+    const vaes_v xa = vaes_gcm_x(hp, a, acc, skip, pv), xb = vaes_gcm_x(hp, b, acc, skip, pv);
+    const vaes_v k = vaes_xor(vaes_unpacklo64(xa, xb), vaes_unpackhi64(xa, xb));
+    p->lo_a = vaes_clmul(xa, vaes_load(pw + (size_t)VAES_VL * a), 0x00);
+    p->hi_a = vaes_clmul(xa, vaes_load(pw + (size_t)VAES_VL * a), 0x11);
+    p->lo_b = vaes_clmul(xb, vaes_load(pw + (size_t)VAES_VL * b), 0x00);
+    p->hi_b = vaes_clmul(xb, vaes_load(pw + (size_t)VAES_VL * b), 0x11);
+    p->mid_a = vaes_clmul(k, vaes_load(hv), 0x00);
+    p->mid_b = vaes_clmul(k, vaes_load(hv), 0x11);
+}
+
+/* ... and added to the sums on round i + 1, before its VAES. */
+AESKIT_INLINE void vaes_gcm_add2(vaes_gsum *s, const vaes_gprod6 *p)
+{
+    s->lo = vaes_xor3(s->lo, p->lo_a, p->lo_b);
+    s->hi = vaes_xor3(s->hi, p->hi_a, p->hi_b);
+    s->mid = vaes_xor3(s->mid, p->mid_a, p->mid_b);
+    VAES_PIN(s->lo, s->mid, s->hi);
+}
+
 /* One batch of VAES_W blocks: CTR (kind: BE32, or GCM-SIV's LE32) from c
  * (lowest counter bits a multiple of 16) into dst, with the VAES_W blocks
  * at hp (none if hp is NULL; pv: POLYVAL's, loaded as they are) added to
@@ -199,6 +271,9 @@ AESKIT_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds,
                                    const uint8_t *src, size_t dskip, size_t hskip)
 {
     vaes_v x[VAES_NV];
+#if VAES_GCM_KMEM && defined(AESKIT_GNU_ASM)
+    __asm__("" : "+r"(g));
+#endif
     const __m128i k0 = vaes_low128(g->keys[0]);
     c = vaes_ctr_whiten_k0(k0, kind, c, swap, g->J, x, VAES_NV);
 
@@ -207,13 +282,19 @@ AESKIT_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds,
      * acc) in the last pair. */
     vaes_gsum prod = vaes_gsum_zero();
     vaes_v xa = vaes_zero(), k = vaes_zero(), mid2 = vaes_zero();
+    vaes_gprod6 p6;   /* VAES_GCM_LATE: a pair's products, added a round later */
     AESKIT_UNROLL(9)
     for (unsigned i = 1; i < 10; i++) {
         if (hp != NULL && one && i >= 2 && i <= VAES_NV + 1)
             vaes_gcm_add(s, &prod, mid2, i);
+        else if (hp != NULL && !one && VAES_GCM_LATE && i % 2 == 1 && i >= 3 && i <= VAES_NV + 1)
+            vaes_gcm_add2(s, &p6);
         vaes_round_with(x, VAES_NV, g->keys[i], 1);
         if (hp != NULL && one && i <= VAES_NV + 1)
             vaes_gcm_prod(&prod, &mid2, &xa, &k, pw, hv, hp, i, acc, hskip, pv);
+        else if (hp != NULL && VAES_GCM_LATE && i % 2 == 0 && i <= VAES_NV)
+            vaes_gcm_prod2(&p6, pw, hv + VAES_VL * (i / 2 - 1), hp, i - 1, i % VAES_NV, acc, hskip,
+                           pv);
         else if (hp != NULL && i % 2 == 0 && i <= VAES_NV)
             vaes_gstep2_pv(s, pw, hv + VAES_VL * (i / 2 - 1), hp, i - 1, i % VAES_NV, acc, hskip,
                            pv);
@@ -295,7 +376,9 @@ AESKIT_NOINLINE static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
                                                           size_t tail)
 {
     const enum aeskit_ctr kind = siv ? AESKIT_CTR_LE32 : AESKIT_CTR_BE32;
-    if (tail > 0 && !enc)
+    if (tail > 0 && !enc && VAES_GCM_FIXED && tail <= VAES_GSHORT)
+        y = vaes_gblocks128(hk, y, src, tail, 0);
+    else if (tail > 0 && !enc)
         y = vaes_gblocks(hk, y, src, tail);
     *c = vaes_ctr_single(aeskit_aesni_enc_keys(k), k->rounds, kind, *c, vaes_ctr_swap(kind), dst,
                          src, tail);
@@ -314,7 +397,7 @@ AESKIT_NOINLINE static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
  * batches per reduction, VAES_GCM_GROUPS with a whole key, or
  * VAES_GCM_MSG_GROUPS with one made for a message (one on zmm, two on ymm). */
 AESKIT_INLINE size_t vaes_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
-                                  int siv, size_t groups, uint8_t ctr[16], uint8_t acc[16],
+                                  int siv, size_t groups, unsigned nr, uint8_t ctr[16], uint8_t acc[16],
                                   uint8_t *dst, const uint8_t *src, size_t n)
 {
     const enum aeskit_ctr kind = siv ? AESKIT_CTR_LE32 : AESKIT_CTR_BE32;
@@ -335,7 +418,8 @@ AESKIT_INLINE size_t vaes_gcm_run(const aeskit_key *k, const aeskit_ghash_key *h
     c = _mm_sub_epi32(c, _mm_cvtsi32_si128((int)skip));
     const size_t batches = (n + skip) / VAES_W;
     const uint8_t *rk = aeskit_aesni_enc_keys(k);
-    const unsigned rounds = k->rounds;
+    const unsigned rounds = nr != 0 ? nr : k->rounds;   /* nr: a constant (VAES_GCM_R10) */
+    assert(rounds == k->rounds);
     const __m128i gswap = vaes_gbswap();
     __m128i y = _mm_shuffle_epi8(aeskit_load128(acc), gswap);
     vaes_gcm_ctx g;
@@ -392,7 +476,10 @@ AESKIT_INLINE size_t vaes_gcm_run(const aeskit_key *k, const aeskit_ghash_key *h
         dst += AESKIT_BLOCK * VAES_W, src += AESKIT_BLOCK * VAES_W;
     }
     y = VAES_FN(gcm_tail)(k, hk, enc, siv, &c, y, dst, src, (n + skip) % VAES_W);
-    aeskit_secure_zero(&g, sizeof g);
+    if (VAES_GCM_FIXED)
+        aeskit_secure_zero(g.keys, sizeof g.keys[0] * (rounds + 1));
+    else
+        aeskit_secure_zero(&g, sizeof g);
     aeskit_store128(ctr, _mm_shuffle_epi8(c, swap));
     aeskit_store128(acc, _mm_shuffle_epi8(y, gswap));
     return n;
@@ -404,8 +491,12 @@ static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int 
 {
     /* a key made for one message (XAES-256-GCM's long ones) */
     if (vaes_gbuilt(hk) < VAES_GP)
-        return vaes_gcm_run(k, hk, enc, 0, VAES_GCM_MSG_GROUPS, ctr, acc, dst, src, n);
-    return vaes_gcm_run(k, hk, enc, 0, VAES_GCM_GROUPS, ctr, acc, dst, src, n);
+        return vaes_gcm_run(k, hk, enc, 0, VAES_GCM_MSG_GROUPS, 0, ctr, acc, dst, src, n);
+#if VAES_GCM_R10
+    if (k->rounds == 10)
+        return vaes_gcm_run(k, hk, enc, 0, VAES_GCM_GROUPS, 10, ctr, acc, dst, src, n);
+#endif
+    return vaes_gcm_run(k, hk, enc, 0, VAES_GCM_GROUPS, 0, ctr, acc, dst, src, n);
 }
 
 /* The mode's per-message key has AESKIT_GHASH_MSG powers from a message of
@@ -415,5 +506,5 @@ static size_t VAES_FN(gcmsiv_open)(const aeskit_key *k, const aeskit_ghash_key *
                                    const uint8_t *src, size_t n)
 {
     assert(n < VAES_GCM_MIN || hk->max_blocks >= AESKIT_GHASH_MSG);
-    return vaes_gcm_run(k, hk, 1, 1, VAES_GCM_MSG_GROUPS, ctr, acc, dst, src, n);
+    return vaes_gcm_run(k, hk, 1, 1, VAES_GCM_MSG_GROUPS, 0, ctr, acc, dst, src, n);
 }
