@@ -826,20 +826,15 @@ int aeskit_batch_collect_packed(aeskit_batch *b, const aeskit_batch_shape *s, Py
     const uint8_t *ivs = iv != NULL ? iv->buf : NULL;
     const uint8_t *base = sv->buf;
     const aeskit_offsets *ad_o = per_message ? &ao : NULL;
-    /* inlined for each width, and apart for the batches without
-     * associated data, with side items (AEADs' nonces) or none (MACs):
-     * the loop then only stores, with no test per record of what is the
-     * same for all */
+    /* inlined for each width, and apart for the batches with neither side
+     * items nor associated data (MACs): the loop then only stores, with no
+     * test per record of what is the same for all (the same split for
+     * AEADs' nonces made 64-byte GCM batches 0.7% slower) */
     if (spans == NULL && ivs == NULL) {
         if (o->width == 4)
             fill_records(b, o, 4, base, NULL, 0, NULL, NULL, NULL);
         else
             fill_records(b, o, 8, base, NULL, 0, NULL, NULL, NULL);
-    } else if (spans == NULL) {
-        if (o->width == 4)
-            fill_records(b, o, 4, base, ivs, w, NULL, NULL, NULL);
-        else
-            fill_records(b, o, 8, base, ivs, w, NULL, NULL, NULL);
     } else if (o->width == 4) {
         fill_records(b, o, 4, base, ivs, w, spans, av ? av->buf : NULL, ad_o);
     } else {
