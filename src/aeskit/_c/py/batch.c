@@ -726,7 +726,7 @@ int aeskit_batch_collect(aeskit_batch *b, const aeskit_batch_shape *s, PyObject 
     }
     for (size_t i = 0; i < n; i++) {
         aeskit_batch_msg *m = &b->msgs[i];
-        *m = (aeskit_batch_msg){.src = NULL};
+        *m = (aeskit_batch_msg){.src = NULL, .out_len = s->out_len};
         if (take_item(b, s->data, dt, i, s->data_flags, &m->src, &m->len) < 0)
             return -1;
         if (st != NULL && take_item(b, s->side, st, i, 0, &m->iv, &m->iv_len) < 0)
@@ -750,7 +750,7 @@ int aeskit_batch_collect(aeskit_batch *b, const aeskit_batch_shape *s, PyObject 
 AESKIT_INLINE void fill_records(aeskit_batch *b, const aeskit_offsets *o, unsigned width,
                                 const uint8_t *base, const uint8_t *ivs, size_t w,
                                 aeskit_span *spans, const uint8_t *ad,
-                                const aeskit_offsets *ad_o)
+                                const aeskit_offsets *ad_o, size_t out_len)
 {
     assert(o->width == width);
     uint64_t at = offset_in(o->p, width, 0);
@@ -759,6 +759,7 @@ AESKIT_INLINE void fill_records(aeskit_batch *b, const aeskit_offsets *o, unsign
         b->msgs[i] = (aeskit_batch_msg){
             .src = base + at,
             .len = (size_t)(end - at),
+            .out_len = out_len,
             .iv = ivs != NULL ? ivs + i * w : NULL,
             .iv_len = w,
             .ad = spans != NULL ? spans + (ad_o != NULL ? i : 0) : NULL,
@@ -832,13 +833,13 @@ int aeskit_batch_collect_packed(aeskit_batch *b, const aeskit_batch_shape *s, Py
      * AEADs' nonces made 64-byte GCM batches 0.7% slower) */
     if (spans == NULL && ivs == NULL) {
         if (o->width == 4)
-            fill_records(b, o, 4, base, NULL, 0, NULL, NULL, NULL);
+            fill_records(b, o, 4, base, NULL, 0, NULL, NULL, NULL, s->out_len);
         else
-            fill_records(b, o, 8, base, NULL, 0, NULL, NULL, NULL);
+            fill_records(b, o, 8, base, NULL, 0, NULL, NULL, NULL, s->out_len);
     } else if (o->width == 4) {
-        fill_records(b, o, 4, base, ivs, w, spans, av ? av->buf : NULL, ad_o);
+        fill_records(b, o, 4, base, ivs, w, spans, av ? av->buf : NULL, ad_o, s->out_len);
     } else {
-        fill_records(b, o, 8, base, ivs, w, spans, av ? av->buf : NULL, ad_o);
+        fill_records(b, o, 8, base, ivs, w, spans, av ? av->buf : NULL, ad_o, s->out_len);
     }
     return 0;
 }
