@@ -109,11 +109,16 @@ def test_accumulated_1000000(backend):
 
 def _lengths(backend):
     """Data lengths around GCM's short path (AAD and data of at most short_blocks blocks
-    together), the fused kernel's least message, and a few bulk sizes."""
+    together), the fused kernel's least message, the length from which the message's GHASH
+    key is built whole (xaes_whole_key_blocks: data blocks, so 16 * whole - 1 bytes takes
+    the per-message key and 16 * whole the whole one), and a few bulk sizes."""
     short = 16 * GCM["short_blocks"]
     fused = 16 * _backend_constant(backend, "gcm_fused_min_blocks", 8)
     around = {short - 16, short - 1, short, short + 1, fused - 1, fused, fused + 15,
               fused + 16, fused + 17, 16 * 256 + 5}
+    whole = 16 * _backend_constant(backend, "xaes_whole_key_blocks", 0)
+    if whole:
+        around |= {whole - 1, whole, whole + 17}
     return sorted({0, 1, 15, 16, 17, 63, 64, 65, 16384} | {n for n in around if n >= 0})
 
 

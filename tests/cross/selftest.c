@@ -59,6 +59,7 @@
 #include "modes/gcm.h"
 #include "modes/gcmsiv.h"
 #include "modes/ocb.h"
+#include "modes/xaes.h"
 
 #if defined(__linux__) && (defined(__aarch64__) || defined(__powerpc64__))
 #include <sys/auxv.h>
@@ -262,6 +263,10 @@ static void cbc_x_check(pair *p)
      * blocks left over; 12 keeps every chain's dst alike modulo 64 (got is
      * odd: no line path may need alignment) */
     static const size_t blocks[] = {0, 1, 2, 4, 5, 11, 12};
+    /* mode 3: src in lines of its own, sh = chains % 4 blocks past dst
+     * within a line, dst (chains / 4) % 4 blocks into one (vaes_avx512's
+     * whole lines from src's two straddled ones: aeskit_cbc_lines_shift) */
+    static _Alignas(64) uint8_t sh_src[16 * MAXN + 64], sh_dst[16 * MAXN + 64];
     const size_t w = p->impl->cbc_x_chains;
     uint8_t iv[AESKIT_CBC_X_MAX][16], v[AESKIT_CBC_X_MAX][16], b[16];
     const uint8_t *s[AESKIT_CBC_X_MAX];
@@ -273,13 +278,18 @@ static void cbc_x_check(pair *p)
         for (size_t k = 0; k < sizeof blocks / sizeof blocks[0]; k++) {
             const size_t n = blocks[k];
             fill(iv[0], 16 * chains);
-            for (int mode = 0; mode < 3; mode++) {   /* apart, in place, MAC */
+            for (int mode = 0; mode < 4; mode++) {   /* apart, in place, MAC, shifted */
+                uint8_t *const out = mode == 3 ? sh_dst + 16 * (chains / 4 % 4) : got;
                 memcpy(v, iv, 16 * chains);
                 if (mode == 1)
                     memcpy(got, src, 16 * n * chains);
+                if (mode == 3)
+                    memcpy(sh_src + 16 * ((chains / 4 + chains) % 4), src, 16 * n * chains);
                 for (size_t j = 0; j < chains; j++) {
-                    s[j] = (mode == 1 ? got : src) + 16 * n * j;
-                    o[j] = got + 16 * n * j;
+                    s[j] = (mode == 1 ? got
+                            : mode == 3 ? sh_src + 16 * ((chains / 4 + chains) % 4)
+                                        : src) + 16 * n * j;
+                    o[j] = out + 16 * n * j;
                 }
                 p->impl->cbc_x(&p->k, chains, v, mode == 2 ? NULL : o, s, n);
                 int ok = 1;
@@ -289,7 +299,7 @@ static void cbc_x_check(pair *p)
                         p->ref->cbc_mac(&p->kp, b, src + 16 * n * j, n);
                     } else {
                         p->ref->cbc_enc(&p->kp, b, want, src + 16 * n * j, n);
-                        ok &= memcmp(got + 16 * n * j, want, 16 * n) == 0;
+                        ok &= memcmp(out + 16 * n * j, want, 16 * n) == 0;
                     }
                     ok &= memcmp(v[j], b, 16) == 0;
                 }
@@ -660,6 +670,50 @@ static void aead_check(const struct aeskit_impl *impl)
             free(kb);
         }
     }
+}
+
+/* XAES-256-GCM's long messages, which from the table's whole_key_blocks
+ * (struct aeskit_gcm_impl) build the whole GHASH key per message, against
+ * portable at the lengths either side (data blocks: 16 * wk - 1 bytes takes
+ * the per-message key), with AAD. */
+static void xaes_whole_check(const struct aeskit_impl *impl)
+{
+    if (impl->gcm == NULL || impl->gcm->whole_key_blocks == 0)
+        return;
+    const struct aeskit_aead *ad = &aeskit_xaes_aead;
+    const size_t wk = impl->gcm->whole_key_blocks, max = 16 * wk + 17;
+    const size_t lens[] = {16 * wk - 1, 16 * wk, max};
+    uint8_t *in = malloc(max), *out_a = malloc(max), *out_b = malloc(max), *back = malloc(max);
+    void *ka = malloc(ad->key_state), *kb = malloc(ad->key_state);
+    uint8_t key[32], nonce[24], aad[37];
+    char d[128];
+    if (in == NULL || out_a == NULL || out_b == NULL || back == NULL || ka == NULL || kb == NULL) {
+        check(0, "xaes whole key", impl->name, "out of memory");
+        goto out;
+    }
+    fill(key, sizeof key);
+    fill(nonce, sizeof nonce);
+    fill(aad, sizeof aad);
+    fill(in, max);
+    const aeskit_span span = {aad, sizeof aad};
+    const aeskit_aead_msg m = {nonce, sizeof nonce, &span, 1};
+    ad->key_init(ka, impl, key, sizeof key, 16);
+    ad->key_init(kb, &aeskit_portable_impl, key, sizeof key, 16);
+    for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+        const size_t len = lens[li];
+        uint8_t ta[16], tb[16], te[16];
+        ad->seal(ka, &m, out_a, in, len, ta);
+        ad->seal(kb, &m, out_b, in, len, tb);
+        ad->open(ka, &m, back, out_a, len, ta, te);
+        snprintf(d, sizeof d, "%s bytes %zu (whole key from %zu blocks)", ad->name, len, wk);
+        check(memcmp(out_a, out_b, len) == 0 && memcmp(ta, tb, 16) == 0 &&
+                  memcmp(back, in, len) == 0 && memcmp(te, ta, 16) == 0,
+              "aead", impl->name, d);
+    }
+    aeskit_secure_zero(ka, ad->key_state);
+    aeskit_secure_zero(kb, ad->key_state);
+out:
+    free(in), free(out_a), free(out_b), free(back), free(ka), free(kb);
 }
 
 /* The gcm_short slot (many short GCM messages in one call) against
@@ -1172,6 +1226,7 @@ int main(int argc, char **argv)
         if (impl != &aeskit_portable_impl) {
             slots_check(impl);
             aead_check(impl);
+            xaes_whole_check(impl);
             gcm_short_check(impl);
         }
         kats(dir, impl);

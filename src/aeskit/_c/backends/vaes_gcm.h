@@ -257,6 +257,22 @@ static_assert(VAES_NV <= 8, "one hashed vector per middle round of AES-128, and 
 static_assert(VAES_GCM_MSG_GROUPS >= 1 && AESKIT_GHASH_MSG % VAES_W == 0,
               "a message's key holds whole batches of powers");
 
+/* From this many data blocks XAES-256-GCM builds its per-message key
+ * whole (struct aeskit_gcm_impl's whole_key_blocks), so that the kernel
+ * runs as with a GCM object's key: on ymm, one vector per round and a
+ * reduction per VAES_GCM_GROUPS batches, where a 32-power key takes the
+ * pair step and one per VAES_GCM_MSG_GROUPS. The 96 extra powers cost
+ * about 140 ns (48 more doubling multiplies, clmul-bound); the bulk gains
+ * about 0.0065 ns/B (Zen 4, AES-256, XAES/AESGCM in one process, 3 runs:
+ * 32 KiB 1.08-1.11 -> 1.10-1.12, 48 KiB enc even, dec 1.10 -> 1.07-1.08,
+ * 64 KiB 1.07-1.10 -> 1.05-1.07). On zmm, where a whole key means four batches
+ * per reduction against one, the bulk gains less: 16 KiB 1.07-1.13 ->
+ * 1.19-1.21, 64 KiB even (1.04-1.06), 128 KiB enc 1.03-1.04 -> 1.02-1.03,
+ * dec 1.05 -> 1.03-1.04: from 128 KiB. */
+#ifndef VAES_GCM_WHOLE_KEY
+#define VAES_GCM_WHOLE_KEY (VAES_GCM_ONE ? 3072 : 8192)
+#endif
+
 /* The powers hk holds: VAES_GP, or fewer in a key built per message
  * (GCM-SIV's and XAES-256-GCM's: AESKIT_GHASH_MSG, 32). */
 AESKIT_INLINE size_t vaes_gbuilt(const aeskit_ghash_key *hk)

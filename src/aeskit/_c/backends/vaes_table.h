@@ -15,7 +15,10 @@
  * and short message (one chain). GCM and GCM-SIV's opening are
  * vaes_gcm.h's fused kernel.
  */
-static const struct aeskit_gcm_impl VAES_FN(gcm_impl) = {.crypt = VAES_FN(gcm)};
+static const struct aeskit_gcm_impl VAES_FN(gcm_impl) = {
+    .crypt = VAES_FN(gcm),
+    .whole_key_blocks = VAES_GCM_WHOLE_KEY,
+};
 
 static const struct aeskit_gcmsiv_impl VAES_FN(gcmsiv_impl) = {
     .open = VAES_FN(gcmsiv_open),
@@ -57,6 +60,7 @@ const struct aeskit_impl VAES_IMPL = {
         {"ghash_key_powers", VAES_GP},
         {"xts_window_blocks", VAES_XTS_K},
         {"gcm_fused_min_blocks", VAES_GCM_MIN},
+        {"xaes_whole_key_blocks", VAES_GCM_WHOLE_KEY},
         {NULL, 0},
     },
     .cbc_x = VAES_FN(cbc_x),

@@ -32,6 +32,12 @@ typedef size_t aeskit_gcm_fn(const aeskit_key *k, const aeskit_ghash_key *hk, in
                              const uint8_t *src, size_t n);
 struct aeskit_gcm_impl {
     aeskit_gcm_fn *crypt;       /* never NULL */
+    /* 0, or the data blocks from which a GHASH key made for one message
+     * (XAES-256-GCM's) is better built whole (AESKIT_GHASH_ANY) than for
+     * AESKIT_GHASH_MSG blocks: crypt then shares each reduction among as
+     * many batches as it does with a GCM object's key, which on a long
+     * enough message saves more than the extra powers cost. */
+    size_t whole_key_blocks;
 };
 
 /*

@@ -13,7 +13,9 @@
  * E(Kx, J0) (the tag mask, made beside H and handed to GCM) and the powers
  * of H the message reads: a key made for this message alone
  * (aeskit_gcm_hash_blocks), so a short one does not pay for a wide
- * backend's 128 powers, and it then takes GCM's short path. Kx, its
+ * backend's 128 powers, and it then takes GCM's short path; from the
+ * backend's whole_key_blocks on (struct aeskit_gcm_impl: vaes_avx2's long
+ * messages) the whole key, whose fused kernel reduces less often. Kx, its
  * schedule and the powers are wiped after every call; a streaming context,
  * whose length is not known in advance, holds a key for any length, and
  * the glue wipes the context when it ends.
@@ -98,6 +100,17 @@ static void derive(xaes_msg *m, const xaes_key *x, const uint8_t nonce[24], size
     aeskit_secure_zero(h, sizeof h);
 }
 
+/* The blocks a one-shot message's GHASH key is built for: GCM's count,
+ * or the whole key from the length where the backend's fused kernel gains
+ * more from it than the extra powers cost (struct aeskit_gcm_impl). */
+static size_t hash_blocks(const struct aeskit_impl *impl, size_t aad_len, size_t len)
+{
+    const struct aeskit_gcm_impl *gcm = impl->gcm;
+    if (gcm != NULL && gcm->whole_key_blocks != 0 && len / 16 >= gcm->whole_key_blocks)
+        return AESKIT_GHASH_ANY;
+    return aeskit_gcm_hash_blocks(aad_len, len);
+}
+
 /* Wipes what derive wrote, and only that: the struct is 4 KiB, which
  * would cost more than a short message's GCM. */
 static void wipe(xaes_msg *m)
@@ -119,7 +132,7 @@ static void xaes_crypt(const xaes_key *x, int enc, const aeskit_aead_msg *m, uin
     xaes_msg k;
     uint8_t n12[12], ek_j0[16];   /* the nonce may overlap dst */
     memcpy(n12, m->nonce + 12, 12);
-    derive(&k, x, m->nonce, aeskit_gcm_hash_blocks(aad_len, len), ek_j0);
+    derive(&k, x, m->nonce, hash_blocks(x->key.impl, aad_len, len), ek_j0);
     aeskit_gcm_oneshot(&k.kx, &k.hk, enc, n12, 12, aad, aad_len, dst, src, len, tag, ek_j0);
     wipe(&k);
     aeskit_secure_zero(ek_j0, sizeof ek_j0);
