@@ -220,6 +220,28 @@ def test_int32_offsets_that_would_overflow():
         gcm.encrypt_many_into(bytes(12), src, array.array("i", [0, n]), bytearray(1))
 
 
+@pytest.mark.parametrize("code", ["i", "q"])
+def test_offsets_scan_finds_the_first_fault(code):
+    """The offsets are checked in one pass without a branch per offset, and the fault found
+    again only for its message: each kind at the start, middle and end of a long column, the
+    message naming the first fault (a negative offset reads as one that decreases)."""
+    cmac = aeskit.AESCMAC(bytes(16))
+    n = 1000
+    src = bytes(16 * n)
+    good = [16 * i for i in range(n + 1)]
+    cmac.mac_many_into(src, array.array(code, good), bytearray(16 * n))
+    neg = -(1 << 31) if code == "i" else -(1 << 63)
+    for at in (1, 2, n // 2, n - 1, n):
+        for bad, shown in ((good[at - 1] - 1, good[at - 1] - 1), (neg, neg)):
+            offs = list(good)
+            offs[at] = bad
+            if at + 2 <= n:
+                offs[at + 2] = 0   # a later fault: not the one named
+            with pytest.raises(ValueError, match=rf"offsets\[{at}\] is {shown}, after "
+                                                 rf"{good[at - 1]}$"):
+                cmac.mac_many_into(src, array.array(code, offs), bytearray(16 * n))
+
+
 @pytest.mark.parametrize("mode", _params("aead"))
 def test_aead_mixed_lengths_and_bad_offsets(mode):
     obj = _obj(mode, "auto")

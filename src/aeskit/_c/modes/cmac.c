@@ -152,14 +152,14 @@ void aeskit_cmac_many(const aeskit_cmac_key *ck, const aeskit_span *msgs, size_t
     const uint8_t *src[AESKIT_MAC_MANY] = {NULL};   /* set before use; gcc 12 cannot tell */
     assert(n <= AESKIT_MAC_MANY);
     size_t alike = 1;
-    for (size_t i = 1; i < n; i++)
+    for (size_t i = 0; i < n; i++) {   /* one pass: the lockstep's pointers, if alike */
         alike &= msgs[i].len == msgs[0].len;
+        src[i] = msgs[i].p;
+    }
     if (alike && n > 0) {
         const size_t len = msgs[0].len, body = len == 0 ? 0 : (len - 1) / 16;
         const int whole = len > 0 && len % 16 == 0;
         memset(tags, 0, n * sizeof tags[0]);
-        for (size_t i = 0; i < n; i++)
-            src[i] = msgs[i].p;
         aeskit_cbc_macs_even(&ck->key, tags, src, n, body);
         for (size_t i = 0; i < n; i++) {
             if (whole) {

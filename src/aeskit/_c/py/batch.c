@@ -423,6 +423,27 @@ static unsigned int_width(const Py_buffer *v)
     return 0;
 }
 
+/* Whether offsets 1..n at p (of width bytes, a constant at each call)
+ * are each at least 0 and at least the one before (offset 0 checked
+ * apart): one pass that ORs a flag per offset, no branch per offset (a
+ * branch each cost a batch of 64-byte CMACs more than its offsets'
+ * reads). The offsets read as signed: a negative one passes neither. */
+static inline int offsets_ok(const uint8_t *p, unsigned width, size_t n)
+{
+    int64_t prev = (int64_t)offset_in(p, width, 0);
+    if (width == 4)
+        prev = (int32_t)prev;
+    unsigned bad = 0;
+    for (size_t i = 1; i <= n; i++) {
+        int64_t cur = (int64_t)offset_in(p, width, i);
+        if (width == 4)
+            cur = (int32_t)cur;
+        bad |= cur < prev;
+        prev = cur;
+    }
+    return !bad;
+}
+
 /* The offsets argument arg over data of data_len bytes: a buffer of n + 1
  * int32 or int64 (format i, l, q or their kin; or plain bytes-like, taken
  * as int64 if width_hint is 8, else refused), monotone, the last at most
@@ -454,16 +475,21 @@ static int batch_offsets(aeskit_batch *b, const char *arg, PyObject *obj, size_t
     if (o->width == 4 ? (int64_t)(int32_t)prev < 0 : (int64_t)prev < 0)
         return aeskit_error(PyExc_ValueError, b->at, "%s[0] must be at least 0, got %lld", arg,
                             o->width == 4 ? (long long)(int32_t)prev : (long long)prev);
-    for (size_t i = 1; i <= o->n; i++) {
-        const uint64_t cur = offset_at(o, i);
-        const int neg = o->width == 4 ? (int32_t)cur < 0 : (int64_t)cur < 0;
-        if (neg || cur < prev)
-            return aeskit_error(PyExc_ValueError, b->at, "%s must not decrease: %s[%zu] is "
-                                "%lld, after %llu", arg, arg, i,
-                                o->width == 4 ? (long long)(int32_t)cur : (long long)cur,
-                                (unsigned long long)prev);
-        prev = cur;
+    /* the scan without a branch (offsets_ok), the one that failed found
+     * again only for its message */
+    if (!(o->width == 4 ? offsets_ok(o->p, 4, o->n) : offsets_ok(o->p, 8, o->n))) {
+        for (size_t i = 1; i <= o->n; i++) {
+            const uint64_t cur = offset_at(o, i);
+            const int neg = o->width == 4 ? (int32_t)cur < 0 : (int64_t)cur < 0;
+            if (neg || cur < prev)
+                return aeskit_error(PyExc_ValueError, b->at, "%s must not decrease: %s[%zu] "
+                                    "is %lld, after %llu", arg, arg, i,
+                                    o->width == 4 ? (long long)(int32_t)cur : (long long)cur,
+                                    (unsigned long long)prev);
+            prev = cur;
+        }
     }
+    prev = offset_at(o, o->n);
     if (prev > data_len)
         return aeskit_error(PyExc_ValueError, b->at, "%s runs past its data: the last offset "
                             "is %llu, the buffer %zu bytes", arg, (unsigned long long)prev,
@@ -700,7 +726,7 @@ int aeskit_batch_collect(aeskit_batch *b, const aeskit_batch_shape *s, PyObject 
     }
     for (size_t i = 0; i < n; i++) {
         aeskit_batch_msg *m = &b->msgs[i];
-        *m = (aeskit_batch_msg){.src = NULL};
+        *m = (aeskit_batch_msg){.src = NULL, .out_len = s->out_len};
         if (take_item(b, s->data, dt, i, s->data_flags, &m->src, &m->len) < 0)
             return -1;
         if (st != NULL && take_item(b, s->side, st, i, 0, &m->iv, &m->iv_len) < 0)
@@ -721,10 +747,10 @@ int aeskit_batch_collect(aeskit_batch *b, const aeskit_batch_shape *s, PyObject 
  * NULL: none), its associated data spans[i] (ad_o the AAD's offsets into
  * ad, each message's span set here) or spans[0] for all (ad_o NULL), or
  * none (spans NULL). */
-static inline void fill_records(aeskit_batch *b, const aeskit_offsets *o, unsigned width,
+AESKIT_INLINE void fill_records(aeskit_batch *b, const aeskit_offsets *o, unsigned width,
                                 const uint8_t *base, const uint8_t *ivs, size_t w,
                                 aeskit_span *spans, const uint8_t *ad,
-                                const aeskit_offsets *ad_o)
+                                const aeskit_offsets *ad_o, size_t out_len)
 {
     assert(o->width == width);
     uint64_t at = offset_in(o->p, width, 0);
@@ -733,6 +759,7 @@ static inline void fill_records(aeskit_batch *b, const aeskit_offsets *o, unsign
         b->msgs[i] = (aeskit_batch_msg){
             .src = base + at,
             .len = (size_t)(end - at),
+            .out_len = out_len,
             .iv = ivs != NULL ? ivs + i * w : NULL,
             .iv_len = w,
             .ad = spans != NULL ? spans + (ad_o != NULL ? i : 0) : NULL,
@@ -800,10 +827,20 @@ int aeskit_batch_collect_packed(aeskit_batch *b, const aeskit_batch_shape *s, Py
     const uint8_t *ivs = iv != NULL ? iv->buf : NULL;
     const uint8_t *base = sv->buf;
     const aeskit_offsets *ad_o = per_message ? &ao : NULL;
-    if (o->width == 4)
-        fill_records(b, o, 4, base, ivs, w, spans, av ? av->buf : NULL, ad_o);
-    else
-        fill_records(b, o, 8, base, ivs, w, spans, av ? av->buf : NULL, ad_o);
+    /* inlined for each width, and apart for the batches with neither side
+     * items nor associated data (MACs): the loop then only stores, with no
+     * test per record of what is the same for all (the same split for
+     * AEADs' nonces made 64-byte GCM batches 0.7% slower) */
+    if (spans == NULL && ivs == NULL) {
+        if (o->width == 4)
+            fill_records(b, o, 4, base, NULL, 0, NULL, NULL, NULL, s->out_len);
+        else
+            fill_records(b, o, 8, base, NULL, 0, NULL, NULL, NULL, s->out_len);
+    } else if (o->width == 4) {
+        fill_records(b, o, 4, base, ivs, w, spans, av ? av->buf : NULL, ad_o, s->out_len);
+    } else {
+        fill_records(b, o, 8, base, ivs, w, spans, av ? av->buf : NULL, ad_o, s->out_len);
+    }
     return 0;
 }
 

@@ -99,6 +99,8 @@ typedef struct {
     size_t max_ad;              /* items per message, for AESKIT_BATCH_AD_LISTS */
     unsigned data_flags;        /* AESKIT_BUF_TEXT where text is the usual mistake */
     uint8_t side_after;         /* the sequence form takes side after data (verify_many) */
+    size_t out_len;             /* each record's out_len as collected: outputs of one
+                                   length (a MAC's tags) need no pass to set it */
 } aeskit_batch_shape;
 
 typedef struct {
@@ -106,8 +108,8 @@ typedef struct {
     /* With the GIL, before any job (the records' ad pointers set): checks
      * record i as the one-shot call
      * checks its arguments (the side item's length, the mode's limits),
-     * naming the item, and sets its out_len to the most it writes; -1 with
-     * an exception. */
+     * naming the item, and sets its out_len to the most it writes (or
+     * leaves the shape's, where that is it); -1 with an exception. */
     int (*check)(aeskit_batch *b, const void *key, int enc, size_t i);
     /* NULL, or the records of a chunk at once, in place of job (then
      * NULL): one of the two is given. */
