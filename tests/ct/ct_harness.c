@@ -1652,12 +1652,18 @@ static void sweep_gcm(sweep *s, size_t n, unsigned variant, int ip)
         memcpy(ap, a0, 16);
         secret_copy(a, a0, 16);
         uint8_t *src = secret_copy(buf.sec, buf.in, 16 * n), *dst = ip ? src : buf.got;
-        const size_t done = impl->gcm->crypt(&s->k, &s->hk, enc, c, a, dst, src, n);
+        /* odd variants with a lengths block (public), hashed last */
+        uint8_t lens[16];
+        fill(lens, 16);
+        const uint8_t *l = variant % 2 ? lens : NULL;
+        const size_t done = impl->gcm->crypt(&s->k, &s->hk, enc, c, a, dst, src, n, l);
         if (!enc)
             ref->ghash(&s->hkp, ap, buf.in, done);
         ref->ctr(&s->kp, AESKIT_CTR_BE32, cp, buf.want, buf.in, done);
         if (enc)
             ref->ghash(&s->hkp, ap, buf.want, done);
+        if (l != NULL && done == n && n > 0)
+            ref->ghash(&s->hkp, ap, l, 1);
         PUBLIC(dst, 16 * done);
         PUBLIC(a, 16);
         done_gcm += done;

@@ -367,13 +367,15 @@ AESKIT_INLINE size_t vaes_gbuilt(const aeskit_ghash_key *hk)
  * blocks), decrypting, before they are overwritten. siv: GCM-SIV's opening
  * (encryption's order, LE32 counters, POLYVAL blocks). A per-message key
  * (GCM-SIV's, XAES-256-GCM's) may hold fewer powers than the last batch
- * and the tail (on zmm, VAES_W): then they are two reductions. Out of
+ * and the tail (on zmm, VAES_W): then they are two reductions. Then lens
+ * (modes/gcm.h: a one-shot message's lengths block, or NULL) on xmm, as
+ * the ghash slot's call for it would, without the call. Out of
  * line: inlined, it makes the bulk loop slower. */
 AESKIT_NOINLINE static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
                                                           const aeskit_ghash_key *hk, int enc,
                                                           int siv, __m128i *c, __m128i y,
                                                           uint8_t *dst, const uint8_t *src,
-                                                          size_t tail)
+                                                          size_t tail, const uint8_t *lens)
 {
     const enum aeskit_ctr kind = siv ? AESKIT_CTR_LE32 : AESKIT_CTR_BE32;
     if (tail > 0 && !enc && VAES_GCM_FIXED && tail <= VAES_GSHORT)
@@ -389,6 +391,8 @@ AESKIT_NOINLINE static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
     } else if (enc) {
         y = vaes_gblocks_pv(hk, y, dst - AESKIT_BLOCK * VAES_W, VAES_W + tail, siv);
     }
+    if (lens != NULL)
+        y = vaes_gblocks128(hk, y, lens, 1, 0);
     return y;
 }
 
@@ -398,7 +402,8 @@ AESKIT_NOINLINE static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
  * VAES_GCM_MSG_GROUPS with one made for a message (one on zmm, two on ymm). */
 AESKIT_INLINE size_t vaes_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                                   int siv, size_t groups, unsigned nr, uint8_t ctr[16], uint8_t acc[16],
-                                  uint8_t *dst, const uint8_t *src, size_t n)
+                                  uint8_t *dst, const uint8_t *src, size_t n,
+                                  const uint8_t *lens)
 {
     const enum aeskit_ctr kind = siv ? AESKIT_CTR_LE32 : AESKIT_CTR_BE32;
     /* one vector per round (VAES_GCM_ONE) with a whole key only: with a
@@ -475,7 +480,7 @@ AESKIT_INLINE size_t vaes_gcm_run(const aeskit_key *k, const aeskit_ghash_key *h
                            0, 0);
         dst += AESKIT_BLOCK * VAES_W, src += AESKIT_BLOCK * VAES_W;
     }
-    y = VAES_FN(gcm_tail)(k, hk, enc, siv, &c, y, dst, src, (n + skip) % VAES_W);
+    y = VAES_FN(gcm_tail)(k, hk, enc, siv, &c, y, dst, src, (n + skip) % VAES_W, lens);
     if (VAES_GCM_FIXED)
         aeskit_secure_zero(g.keys, sizeof g.keys[0] * (rounds + 1));
     else
@@ -487,16 +492,16 @@ AESKIT_INLINE size_t vaes_gcm_run(const aeskit_key *k, const aeskit_ghash_key *h
 
 static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                            uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
-                           const uint8_t *src, size_t n)
+                           const uint8_t *src, size_t n, const uint8_t *lens)
 {
     /* a key made for one message (XAES-256-GCM's long ones) */
     if (vaes_gbuilt(hk) < VAES_GP)
-        return vaes_gcm_run(k, hk, enc, 0, VAES_GCM_MSG_GROUPS, 0, ctr, acc, dst, src, n);
+        return vaes_gcm_run(k, hk, enc, 0, VAES_GCM_MSG_GROUPS, 0, ctr, acc, dst, src, n, lens);
 #if VAES_GCM_R10
     if (k->rounds == 10)
-        return vaes_gcm_run(k, hk, enc, 0, VAES_GCM_GROUPS, 10, ctr, acc, dst, src, n);
+        return vaes_gcm_run(k, hk, enc, 0, VAES_GCM_GROUPS, 10, ctr, acc, dst, src, n, lens);
 #endif
-    return vaes_gcm_run(k, hk, enc, 0, VAES_GCM_GROUPS, 0, ctr, acc, dst, src, n);
+    return vaes_gcm_run(k, hk, enc, 0, VAES_GCM_GROUPS, 0, ctr, acc, dst, src, n, lens);
 }
 
 /* The mode's per-message key has AESKIT_GHASH_MSG powers from a message of
@@ -506,5 +511,5 @@ static size_t VAES_FN(gcmsiv_open)(const aeskit_key *k, const aeskit_ghash_key *
                                    const uint8_t *src, size_t n)
 {
     assert(n < VAES_GCM_MIN || hk->max_blocks >= AESKIT_GHASH_MSG);
-    return vaes_gcm_run(k, hk, 1, 1, VAES_GCM_MSG_GROUPS, 0, ctr, acc, dst, src, n);
+    return vaes_gcm_run(k, hk, 1, 1, VAES_GCM_MSG_GROUPS, 0, ctr, acc, dst, src, n, NULL);
 }

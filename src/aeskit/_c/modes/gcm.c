@@ -134,9 +134,14 @@ static void partial(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t len)
     }
 }
 
-void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t len)
+/* update's work; lens: NULL, or the lengths block of a one-shot message
+ * whose data this is, all of it, for the fused kernel to hash after the
+ * data (modes/gcm.h). Returns whether it did: then tag must not. */
+static int crypt_data(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t len,
+                      const uint8_t *lens)
 {
     const aeskit_key *k = g->key;
+    int hashed = 0;
     if (!g->in_data)
         start_data(g);
     g->data_len += len;
@@ -149,8 +154,12 @@ void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t l
     if (n > 0 && k->impl->gcm != NULL && !g->secret_ctr) {
         assert(g->hk->max_blocks >= n + AESKIT_GCM_FUSED_SLACK ||
                g->hk->max_blocks >= AESKIT_GHASH_MSG);   /* what the kernel reads */
-        size_t done = k->impl->gcm->crypt(k, g->hk, g->enc, g->ctr, g->acc, dst, src, n);
+        /* lens only when the data ends on a whole block: a partial last
+         * block is hashed (below) before it */
+        const uint8_t *l = len % 16 == 0 && g->pos == 0 ? lens : NULL;
+        size_t done = k->impl->gcm->crypt(k, g->hk, g->enc, g->ctr, g->acc, dst, src, n, l);
         assert(done <= n);
+        hashed = l != NULL && done == n;   /* n > 0 here */
         src += 16 * done; dst += 16 * done; n -= done; len -= 16 * done;
     }
     while (n > 0) {
@@ -167,9 +176,16 @@ void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t l
         aeskit_ctr_add(AESKIT_CTR_BE32, g->ctr, 1);
         partial(g, dst, src, len);
     }
+    return hashed;
 }
 
-void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16])
+void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    (void)crypt_data(g, dst, src, len, NULL);
+}
+
+/* tag's work; lens_done: the lengths block is hashed already (crypt_data). */
+static void finish(aeskit_gcm *g, uint8_t tag[16], int lens_done)
 {
     if (!g->in_data)
         start_data(g);
@@ -177,11 +193,18 @@ void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16])
         memset(g->part + g->pos, 0, 16 - g->pos);
         hash_blocks(g, g->part, 1);
     }
-    uint8_t lens[16];
-    lengths_block(lens, g->aad_len, g->data_len);
-    hash_blocks(g, lens, 1);
+    if (!lens_done) {
+        uint8_t lens[16];
+        lengths_block(lens, g->aad_len, g->data_len);
+        hash_blocks(g, lens, 1);
+    }
     aeskit_xor16(tag, g->acc, g->ek_j0);
     aeskit_secure_zero(g, sizeof *g);
+}
+
+void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16])
+{
+    finish(g, tag, 0);
 }
 
 /*
@@ -251,11 +274,15 @@ void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc
                         uint8_t tag[16], const uint8_t *ek_j0)
 {
     if (!is_short(nonce_len, aad_len, len)) {
+        /* the lengths are known up front: the fused kernel hashes their
+         * block with its last reduction, not a ghash call of its own */
         aeskit_gcm g;
+        uint8_t lens[16];
+        lengths_block(lens, aad_len, len);
         aeskit_gcm_init(&g, k, hk, enc, nonce, nonce_len, ek_j0);
         aeskit_gcm_aad(&g, aad, aad_len);
-        aeskit_gcm_update(&g, dst, src, len);
-        aeskit_gcm_tag(&g, tag);
+        const int lens_done = crypt_data(&g, dst, src, len, lens);
+        finish(&g, tag, lens_done);
         return;
     }
     const size_t db = (len + 15) / 16;
