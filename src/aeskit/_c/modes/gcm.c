@@ -54,8 +54,10 @@ static void lengths_block(uint8_t lens[16], uint64_t aad_len, uint64_t data_len)
     aeskit_store_be64(lens + 8, data_len * 8);
 }
 
-void aeskit_gcm_init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key *hk,
-                     int enc, const uint8_t *nonce, size_t nonce_len, const uint8_t *ek_j0)
+/* aeskit_gcm_init; defer: E(K, J0) is left to the one-shot path (12-byte
+ * nonce, ek_j0 NULL), from the fused kernel's first batch. */
+static void init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                 const uint8_t *nonce, size_t nonce_len, const uint8_t *ek_j0, int defer)
 {
     assert(nonce_len >= 1 && (ek_j0 == NULL || nonce_len == 12));
     memset(g, 0, sizeof *g);
@@ -79,12 +81,19 @@ void aeskit_gcm_init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key 
         aeskit_store_be64(last + 8, (uint64_t)nonce_len * 8);
         k->impl->ghash(hk, j0, last, 1);
     }
+    assert(!defer || (nonce_len == 12 && ek_j0 == NULL));
     if (ek_j0 != NULL)
         memcpy(g->ek_j0, ek_j0, 16);
-    else
+    else if (!defer)
         k->impl->ecb_enc(k, g->ek_j0, j0, 1);
     memcpy(g->ctr, j0, 16);
     aeskit_ctr_add(AESKIT_CTR_BE32, g->ctr, 1);
+}
+
+void aeskit_gcm_init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key *hk,
+                     int enc, const uint8_t *nonce, size_t nonce_len, const uint8_t *ek_j0)
+{
+    init(g, k, hk, enc, nonce, nonce_len, ek_j0, 0);
 }
 
 void aeskit_gcm_aad(aeskit_gcm *g, const uint8_t *aad, size_t len)
@@ -136,9 +145,11 @@ static void partial(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t len)
 
 /* update's work; lens: NULL, or the lengths block of a one-shot message
  * whose data this is, all of it, for the fused kernel to hash after the
- * data (modes/gcm.h). Returns whether it did: then tag must not. */
+ * data, with ek (NULL, or where E(K, J0) goes: modes/gcm.h, ek0; only
+ * on the message's first update). Returns whether the kernel did: if not,
+ * tag hashes the lengths and the caller makes E(K, J0). */
 static int crypt_data(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t len,
-                      const uint8_t *lens)
+                      const uint8_t *lens, uint8_t *ek)
 {
     const aeskit_key *k = g->key;
     int hashed = 0;
@@ -157,7 +168,8 @@ static int crypt_data(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t le
         /* lens only when the data ends on a whole block: a partial last
          * block is hashed (below) before it */
         const uint8_t *l = len % 16 == 0 && g->pos == 0 ? lens : NULL;
-        size_t done = k->impl->gcm->crypt(k, g->hk, g->enc, g->ctr, g->acc, dst, src, n, l);
+        size_t done = k->impl->gcm->crypt(k, g->hk, g->enc, g->ctr, g->acc, dst, src, n, l,
+                                          l != NULL ? ek : NULL);
         assert(done <= n);
         hashed = l != NULL && done == n;   /* n > 0 here */
         src += 16 * done; dst += 16 * done; n -= done; len -= 16 * done;
@@ -181,7 +193,7 @@ static int crypt_data(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t le
 
 void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t len)
 {
-    (void)crypt_data(g, dst, src, len, NULL);
+    (void)crypt_data(g, dst, src, len, NULL, NULL);
 }
 
 /* tag's work; lens_done: the lengths block is hashed already (crypt_data). */
@@ -279,10 +291,18 @@ void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc
         aeskit_gcm g;
         uint8_t lens[16];
         lengths_block(lens, aad_len, len);
-        aeskit_gcm_init(&g, k, hk, enc, nonce, nonce_len, ek_j0);
+        /* with a 12-byte nonce E(K, J0) too comes from the kernel's first
+         * batch (it starts at J0's aligned counter), or else is made after */
+        const int defer = nonce_len == 12 && ek_j0 == NULL;
+        init(&g, k, hk, enc, nonce, nonce_len, ek_j0, defer);
         aeskit_gcm_aad(&g, aad, aad_len);
-        const int lens_done = crypt_data(&g, dst, src, len, lens);
-        finish(&g, tag, lens_done);
+        const int fused = crypt_data(&g, dst, src, len, lens, defer ? g.ek_j0 : NULL);
+        if (defer && !fused) {
+            uint8_t j0[16];
+            j0_of_12(j0, nonce);
+            k->impl->ecb_enc(k, g.ek_j0, j0, 1);
+        }
+        finish(&g, tag, fused);
         return;
     }
     const size_t db = (len + 15) / 16;
