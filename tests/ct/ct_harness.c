@@ -1652,17 +1652,31 @@ static void sweep_gcm(sweep *s, size_t n, unsigned variant, int ip)
         memcpy(ap, a0, 16);
         secret_copy(a, a0, 16);
         uint8_t *src = secret_copy(buf.sec, buf.in, 16 * n), *dst = ip ? src : buf.got;
-        const size_t done = impl->gcm->crypt(&s->k, &s->hk, enc, c, a, dst, src, n);
+        /* odd variants with a lengths block (public), hashed last */
+        uint8_t lens[16], ek[16], ek2[16] = {0}, prev[16];
+        fill(lens, 16);
+        const uint8_t *l = variant % 2 ? lens : NULL;
+        memcpy(prev, c, 16);   /* E(K, prev) into ek with the lengths */
+        aeskit_store_be32(prev + 12, aeskit_load_be32(c + 12) - 1);
+        const size_t done = impl->gcm->crypt(&s->k, &s->hk, enc, c, a, dst, src, n, l,
+                                             l != NULL ? ek : NULL);
         if (!enc)
             ref->ghash(&s->hkp, ap, buf.in, done);
         ref->ctr(&s->kp, AESKIT_CTR_BE32, cp, buf.want, buf.in, done);
         if (enc)
             ref->ghash(&s->hkp, ap, buf.want, done);
+        int ek_ok = 1;
+        if (l != NULL && done == n && n > 0) {
+            ref->ghash(&s->hkp, ap, l, 1);
+            ref->ecb_enc(&s->kp, ek2, prev, 1);
+            PUBLIC(ek, 16);
+            ek_ok = memcmp(ek, ek2, 16) == 0;
+        }
         PUBLIC(dst, 16 * done);
         PUBLIC(a, 16);
         done_gcm += done;
         result(done <= n && memcmp(dst, buf.want, 16 * done) == 0 && memcmp(c, cp, 16) == 0 &&
-                   memcmp(a, ap, 16) == 0,
+                   memcmp(a, ap, 16) == 0 && ek_ok,
                dst, 16 * done);
     }
 }

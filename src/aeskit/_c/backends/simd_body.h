@@ -1058,13 +1058,22 @@ SIMD_INLINE size_t simd_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk,
     return SIMD_W * batches;
 }
 
+/* lens and ek0 (modes/gcm.h) through this table's own ghash and ecb_enc:
+ * the split path's calls, made here. */
 SIMD_FN size_t SIMD_NAME(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                               uint8_t ctr[16], uint8_t acc[16], uint8_t *dst, const uint8_t *src,
-                              size_t n)
+                              size_t n, const uint8_t *lens, uint8_t *ek0)
 {
-    if (enc)
-        return simd_gcm_run(k, hk, 1, 0, ctr, acc, dst, src, n);
-    return simd_gcm_run(k, hk, 0, 0, ctr, acc, dst, src, n);
+    uint8_t prev[16];   /* ctr - 1: public */
+    memcpy(prev, ctr, 16);
+    aeskit_store_be32(prev + 12, aeskit_load_be32(ctr + 12) - 1);
+    const size_t done = enc ? simd_gcm_run(k, hk, 1, 0, ctr, acc, dst, src, n)
+                            : simd_gcm_run(k, hk, 0, 0, ctr, acc, dst, src, n);
+    if (lens != NULL && done == n && n > 0)
+        SIMD_NAME(ghash)(hk, acc, lens, 1);
+    if (ek0 != NULL && done == n && n > 0)
+        SIMD_NAME(ecb_enc)(k, ek0, prev, 1);
+    return done;
 }
 
 /* The gcmsiv sub-table needs its short kernel too: open is built with it. */

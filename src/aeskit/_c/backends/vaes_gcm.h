@@ -268,7 +268,8 @@ AESKIT_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds,
                                    enum aeskit_ctr kind, int pv, int one, __m128i c,
                                    __m128i swap, vaes_gsum *s, const __m128i *acc, const uint8_t *hp,
                                    const uint8_t *pw, const uint8_t *hv, uint8_t *dst,
-                                   const uint8_t *src, size_t dskip, size_t hskip)
+                                   const uint8_t *src, size_t dskip, size_t hskip,
+                                   __m128i *ek)
 {
     vaes_v x[VAES_NV];
 #if VAES_GCM_KMEM && defined(AESKIT_GNU_ASM)
@@ -315,7 +316,13 @@ AESKIT_INLINE __m128i vaes_gcm_batch(const vaes_gcm_ctx *g, unsigned rounds,
     VAES_UNROLL
     for (size_t j = 0; j < VAES_NV; j++) {
         const vaes_v d = vaes_load_skip(src, j, dskip);
-        vaes_store_skip(dst, j, dskip, vaes_enclast(x[j], vaes_xor(kl, d)));
+        const vaes_v out = vaes_enclast(x[j], vaes_xor(kl, d));
+        vaes_store_skip(dst, j, dskip, out);
+        /* an absent lane's data reads as zero: its output is the keystream,
+         * E(K, counter) of the block before the data (ek0, modes/gcm.h) */
+        if (ek != NULL && j == (dskip - 1) / VAES_BPV)
+            *ek = (dskip - 1) % VAES_BPV == 0 ? vaes_low128(out)
+                                              : vaes_lane_high(out, (dskip - 1) % VAES_BPV);
     }
     return c;
 }
@@ -367,13 +374,15 @@ AESKIT_INLINE size_t vaes_gbuilt(const aeskit_ghash_key *hk)
  * blocks), decrypting, before they are overwritten. siv: GCM-SIV's opening
  * (encryption's order, LE32 counters, POLYVAL blocks). A per-message key
  * (GCM-SIV's, XAES-256-GCM's) may hold fewer powers than the last batch
- * and the tail (on zmm, VAES_W): then they are two reductions. Out of
+ * and the tail (on zmm, VAES_W): then they are two reductions. Then lens
+ * (modes/gcm.h: a one-shot message's lengths block, or NULL) on xmm, as
+ * the ghash slot's call for it would, without the call. Out of
  * line: inlined, it makes the bulk loop slower. */
 AESKIT_NOINLINE static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
                                                           const aeskit_ghash_key *hk, int enc,
                                                           int siv, __m128i *c, __m128i y,
                                                           uint8_t *dst, const uint8_t *src,
-                                                          size_t tail)
+                                                          size_t tail, const uint8_t *lens)
 {
     const enum aeskit_ctr kind = siv ? AESKIT_CTR_LE32 : AESKIT_CTR_BE32;
     if (tail > 0 && !enc && VAES_GCM_FIXED && tail <= VAES_GSHORT)
@@ -389,6 +398,8 @@ AESKIT_NOINLINE static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
     } else if (enc) {
         y = vaes_gblocks_pv(hk, y, dst - AESKIT_BLOCK * VAES_W, VAES_W + tail, siv);
     }
+    if (lens != NULL)
+        y = vaes_gblocks128(hk, y, lens, 1, 0);
     return y;
 }
 
@@ -398,7 +409,8 @@ AESKIT_NOINLINE static __m128i VAES_FN(gcm_tail)(const aeskit_key *k,
  * VAES_GCM_MSG_GROUPS with one made for a message (one on zmm, two on ymm). */
 AESKIT_INLINE size_t vaes_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                                   int siv, size_t groups, unsigned nr, uint8_t ctr[16], uint8_t acc[16],
-                                  uint8_t *dst, const uint8_t *src, size_t n)
+                                  uint8_t *dst, const uint8_t *src, size_t n,
+                                  const uint8_t *lens, uint8_t *ek0)
 {
     const enum aeskit_ctr kind = siv ? AESKIT_CTR_LE32 : AESKIT_CTR_BE32;
     /* one vector per round (VAES_GCM_ONE) with a whole key only: with a
@@ -417,6 +429,14 @@ AESKIT_INLINE size_t vaes_gcm_run(const aeskit_key *k, const aeskit_ghash_key *h
     const size_t skip = (uint32_t)_mm_cvtsi128_si32(c) & 15;
     c = _mm_sub_epi32(c, _mm_cvtsi32_si128((int)skip));
     const size_t batches = (n + skip) / VAES_W;
+    /* E(K, counter before the data) for ek0: lane skip - 1 of the first
+     * batch, or (skip 0: an aligned counter) one block apart */
+    __m128i ekv = _mm_setzero_si128();
+    if (ek0 != NULL && skip == 0) {
+        static const uint8_t zero[AESKIT_BLOCK];
+        (void)vaes_ctr_single(aeskit_aesni_enc_keys(k), k->rounds, kind,
+                              _mm_sub_epi32(c, _mm_cvtsi32_si128(1)), swap, ek0, zero, 1);
+    }
     const uint8_t *rk = aeskit_aesni_enc_keys(k);
     const unsigned rounds = nr != 0 ? nr : k->rounds;   /* nr: a constant (VAES_GCM_R10) */
     assert(rounds == k->rounds);
@@ -441,7 +461,7 @@ AESKIT_INLINE size_t vaes_gcm_run(const aeskit_key *k, const aeskit_ghash_key *h
     if (enc) {
         vaes_gsum none = vaes_gsum_zero();
         c = vaes_gcm_batch(&g, rounds, kind, siv, one, c, swap, &none, NULL, NULL, NULL, NULL, dst,
-                           src, skip, 0);
+                           src, skip, 0, ek0 != NULL && skip > 0 ? &ekv : NULL);
         dst += AESKIT_BLOCK * (VAES_W - skip), src += AESKIT_BLOCK * (VAES_W - skip), b++;
     }
     /* The first chunk's first batch hashes the first batch, absent blocks
@@ -454,14 +474,14 @@ AESKIT_INLINE size_t vaes_gcm_run(const aeskit_key *k, const aeskit_ghash_key *h
     const size_t dskip = enc ? 0 : skip;
     c = vaes_gcm_batch(&g, rounds, kind, siv, one, c, swap, &s, &y, enc ? out0 : src,
                        vaes_gpowers(hk, VAES_GP - VAES_W * grp), vaes_ghalves(hk, grp), dst, src,
-                       dskip, skip);
+                       dskip, skip, !enc && ek0 != NULL && skip > 0 ? &ekv : NULL);
     dst += AESKIT_BLOCK * (VAES_W - dskip), src += AESKIT_BLOCK * (VAES_W - dskip);
     for (;;) {
         for (; i < m; i++) {
             grp++;
             c = vaes_gcm_batch(&g, rounds, kind, siv, one, c, swap, &s, NULL, enc ? dst - back : src,
                                vaes_gpowers(hk, VAES_GP - VAES_W * grp), vaes_ghalves(hk, grp),
-                               dst, src, 0, 0);
+                               dst, src, 0, 0, NULL);
             dst += AESKIT_BLOCK * VAES_W, src += AESKIT_BLOCK * VAES_W;
         }
         y = vaes_gfinish(s);
@@ -472,31 +492,34 @@ AESKIT_INLINE size_t vaes_gcm_run(const aeskit_key *k, const aeskit_ghash_key *h
         s = vaes_gsum_zero();
         c = vaes_gcm_batch(&g, rounds, kind, siv, one, c, swap, &s, &y, enc ? dst - back : src,
                            vaes_gpowers(hk, VAES_W * groups), vaes_ghalves(hk, grp), dst, src,
-                           0, 0);
+                           0, 0, NULL);
         dst += AESKIT_BLOCK * VAES_W, src += AESKIT_BLOCK * VAES_W;
     }
-    y = VAES_FN(gcm_tail)(k, hk, enc, siv, &c, y, dst, src, (n + skip) % VAES_W);
+    y = VAES_FN(gcm_tail)(k, hk, enc, siv, &c, y, dst, src, (n + skip) % VAES_W, lens);
     if (VAES_GCM_FIXED)
         aeskit_secure_zero(g.keys, sizeof g.keys[0] * (rounds + 1));
     else
         aeskit_secure_zero(&g, sizeof g);
     aeskit_store128(ctr, _mm_shuffle_epi8(c, swap));
     aeskit_store128(acc, _mm_shuffle_epi8(y, gswap));
+    if (ek0 != NULL && skip > 0)
+        aeskit_store128(ek0, ekv);
     return n;
 }
 
 static size_t VAES_FN(gcm)(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                            uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
-                           const uint8_t *src, size_t n)
+                           const uint8_t *src, size_t n, const uint8_t *lens,
+                           uint8_t *ek0)
 {
     /* a key made for one message (XAES-256-GCM's long ones) */
     if (vaes_gbuilt(hk) < VAES_GP)
-        return vaes_gcm_run(k, hk, enc, 0, VAES_GCM_MSG_GROUPS, 0, ctr, acc, dst, src, n);
+        return vaes_gcm_run(k, hk, enc, 0, VAES_GCM_MSG_GROUPS, 0, ctr, acc, dst, src, n, lens, ek0);
 #if VAES_GCM_R10
     if (k->rounds == 10)
-        return vaes_gcm_run(k, hk, enc, 0, VAES_GCM_GROUPS, 10, ctr, acc, dst, src, n);
+        return vaes_gcm_run(k, hk, enc, 0, VAES_GCM_GROUPS, 10, ctr, acc, dst, src, n, lens, ek0);
 #endif
-    return vaes_gcm_run(k, hk, enc, 0, VAES_GCM_GROUPS, 0, ctr, acc, dst, src, n);
+    return vaes_gcm_run(k, hk, enc, 0, VAES_GCM_GROUPS, 0, ctr, acc, dst, src, n, lens, ek0);
 }
 
 /* The mode's per-message key has AESKIT_GHASH_MSG powers from a message of
@@ -506,5 +529,5 @@ static size_t VAES_FN(gcmsiv_open)(const aeskit_key *k, const aeskit_ghash_key *
                                    const uint8_t *src, size_t n)
 {
     assert(n < VAES_GCM_MIN || hk->max_blocks >= AESKIT_GHASH_MSG);
-    return vaes_gcm_run(k, hk, 1, 1, VAES_GCM_MSG_GROUPS, 0, ctr, acc, dst, src, n);
+    return vaes_gcm_run(k, hk, 1, 1, VAES_GCM_MSG_GROUPS, 0, ctr, acc, dst, src, n, NULL, NULL);
 }

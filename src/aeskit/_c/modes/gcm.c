@@ -54,8 +54,10 @@ static void lengths_block(uint8_t lens[16], uint64_t aad_len, uint64_t data_len)
     aeskit_store_be64(lens + 8, data_len * 8);
 }
 
-void aeskit_gcm_init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key *hk,
-                     int enc, const uint8_t *nonce, size_t nonce_len, const uint8_t *ek_j0)
+/* aeskit_gcm_init; defer: E(K, J0) is left to the one-shot path (12-byte
+ * nonce, ek_j0 NULL), from the fused kernel's first batch. */
+static void init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
+                 const uint8_t *nonce, size_t nonce_len, const uint8_t *ek_j0, int defer)
 {
     assert(nonce_len >= 1 && (ek_j0 == NULL || nonce_len == 12));
     memset(g, 0, sizeof *g);
@@ -79,12 +81,19 @@ void aeskit_gcm_init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key 
         aeskit_store_be64(last + 8, (uint64_t)nonce_len * 8);
         k->impl->ghash(hk, j0, last, 1);
     }
+    assert(!defer || (nonce_len == 12 && ek_j0 == NULL));
     if (ek_j0 != NULL)
         memcpy(g->ek_j0, ek_j0, 16);
-    else
+    else if (!defer)
         k->impl->ecb_enc(k, g->ek_j0, j0, 1);
     memcpy(g->ctr, j0, 16);
     aeskit_ctr_add(AESKIT_CTR_BE32, g->ctr, 1);
+}
+
+void aeskit_gcm_init(aeskit_gcm *g, const aeskit_key *k, const aeskit_ghash_key *hk,
+                     int enc, const uint8_t *nonce, size_t nonce_len, const uint8_t *ek_j0)
+{
+    init(g, k, hk, enc, nonce, nonce_len, ek_j0, 0);
 }
 
 void aeskit_gcm_aad(aeskit_gcm *g, const uint8_t *aad, size_t len)
@@ -134,9 +143,24 @@ static void partial(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t len)
     }
 }
 
-void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t len)
+/* update's work; lens: NULL, or the lengths block of a one-shot message
+ * whose data this is, all of it, for the fused kernel to hash after the
+ * data (returns whether it did: if not, tag hashes them), and ek: NULL, or
+ * where E(K, J0) goes (only on the message's first update), from the
+ * kernel's first batch (modes/gcm.h: ek0) or, when the kernel does not
+ * take the message, one ecb_enc call before the split path's work (made
+ * after it, 1 KiB openings ran 7% slower). */
+static int crypt_data(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t len,
+                      const uint8_t *lens, uint8_t *ek)
 {
     const aeskit_key *k = g->key;
+    int hashed = 0;
+    uint8_t j0[16];   /* public: a 12-byte nonce's */
+    if (ek != NULL) {
+        assert(!g->secret_ctr && g->data_len == 0);
+        memcpy(j0, g->ctr, 16);
+        aeskit_store_be32(j0 + 12, aeskit_load_be32(j0 + 12) - 1);
+    }
     if (!g->in_data)
         start_data(g);
     g->data_len += len;
@@ -149,10 +173,19 @@ void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t l
     if (n > 0 && k->impl->gcm != NULL && !g->secret_ctr) {
         assert(g->hk->max_blocks >= n + AESKIT_GCM_FUSED_SLACK ||
                g->hk->max_blocks >= AESKIT_GHASH_MSG);   /* what the kernel reads */
-        size_t done = k->impl->gcm->crypt(k, g->hk, g->enc, g->ctr, g->acc, dst, src, n);
+        /* lens only when the data ends on a whole block: a partial last
+         * block is hashed (below) before it */
+        const uint8_t *l = len % 16 == 0 && g->pos == 0 ? lens : NULL;
+        size_t done = k->impl->gcm->crypt(k, g->hk, g->enc, g->ctr, g->acc, dst, src, n, l,
+                                          ek);
         assert(done <= n);
+        hashed = l != NULL && done == n;   /* n > 0 here */
+        if (done == n)
+            ek = NULL;   /* written */
         src += 16 * done; dst += 16 * done; n -= done; len -= 16 * done;
     }
+    if (ek != NULL)
+        k->impl->ecb_enc(k, ek, j0, 1);
     while (n > 0) {
         size_t b = n < CHUNK_BLOCKS ? n : CHUNK_BLOCKS;
         if (!g->enc)
@@ -167,9 +200,16 @@ void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t l
         aeskit_ctr_add(AESKIT_CTR_BE32, g->ctr, 1);
         partial(g, dst, src, len);
     }
+    return hashed;
 }
 
-void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16])
+void aeskit_gcm_update(aeskit_gcm *g, uint8_t *dst, const uint8_t *src, size_t len)
+{
+    (void)crypt_data(g, dst, src, len, NULL, NULL);
+}
+
+/* tag's work; lens_done: the lengths block is hashed already (crypt_data). */
+static void finish(aeskit_gcm *g, uint8_t tag[16], int lens_done)
 {
     if (!g->in_data)
         start_data(g);
@@ -177,11 +217,18 @@ void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16])
         memset(g->part + g->pos, 0, 16 - g->pos);
         hash_blocks(g, g->part, 1);
     }
-    uint8_t lens[16];
-    lengths_block(lens, g->aad_len, g->data_len);
-    hash_blocks(g, lens, 1);
+    if (!lens_done) {
+        uint8_t lens[16];
+        lengths_block(lens, g->aad_len, g->data_len);
+        hash_blocks(g, lens, 1);
+    }
     aeskit_xor16(tag, g->acc, g->ek_j0);
     aeskit_secure_zero(g, sizeof *g);
+}
+
+void aeskit_gcm_tag(aeskit_gcm *g, uint8_t tag[16])
+{
+    finish(g, tag, 0);
 }
 
 /*
@@ -251,11 +298,18 @@ void aeskit_gcm_oneshot(const aeskit_key *k, const aeskit_ghash_key *hk, int enc
                         uint8_t tag[16], const uint8_t *ek_j0)
 {
     if (!is_short(nonce_len, aad_len, len)) {
+        /* the lengths are known up front: the fused kernel hashes their
+         * block with its last reduction, not a ghash call of its own */
         aeskit_gcm g;
-        aeskit_gcm_init(&g, k, hk, enc, nonce, nonce_len, ek_j0);
+        uint8_t lens[16];
+        lengths_block(lens, aad_len, len);
+        /* with a 12-byte nonce E(K, J0) too comes from the kernel's first
+         * batch (it starts at J0's aligned counter), or else is made after */
+        const int defer = nonce_len == 12 && ek_j0 == NULL;
+        init(&g, k, hk, enc, nonce, nonce_len, ek_j0, defer);
         aeskit_gcm_aad(&g, aad, aad_len);
-        aeskit_gcm_update(&g, dst, src, len);
-        aeskit_gcm_tag(&g, tag);
+        const int fused = crypt_data(&g, dst, src, len, lens, defer ? g.ek_j0 : NULL);
+        finish(&g, tag, fused);
         return;
     }
     const size_t db = (len + 15) / 16;

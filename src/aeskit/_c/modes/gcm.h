@@ -25,11 +25,23 @@ extern const struct aeskit_aead aeskit_gcm_aead;
  *          the split slots would leave them. Called only with a public
  *          counter (a 12-byte nonce's), so it may branch on the counter's
  *          value; the ctr slot may not.
+ *   lens:  NULL, or a message's lengths block: a call that takes all n > 0
+ *          blocks (returns n) hashes it into acc after them, where the
+ *          kernel's last reduction is (one slot call less for a one-shot
+ *          message whose data ends on a whole block); a call that returns
+ *          less does not read it. hk then serves n + 1 blocks, as above.
+ *   ek0:   NULL, or where a call that takes all n > 0 blocks writes
+ *          E(K, ctr - 1), the block before its first counter: a one-shot
+ *          message's E(K, J0), which the fused kernel's first batch makes
+ *          anyway (it starts at the aligned counter before the data), so
+ *          the mode spares its one-block ecb_enc call. Secret: the caller
+ *          wipes it.
  */
 #define AESKIT_GCM_FUSED_SLACK 16
 typedef size_t aeskit_gcm_fn(const aeskit_key *k, const aeskit_ghash_key *hk, int enc,
                              uint8_t ctr[16], uint8_t acc[16], uint8_t *dst,
-                             const uint8_t *src, size_t n);
+                             const uint8_t *src, size_t n, const uint8_t *lens,
+                             uint8_t *ek0);
 struct aeskit_gcm_impl {
     aeskit_gcm_fn *crypt;       /* never NULL */
     /* 0, or the data blocks from which a GHASH key made for one message
