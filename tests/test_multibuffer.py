@@ -16,7 +16,6 @@ AESCCM.encrypt_many/decrypt_many.
 """
 
 import array
-import ctypes
 import random
 
 import aeskit
@@ -87,36 +86,6 @@ def test_cbc_encrypt_many_records_4k_apart(backend, shift):
     dst[:] = src   # in place
     cbc.encrypt_many_into(ivs, dst, offsets, dst)
     assert bytes(dst) == want
-
-
-def _in_line(size, off):
-    """A writable view of size bytes that starts off bytes into a 64-byte line."""
-    buf = bytearray(size + 128)
-    base = ctypes.addressof(ctypes.c_char.from_buffer(buf))
-    start = (off - base) % 64
-    return memoryview(buf)[start:start + size]
-
-
-@pytest.mark.parametrize("soff", (0, 16, 32, 48, 8))
-@pytest.mark.parametrize("doff", (0, 16, 32, 48))
-def test_cbc_encrypt_many_src_dst_in_lines(backend, soff, doff):
-    # records back to back, src soff and dst doff bytes into a line: vaes_avx512 encrypts
-    # by whole lines when src and dst sit alike or a whole number of blocks apart
-    # (aeskit_cbc_lines_shift), reading src's lines as the two each straddles; records of
-    # 1..4 lines (none, one or two between the first and the last) and 4 KiB, more than
-    # its whole-line lanes, and last a record whose end is not a line's
-    cbc = aeskit.AESCBC(KEYS[16], backend=backend)
-    rng = random.Random(soff * 64 + doff)
-    lengths = [64, 128, 192, 256] + [4096] * 14 + [4096 + 48]
-    msgs = [rng.randbytes(n) for n in lengths]
-    ivs = rng.randbytes(16 * len(msgs))
-    packed, offsets = _packed(msgs)
-    src, dst = _in_line(len(packed), soff), _in_line(len(packed), doff)
-    src[:] = packed
-    cbc.encrypt_many_into(ivs, src, offsets, dst)
-    want = b"".join(cbc.encrypt(ivs[16 * i:16 * i + 16], m) for i, m in enumerate(msgs))
-    assert bytes(dst) == want
-    assert bytes(src) == packed
 
 
 def test_cbc_x_slot_refuses_more_chains_than_it_has(backend):

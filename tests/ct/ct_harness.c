@@ -933,45 +933,6 @@ static void check_cmac_eax(size_t keylen)
     TWIN(check_eax(keylen, 0, 0, 16 * 37 + 3));
 }
 
-/* ---- CBC encryption of long records back to back (the packed batch's
- * layout), more than vaes_avx512's 16 whole-line lanes: src and dst alike
- * within a line, and src 1, 2 and 3 blocks past dst (its lines read as the
- * two whole lines each straddles, aeskit_cbc_lines_shift); key, ivs and
- * data secret, only addresses and lengths public -------------------------- */
-
-#define LINES_N 17
-#define LINES_LEN 1024   /* chains.c's least for the shifted lines */
-
-static void check_cbc_lines(size_t keylen, size_t sh)
-{
-    static _Alignas(64) uint8_t src[LINES_N * LINES_LEN + 64], dst[LINES_N * LINES_LEN + 64];
-    uint8_t key[32], ivs[LINES_N][16];
-    const struct aeskit_cipher *d = NULL;
-    for (size_t m = 0; aeskit_ciphers[m] != NULL; m++)
-        if (strcmp(aeskit_ciphers[m]->name, "CBC") == 0)
-            d = aeskit_ciphers[m];
-    if (d == NULL || d->encrypt_many == NULL)
-        fail("no CBC encrypt_many in the registry");
-    describe("CBC encrypt_many AES-%zu, %d x %d B, src %zu blocks past dst", 8 * keylen,
-             LINES_N, LINES_LEN, sh);
-    uint8_t *const s = src + 16 + 16 * sh, *const o = dst + 16;
-    fill(key, keylen);
-    fill(ivs[0], sizeof ivs);
-    fill(s, LINES_N * LINES_LEN);
-    SECRET(key, sizeof key);
-    SECRET(ivs, sizeof ivs);
-    SECRET(s, LINES_N * LINES_LEN);
-    aeskit_key k;
-    impl->set_key(&k, key, keylen);
-    aeskit_block_item items[LINES_N];
-    for (size_t i = 0; i < LINES_N; i++)
-        items[i] = (aeskit_block_item){ivs[i], o + LINES_LEN * i, s + LINES_LEN * i, LINES_LEN};
-    d->encrypt_many(&k, 0, items, LINES_N);
-    PUBLIC(o, LINES_N * LINES_LEN);
-    absorb(o, LINES_N * LINES_LEN);
-    aeskit_secure_zero(&k, sizeof k);
-}
-
 /* ---- many messages at once: CMAC's mac_many, every cipher's encrypt_many,
  * CCM's, EAX's and SIV's seal_many and open_many (the cbc_x slot, the
  * scheduler and the lockstep over it, aeskit_ctr_many); keys, ivs,
@@ -1866,8 +1827,6 @@ int main(int argc, char **argv)
         check_keywraps(keylen);
         check_cmac_eax(keylen);
         TWIN(check_many(keylen));
-        for (size_t sh = 0; sh < 4; sh++)
-            TWIN(check_cbc_lines(keylen, sh));
         if (keylen != 24)
             check_xts_lengths(keylen);
         check_sivs(keylen);

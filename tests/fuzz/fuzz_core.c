@@ -546,62 +546,6 @@ static void cipher_sectors(cipher_run *c, int enc, const uint8_t first[16], cons
     free(one);
 }
 
-/* CBC encryption of a packed batch of long messages (the packed batch
- * methods' layout: records back to back in one buffer), more than the
- * whole-line lanes, each of 64..143 blocks (chains.c's least for src
- * whole blocks past dst, and for its stagger of them at 128; the records'
- * dst alike within a line when a multiple of 4), src and dst each a whole number of blocks into a line (the
- * header's offsets, mod 4): the whole-line encryption with src and dst
- * alike or a whole number of blocks apart (aeskit_cbc_lines_shift), its
- * head and tail, against one message at a time, ASan seeing only the
- * batch. Only on half the CBC inputs and a backend with that path
- * (cbc_x_lines), so the run's time stays about the same. */
-static void cbc_long_batch(cipher_run *c, const uint8_t *data, size_t len)
-{
-    const struct aeskit_cipher *d = c->d;
-    const size_t blocks = 64 + h16(now.in, H_TAMPER_BIT) % 80, each = 16 * blocks;
-    const size_t n = 17 + h8(now.in, H_UNIT) % 2, total = n * each;
-    uint8_t *plain = xmalloc(total), *one = xmalloc(each);
-    uint8_t *buf[2];
-    for (int b = 0; b < 2; b++)
-        if ((buf[b] = aligned_alloc(64, total + 64 + 64 - total % 64)) == NULL)
-            abort();
-    for (size_t i = 0; i < total; i++)
-        plain[i] = (uint8_t)((len > 0 ? data[i % len] : 0) ^ (i * 151 / 16));
-    now.step = "encrypt_many of a packed batch of long messages";
-    uint8_t *src = buf[0] + 16 * (now.soff % 4);
-    uint8_t *dst = now.flags & F_INPLACE ? src : buf[1] + 16 * (now.doff % 4);
-    memcpy(src, plain, total);
-    if (dst != src)
-        memset(dst, 0xA5, total);
-    for (int b = 0; b < 2; b++)
-        ASAN_POISON_MEMORY_REGION(buf[b], total + 64);
-    ASAN_UNPOISON_MEMORY_REGION(src, total);
-    ASAN_UNPOISON_MEMORY_REGION(dst, total);
-    aeskit_block_item items[MANY_MAX];
-    assert(n <= MANY_MAX && n <= AESKIT_CIPHER_MANY);
-    for (size_t i = 0; i < n; i++)
-        items[i] = (aeskit_block_item){c->iv, dst + each * i, src + each * i, each};
-    d->encrypt_many(c->keys, 0, items, n);
-    for (size_t i = 0; i < n; i++) {
-        size_t tail;
-        void *st = xmalloc(d->state);
-        d->init(st, c->keys, 1, c->iv);
-        const size_t done = d->update(st, one, plain + each * i, each);
-        expect(d->finish(st, one + done, &tail) == AESKIT_FINISH_OK && done + tail == each,
-               "a one-shot encryption did not finish");
-        free(st);
-        expect(memcmp(one, dst + each * i, each) == 0,
-               "encrypt_many of long messages differs from one message at a time");
-    }
-    for (int b = 0; b < 2; b++) {
-        ASAN_UNPOISON_MEMORY_REGION(buf[b], total + 64);
-        free(buf[b]);
-    }
-    free(plain);
-    free(one);
-}
-
 static void fuzz_cipher(const struct aeskit_cipher *d, const struct aeskit_impl *impl,
                         const uint8_t *key, size_t each, const uint8_t *iv, const uint8_t *data,
                         size_t len, const uint8_t *first)
@@ -665,9 +609,6 @@ static void fuzz_cipher(const struct aeskit_cipher *d, const struct aeskit_impl 
             free(dst[i]);
         }
         many_free(&s);
-        if (strcmp(d->name, "CBC") == 0 && !c.pkcs7 && impl->cbc_x_lines != 0 &&
-            h8(now.in, H_UNIT) % 4 < 2)
-            cbc_long_batch(&c, data, len);
     }
     aeskit_secure_zero(c.keys, sizeof c.keys);
     free(out);

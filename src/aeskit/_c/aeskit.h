@@ -237,11 +237,9 @@ struct aeskit_impl {
     size_t cbc_x_chains;
     /* Nonzero: cbc_x encrypts (dst not NULL) up to this many chains
      * (<= cbc_x_chains) a 64-byte line of each at a time, so chains laid
-     * 4 KiB apart do not meet in one L1 set, where their src and dst allow
-     * it (aeskit_cbc_lines_shift in modes/chains.h: alike within a line,
-     * or src whole blocks past dst); modes/chains.c then runs encryption
-     * on this many chains side by side. 0: it stores block by block, and
-     * chains.c staggers encryption's chains instead. */
+     * 4 KiB apart do not meet in one L1 set; modes/chains.c then runs
+     * encryption on this many chains side by side. 0: it stores block by
+     * block, and chains.c staggers encryption's chains instead. */
     size_t cbc_x_lines;
     /* The fewest whole blocks of a message that aeskit_ctr_many
      * (modes/generic.h: the CTR of the batch methods) gives the ctr slot;

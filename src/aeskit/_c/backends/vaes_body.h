@@ -51,7 +51,7 @@
 #include "clmul128.h"
 #include "dispatch.h"
 #include "modes/generic.h"
-#include "modes/chains.h"   /* aeskit_cbc_lines_shift, for cbc_x */
+#include "modes/chains.h"   /* aeskit_cbc_lines_alike, for cbc_x */
 
 #if !defined(VAES_VL)
 #error "include the width layer (vaes_ymm.h or vaes_zmm.h) first"
@@ -1362,14 +1362,10 @@ AESKIT_INLINE void vaes_cbc_x_w(const uint8_t *rk, unsigned rounds, int out, siz
  * VAES_BPV lines into VAES_BPV block-by-block vectors, runs them through
  * the chains one after the other, transposes the results back and
  * writes each chain's line whole. lines: lines of each chain. A line is
- * read before it is written, so dst[c] may be src[c]. sh: how many blocks
- * each src sits past its dst within a line (aeskit_cbc_lines_shift); when
- * not 0, src is not dst, and the lines but the first and last are read
- * as the two whole lines each straddles, which lie within the chain's
- * lines (its first block is in the first, its last in the last). */
+ * read before it is written, so dst[c] may be src[c]. */
 AESKIT_INLINE void vaes_cbc_lines_w(const uint8_t *rk, unsigned rounds, size_t w, size_t last,
                                     uint8_t (*iv)[16], uint8_t *const *dst,
-                                    const uint8_t *const *src, size_t lines, size_t sh)
+                                    const uint8_t *const *src, size_t lines)
 {
     const vaes_v k0 = vaes_key(rk, 0), kl = vaes_key(rk, rounds);
     vaes_v x[VAES_CBC_LINES / VAES_BPV];
@@ -1382,9 +1378,7 @@ AESKIT_INLINE void vaes_cbc_lines_w(const uint8_t *rk, unsigned rounds, size_t w
         for (size_t j = 0; j < w; j++) {
             VAES_UNROLL
             for (size_t c = 0; c < VAES_BPV; c++)
-                p[j][c] = sh != 0 && i != 0 && i + 1 < lines
-                              ? vaes_load_shifted(src[VAES_BPV * j + c] + VAES_VL * i, sh)
-                              : vaes_load(src[VAES_BPV * j + c] + VAES_VL * i);
+                p[j][c] = vaes_load(src[VAES_BPV * j + c] + VAES_VL * i);
             vaes_transpose(p[j]);
         }
         VAES_UNROLL
@@ -1414,12 +1408,12 @@ AESKIT_INLINE void vaes_cbc_lines_w(const uint8_t *rk, unsigned rounds, size_t w
  * whole lines of each chain (lines), else n blocks one at a time. */
 static void vaes_cbc_enc_run(const uint8_t *rk, unsigned rounds, size_t w, size_t last,
                              uint8_t (*iv)[16], uint8_t *const *dst, const uint8_t *const *src,
-                             size_t n, int lines, size_t sh)
+                             size_t n, int lines)
 {
 #define K(v)                                                                    \
     case v:                                                                     \
         if (lines)                                                              \
-            vaes_cbc_lines_w(rk, rounds, v, last, iv, dst, src, n, sh);         \
+            vaes_cbc_lines_w(rk, rounds, v, last, iv, dst, src, n);             \
         else                                                                    \
             vaes_cbc_x_w(rk, rounds, 1, v, last, iv, dst, src, n);              \
         break
@@ -1471,18 +1465,14 @@ static void VAES_FN(cbc_x)(const aeskit_key *k, size_t chains, uint8_t (*iv)[16]
      * that are not 64-byte aligned), so that the lines read and written
      * are whole cache lines (a line split over two costs as much as the
      * blocks' stores); then the whole lines; then the blocks left. Only
-     * where each chain's src and dst sit alike within a line, or every
-     * src the same whole number of blocks past its dst with the dst alike
-     * (aeskit_cbc_lines_shift: a bytes object 48 bytes into a line
-     * encrypted into a bytearray 16 in, the bench's layout): then src's
-     * lines are read whole, two to a line and joined (vaes_load_shifted).
-     * Else one of them splits every line (64 x 4 KiB: 3.6-4.2x ECB), and
-     * the blocks run one at a time as on the other backends (chains.c
-     * staggers them then, on the same test). Addresses are public:
-     * nothing here depends on a secret. */
+     * where each chain's src and dst sit alike within a line: else one of
+     * them splits every line (64 x 4 KiB: 3.6-4.2x ECB), and the blocks
+     * run one at a time as on the other backends (chains.c staggers them
+     * then, on the same test). Addresses are public: nothing here
+     * depends on a secret. */
     uint8_t *d[VAES_W];
-    const int sh = dst != NULL ? aeskit_cbc_lines_shift(s, dst, chains, VAES_VL) : -1;
-    if (dst != NULL && chains <= VAES_CBC_LINES && n >= VAES_BPV && sh >= 0) {
+    if (dst != NULL && chains <= VAES_CBC_LINES && n >= VAES_BPV &&
+        aeskit_cbc_lines_alike(s, dst, chains, VAES_VL)) {
         const size_t mis = (size_t)((uintptr_t)dst[0] % VAES_VL);
         size_t head = mis % AESKIT_BLOCK == 0 ? (VAES_VL - mis) % VAES_VL / AESKIT_BLOCK : 0;
         for (size_t l = 1; l < chains && head != 0; l++)
@@ -1490,13 +1480,13 @@ static void VAES_FN(cbc_x)(const aeskit_key *k, size_t chains, uint8_t (*iv)[16]
                 head = 0;
         head = head < n - VAES_BPV ? head : 0;
         if (head != 0) {
-            vaes_cbc_enc_run(rk, k->rounds, w, last, iv, dst, s, head, 0, 0);
+            vaes_cbc_enc_run(rk, k->rounds, w, last, iv, dst, s, head, 0);
             vaes_cbc_skip(s, d, dst, chains, head);
             dst = d;
             n -= head;
         }
         const size_t lines = n / VAES_BPV;
-        vaes_cbc_enc_run(rk, k->rounds, w, last, iv, dst, s, lines, 1, (size_t)sh);
+        vaes_cbc_enc_run(rk, k->rounds, w, last, iv, dst, s, lines, 1);
         n -= VAES_BPV * lines;
         if (n == 0)
             return;

@@ -126,25 +126,6 @@ AESKIT_INLINE vaes_v vaes_enc(vaes_v x, vaes_v k) { return _mm512_aesenc_epi128(
  * lines per vector held in registers besides. */
 #define VAES_CBC_LINES 16
 
-/* The line at p, when p sits sh (1..3) blocks into its cache line, from
- * the two whole lines it straddles (p - 16 sh and the next), joined by one
- * valignq: a load split over two lines cost cbc_x's whole-line path more
- * than its block-by-block one (64 x 4 KiB from a bytes object 48 bytes
- * into a line: 2.4-2.6x ECB's time), two whole-line loads and a shuffle
- * do not. Both lines must be readable (the caller's rule). sh is an
- * address's, public. */
-AESKIT_INLINE vaes_v vaes_load_shifted(const uint8_t *p, size_t sh)
-{
-    const uint8_t *a = p - AESKIT_BLOCK * sh;
-    const __m512i lo = _mm512_loadu_si512((const void *)a);
-    const __m512i hi = _mm512_loadu_si512((const void *)(a + VAES_VL));
-    switch (sh) {
-    case 1: return _mm512_alignr_epi64(hi, lo, 2);
-    case 2: return _mm512_alignr_epi64(hi, lo, 4);
-    default: return _mm512_alignr_epi64(hi, lo, 6);
-    }
-}
-
 /* v[c]'s block b to v[b]'s lane c, for c, b < 4. */
 AESKIT_INLINE void vaes_transpose(vaes_v *v)
 {

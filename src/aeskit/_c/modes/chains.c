@@ -52,31 +52,15 @@ static void lane_move(lanes *l, size_t j, size_t from)
  * STAGGER_MIN blocks. */
 #define STAGGER_BLOCKS 4     /* a 64-byte line apart */
 #define STAGGER_MIN 64
-/* Whole lines with src whole blocks past dst (below): the second half of
- * the lanes enters LINES_STAGGER blocks after the first, for chains of at
- * least LINES_STAGGER_MIN blocks. */
-#define LINES_STAGGER 16
-#define LINES_STAGGER_MIN 128
 
 void aeskit_cbc_chains(const aeskit_key *k, int out, aeskit_chain *c, size_t n)
 {
-    /* A backend that encrypts by whole lines (cbc_x_lines) needs less
+    /* A backend that encrypts by whole lines (cbc_x_lines) needs no
      * stagger (below), and takes encryption on its own count of chains. */
-    size_t lines = out && n > 0 && c[0].n_seg > 0 ? k->impl->cbc_x_lines : 0;
-    int shift = 0;
-    for (size_t i = 0; i < n && lines != 0; i++) {   /* the kernel's own test, on the bodies */
-        if (c[i].n_seg == 0)
-            continue;
-        const uint8_t *src[2] = {c[0].seg[0].src, c[i].seg[0].src};
-        uint8_t *dst[2] = {c[0].seg[0].dst, c[i].seg[0].dst};
-        const int sh = aeskit_cbc_lines_shift(src, dst, 2, 64);
-        /* src a whole number of blocks past dst: the lines it reads are
-         * joined two to one, which pays on long chains only (64 x 1 KiB:
-         * 126 -> 104 ns a message on vaes_avx512; 256 x 256 B: 35 -> 39) */
-        if (sh < 0 || (sh > 0 && c[0].seg[0].blocks < STAGGER_MIN))
+    size_t lines = out ? k->impl->cbc_x_lines : 0;
+    for (size_t i = 0; i < n && lines != 0; i++)   /* the kernel's own test, on the bodies */
+        if (c[i].n_seg > 0 && !aeskit_cbc_lines_alike(&c[i].seg[0].src, &c[i].seg[0].dst, 1, 64))
             lines = 0;
-        shift = sh;
-    }
     const size_t w = lines != 0 ? lines : k->impl->cbc_x_chains;
     assert(w >= 1 && w <= k->impl->cbc_x_chains && w <= AESKIT_CBC_X_MAX);
     lanes l;
@@ -90,22 +74,10 @@ void aeskit_cbc_chains(const aeskit_key *k, int out, aeskit_chain *c, size_t n)
      * w / 8 lanes at a time, STAGGER_BLOCKS blocks apart: each group then
      * sits in its own sets, and the lanes refilled later keep their
      * stagger. A MAC only reads, which the L2 absorbs; a backend that
-     * writes whole lines (cbc_x_lines) keeps them apart itself, but where
-     * it reads two lines of src for each line of dst (src whole blocks
-     * past dst) its long chains start in two halves, LINES_STAGGER blocks
-     * apart, for the same reason (vaes_avx512, the bench's layout: 64 x 4
-     * KiB 380-399 -> 341-345 ns a message, 64 x 2 KiB 248-253 -> 197, 64 x
-     * 16 KiB 1409-1435 -> 1242-1272; 64 x 1 KiB lost 5%, hence
-     * LINES_STAGGER_MIN; in place, one line each, it gained nothing at 4
-     * KiB and lost 6% at 2 KiB). */
-    size_t cap = w, grp = w / 8, step = STAGGER_BLOCKS;
+     * writes whole lines (cbc_x_lines) keeps them apart itself. */
+    size_t cap = w;
     if (out && lines == 0 && w > 8 && n > 0 && c[0].n_seg > 0 && c[0].seg[0].blocks >= STAGGER_MIN)
         cap = w / 8;
-    if (lines != 0 && shift > 0 && n > w && c[0].seg[0].blocks >= LINES_STAGGER_MIN) {
-        grp = w / 2;
-        cap = grp;
-        step = LINES_STAGGER;
-    }
     for (;;) {
         while (live < cap && next < n) {
             l.chain[live] = &c[next++];
@@ -120,8 +92,8 @@ void aeskit_cbc_chains(const aeskit_key *k, int out, aeskit_chain *c, size_t n)
         for (size_t j = 1; j < live; j++)
             m = l.left[j] < m ? l.left[j] : m;
         if (cap < w && next < n) {
-            m = m < step ? m : step;
-            cap += grp;
+            m = m < STAGGER_BLOCKS ? m : STAGGER_BLOCKS;
+            cap += w / 8;
         } else {
             cap = w;
         }

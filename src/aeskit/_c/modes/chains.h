@@ -39,28 +39,17 @@ typedef struct aeskit_chain {
  * its body, its padded tail, the data's body and its padded tail). */
 #define AESKIT_CHAIN_SEGS 5
 
-/* How a backend's whole-line encryption (aeskit_impl.cbc_x_lines) can
- * take the chains' src[c] and dst[c], lines of `line` bytes: 0 when each
- * chain's src and dst sit alike within a line (it reads and writes whole
- * lines of both); k (1 .. line / 16 - 1) when every chain's src sits k
- * whole blocks past its dst within a line and all the dst sit alike (it
- * writes whole lines and reads each of src's from the two lines it
- * straddles); -1 otherwise (it stores block by block). Addresses only. */
-static inline int aeskit_cbc_lines_shift(const uint8_t *const *src, uint8_t *const *dst,
+/* Whether each of the chains' src[c] and dst[c] sit alike within a
+ * line of `line` bytes: what a backend's whole-line encryption
+ * (aeskit_impl.cbc_x_lines) needs to read and write whole lines of both.
+ * Addresses only. */
+static inline int aeskit_cbc_lines_alike(const uint8_t *const *src, uint8_t *const *dst,
                                          size_t chains, size_t line)
 {
-    int alike = 1, shifted = (uintptr_t)dst[0] % AESKIT_BLOCK == 0;
-    const size_t d = (size_t)(((uintptr_t)src[0] - (uintptr_t)dst[0]) % line);
-    for (size_t c = 0; c < chains; c++) {
+    for (size_t c = 0; c < chains; c++)
         if (((uintptr_t)src[c] - (uintptr_t)dst[c]) % line != 0)
-            alike = 0;
-        if ((size_t)(((uintptr_t)src[c] - (uintptr_t)dst[c]) % line) != d ||
-            ((uintptr_t)dst[c] - (uintptr_t)dst[0]) % line != 0)
-            shifted = 0;
-    }
-    if (alike)
-        return 0;
-    return shifted && d % AESKIT_BLOCK == 0 ? (int)(d / AESKIT_BLOCK) : -1;
+            return 0;
+    return 1;
 }
 
 /* Every chain of c[0..n) through all its segments under k: CBC
