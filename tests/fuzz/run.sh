@@ -44,8 +44,7 @@ if [ "$x86" = 1 ] && [ -z "$emulate" ]; then
 fi
 
 # Executions: 830 to 970 a second on a Zen 4 (2 shared cores), native or
-# emulated alike, so 100000 took about 2 minutes; about 465 a second since the
-# long packed CBC batches (100000 in 215 s on a quiet Zen 4). A Zen 2 has no VAES, so it
+# emulated alike, so 100000 take about 2 minutes. A Zen 2 has no VAES, so it
 # builds the emulated kernels (about 70 s here against 30) and runs slower per
 # execution: 50000 keep it within about 3 minutes with the build.
 if [ "$emulate" = 1 ]; then runs=${FUZZ_RUNS:-50000}; else runs=${FUZZ_RUNS:-100000}; fi
