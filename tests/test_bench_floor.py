@@ -242,6 +242,13 @@ def test_no_floor_without_a_width_or_its_figure():
     assert cpb(Operation("CBC", True, 128), "vaes_avx2", narrow) == pytest.approx(2.5)
 
 
+@pytest.mark.parametrize("read, taken", [(4.0, 4.0), (4.27, 4.0), (3.9, 4.0), (4.34, 4.0),
+                                         (4.5, 4.5), (6.7, 7.0), (6.62, 6.62), (2.4, 2.4)])
+def test_latency_is_taken_as_whole_cycles_near_one(read, taken):
+    got = floor.from_native((read, 0.5), dict.fromkeys(PROBE_KEYS))
+    assert got.latency == taken
+
+
 def test_from_native_and_as_dict():
     got = floor.from_native((4.0, 0.5), {"vaes_ymm": 0.5, "vaes_zmm": None, "clmul_xmm": 2.0,
                                          "clmul_ymm": 2.25, "clmul_zmm": None,

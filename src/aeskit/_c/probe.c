@@ -233,6 +233,16 @@ GCM_MIX_PROBE(gcm_mix_zmm, "vaes,vpclmulqdq,avx512f", __m512i, _mm512_set1_epi32
 
 #endif
 
+/* Many short chains, not a few long ones: on a shared VM a neighbour on the
+ * same core (another vCPU, an SMT sibling) can slow a whole 0.6 ms AESENC
+ * chain, and 15 chains of 4000 iterations read an AESENC latency of 4.6-4.9
+ * cycles on a Zen 3 (4 in truth) whenever the other vCPU was busy, which put
+ * CBC encryption's floor above its measured speed. 120 chains of 500
+ * iterations (about 0.1 ms each, 15 ms in all) find quiet windows: 3.94-3.96
+ * in every one of 16 probes under the same load. */
+#define PROBE_ROUNDS 120
+#define PROBE_ITERS 500
+
 #if defined(PROBE_CHAINS)
 #define UNIT_FN(fn) fn
 #else
@@ -241,7 +251,7 @@ GCM_MIX_PROBE(gcm_mix_zmm, "vaes,vpclmulqdq,avx512f", __m512i, _mm512_set1_epi32
 
 /* What unit_probe measures, the CPU bits (with OS register state, cpu.c)
  * each needs (VAES on ymm needs no ZMM state), and how many instructions
- * one iteration of 4000 runs: the add chain's 128 make the ratio cycles
+ * one iteration of PROBE_ITERS runs: the add chain's 128 make the ratio cycles
  * per instruction, or per GCM mix (80 AES + 24 multiplies). */
 static const struct {
     const char *name;
@@ -366,8 +376,9 @@ int aeskit_probe_aes(double *latency, double *xmm)
         /* the chains interleaved, each at its fastest (an interruption only
          * ever adds time): ratios to the add chain are in core cycles */
         uint64_t adds = UINT64_MAX, lat = UINT64_MAX, wide = UINT64_MAX;
-        for (int r = 0; r < 15; r++) {
-            uint64_t a = add_chain(4000), b = aesenc_chain(4000), c = aesenc_wide(4000);
+        for (int r = 0; r < PROBE_ROUNDS; r++) {
+            uint64_t a = add_chain(PROBE_ITERS), b = aesenc_chain(PROBE_ITERS),
+                     c = aesenc_wide(PROBE_ITERS);
             adds = a < adds ? a : adds;
             lat = b < lat ? b : lat;
             wide = c < wide ? c : wide;
@@ -392,12 +403,12 @@ void aeskit_probe_units(double *cycles)
     uint64_t add_ns = UINT64_MAX;
     /* as in aeskit_probe_aes: interleaved with the add chain, each at its
      * fastest */
-    for (int r = 0; r < 15; r++) {
-        uint64_t a = add_chain(4000);
+    for (int r = 0; r < PROBE_ROUNDS; r++) {
+        uint64_t a = add_chain(PROBE_ITERS);
         add_ns = a < add_ns ? a : add_ns;
         for (size_t p = 0; p < N_UNIT_PROBES; p++) {
             if ((have & unit_probes[p].needs) == unit_probes[p].needs) {
-                uint64_t t = unit_probes[p].fn(4000);
+                uint64_t t = unit_probes[p].fn(PROBE_ITERS);
                 best[p] = t < best[p] ? t : best[p];
             }
         }
