@@ -132,9 +132,11 @@
  * the multiplies 0.998/1.039 (minima 1.004)/0.998/0.994, noise; the
  * counter base broadcast from memory (vbroadcasti128 m128, a load, for
  * vinserti128) 1.001/0.996/0.997/0.991, noise; the hashing issued before
- * each round's VAES: GCC spills 39 vectors a batch. In the micro-loop, the
- * powers from registers rather than memory operands save 1-3 cycles, and
- * encryption's reread of the last batch's stores costs 0-2.
+ * each round's VAES: GCC spills 39 vectors a batch. GCC's -mtune=znver3
+ * for vaes_avx2.c: 0.987-0.993, then 0.992-1.004 on a second run, noise.
+ * In the micro-loop, the powers from registers rather than memory operands
+ * save 1-3 cycles, and encryption's reread of the last batch's stores
+ * costs 0-2.
  */
 
 /* What every batch of a call reads, made once per call: the round keys
