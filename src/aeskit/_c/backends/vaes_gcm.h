@@ -110,6 +110,33 @@
  * the reduction are the part that can be shared, so four batches share
  * one (eight on ymm). On ymm the multiplies overlap the rounds almost fully, but ymm GHASH
  * alone is bound at 24 x 2 cycles per 16 blocks (0.19 c/B).
+ *
+ * On Zen 3 (vaes_avx2's CPU) they do not hide. GCC's AES-128 ymm batch
+ * loop, timed alone as a micro-loop (its memory operands on a buffer),
+ * takes 80-84 cycles, as the bench's 0.32-0.33 c/B; without its 24
+ * VPCLMULQDQ 54-56, without its register XORs and shuffles 70-71, without
+ * all three 43-44 (AES alone: 40). Independent-chain loops: 80 VAES + 24
+ * VPCLMULQDQ take 56-60 cycles whatever their order (after, before or
+ * between a round's VAES, on rounds 1-8, 2-9 or spread over 10), each
+ * further ymm multiply 1.1-1.4, the 24 as 48 xmm ones 95; beside them a
+ * register XOR costs 0.1-0.15 cycle, a shuffle (vpshufb, unpack) 0.4-0.55.
+ * So the 24 multiplies (Karatsuba's least, 1.5 a block) take 20-28 cycles
+ * from the AES pipes, the 18 shuffles (8 byte swaps, 8 unpacks, the
+ * counter's 2) and 46 XORs 13-14 more, though no one kind alone shows (the
+ * 8 unpacks or the 8 byte swaps out, or the unpacks as blends: within the
+ * micro-loop's noise, 2 cycles). Tried in the kernel and not kept (ab.py
+ * B/A at 16 KiB, AES-128 enc/dec, AES-256 enc/dec): the round keys as VAES
+ * memory operands 1.012/1.020/1.058/1.038; VAES_GCM_R10 on ymm 1.018/1.025
+ * (AES-128; 64 KiB dec 1.028, 8 KiB enc 1.041); the pair step
+ * (VAES_GCM_ONE 0) 1.02-1.05 slower by the minima; the adds right behind
+ * the multiplies 0.998/1.039 (minima 1.004)/0.998/0.994, noise; the
+ * counter base broadcast from memory (vbroadcasti128 m128, a load, for
+ * vinserti128) 1.001/0.996/0.997/0.991, noise; the hashing issued before
+ * each round's VAES: GCC spills 39 vectors a batch. GCC's -mtune=znver3
+ * for vaes_avx2.c: 0.987-0.993, then 0.992-1.004 on a second run, noise.
+ * In the micro-loop, the powers from registers rather than memory operands
+ * save 1-3 cycles, and encryption's reread of the last batch's stores
+ * costs 0-2.
  */
 
 /* What every batch of a call reads, made once per call: the round keys
