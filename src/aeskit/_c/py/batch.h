@@ -69,6 +69,10 @@ typedef struct {
     size_t n_spans, cap_spans;
     aeskit_span side, ad;       /* the packed form's side and associated data buffers */
     const char *side_name;      /* the side's argument */
+    uint8_t *out_base;          /* packed outputs of one length (the shape's out_len):
+                                   dst's buffer, each record's dst set at i x out_len by
+                                   the collector; else NULL */
+    size_t out_stride;          /* that out_len, with out_base */
 } aeskit_batch;
 
 void aeskit_batch_init(aeskit_batch *b, aeskit_at at);
