@@ -69,15 +69,21 @@ void aeskit_cbc_chains(const aeskit_key *k, int out, aeskit_chain *c, size_t n)
      * every lane's block at one offset modulo 4096: with 32 lanes reading
      * and writing, 64 lines meet in one L1 set of 12 ways, and stores that
      * miss stall the kernel (CBC encryption of 64 x 4 KiB ran at 2.4x its
-     * time with the records 64 bytes apart on vaes_avx512). So an
-     * encryption on more than 8 lanes starts its long chains a group of
+     * time with the records 64 bytes apart on vaes_avx512). 8 lanes are
+     * enough when the output sits 0-64 bytes past the input modulo 4096:
+     * on Zen 3 aesni's 64 x 4 KiB took 960-1920 ns a message there against
+     * 545 with the output 2 KiB off (the 3x gap between the bench's packed
+     * and sequence forms, whose buffers land where malloc puts them). So
+     * an encryption on 8 lanes or more starts its long chains a group of
      * w / 8 lanes at a time, STAGGER_BLOCKS blocks apart: each group then
      * sits in its own sets, and the lanes refilled later keep their
      * stagger. A MAC only reads, which the L2 absorbs; a backend that
      * writes whole lines (cbc_x_lines) keeps them apart itself. */
     size_t cap = w;
-    if (out && lines == 0 && w > 8 && n > 0 && c[0].n_seg > 0 && c[0].seg[0].blocks >= STAGGER_MIN)
-        cap = w / 8;
+    const size_t group = w / 8;
+    if (out && lines == 0 && group > 0 && n > 0 && c[0].n_seg > 0 &&
+        c[0].seg[0].blocks >= STAGGER_MIN)
+        cap = group;
     for (;;) {
         while (live < cap && next < n) {
             l.chain[live] = &c[next++];
@@ -93,7 +99,7 @@ void aeskit_cbc_chains(const aeskit_key *k, int out, aeskit_chain *c, size_t n)
             m = l.left[j] < m ? l.left[j] : m;
         if (cap < w && next < n) {
             m = m < STAGGER_BLOCKS ? m : STAGGER_BLOCKS;
-            cap += w / 8;
+            cap += group;
         } else {
             cap = w;
         }

@@ -49,14 +49,18 @@ void aeskit_batch_release(aeskit_batch *b)
     b->ok = NULL;
 }
 
-/* Allocates b->msgs and b->ok for n messages, not zeroed: the collectors
+/* The records a lazy batch (aeskit_batch.lazy) fills and runs at a time:
+ * 8 KiB, which stay in L1 between the two. */
+#define LAZY_CHUNK 128
+
+/* Allocates b->msgs and b->ok for n messages (room for cap records), not zeroed: the collectors
  * write each record whole, the checks its out_len, the layout its dst, and
  * the jobs every ok (a calloc of 4096 records was a tenth of a packed
  * batch of 64-byte GCM seals); -1 with MemoryError. */
-static int alloc_records(aeskit_batch *b, size_t n)
+static int alloc_records(aeskit_batch *b, size_t n, size_t cap)
 {
     b->n = n;
-    b->msgs = PyMem_Malloc((n ? n : 1) * sizeof *b->msgs);
+    b->msgs = PyMem_Malloc((cap ? cap : 1) * sizeof *b->msgs);
     b->ok = PyMem_Malloc(n ? n : 1);
     if (b->msgs == NULL || b->ok == NULL) {
         PyErr_NoMemory();
@@ -238,10 +242,22 @@ typedef struct {
     atomic_size_t failed;
 } work;
 
+static void lazy_fill(aeskit_batch *b, size_t i, size_t k);
+
 static void work_on(work *w)
 {
     aeskit_batch *b = w->b;
     size_t failed = 0;
+    if (b->lazy != NULL) {   /* one thread, a chunk of records at a time */
+        assert(w->many != NULL);
+        for (size_t i = 0; i < b->n; i += LAZY_CHUNK) {
+            const size_t k = b->n - i < LAZY_CHUNK ? b->n - i : LAZY_CHUNK;
+            lazy_fill(b, i, k);
+            failed += w->many(w->key, w->enc, b->msgs, &b->ok[i], k);
+        }
+        atomic_fetch_add(&w->failed, failed);
+        return;
+    }
     for (;;) {
         const size_t i = atomic_fetch_add(&w->next, w->chunk);
         if (i >= b->n)
@@ -275,9 +291,13 @@ static void worker_main(void *arg)
 /* A batch's work in bytes, with a message's setup counted as 64 bytes:
  * below the GIL threshold one batch keeps the GIL, as a one-shot call
  * would. */
+static uint64_t offset_at(const struct aeskit_offsets_s *o, size_t i);
+
 static int worth_release(const aeskit_batch *b)
 {
     uint64_t work = 64 * (uint64_t)b->n;
+    if (b->lazy != NULL)
+        return work + (offset_at(b->lazy, b->n) - offset_at(b->lazy, 0)) >= AESKIT_GIL_THRESHOLD;
     for (size_t i = 0; i < b->n && work < AESKIT_GIL_THRESHOLD; i++)
         work += b->msgs[i].len;
     return work >= AESKIT_GIL_THRESHOLD;
@@ -399,6 +419,32 @@ static inline uint64_t offset_in(const uint8_t *p, unsigned width, size_t i)
 static inline uint64_t offset_at(const aeskit_offsets *o, size_t i)
 {
     return offset_in(o->p, o->width, i);
+}
+
+AESKIT_INLINE void lazy_fill_w(aeskit_batch *b, unsigned width, size_t i, size_t k)
+{
+    const uint8_t *p = b->lazy->p;
+    uint64_t at = offset_in(p, width, i);
+    for (size_t j = 0; j < k; j++) {
+        const uint64_t end = offset_in(p, width, i + j + 1);
+        b->msgs[j] = (aeskit_batch_msg){
+            .src = b->lazy_src + at,
+            .len = (size_t)(end - at),
+            .dst = b->out_base + (i + j) * b->out_stride,
+            .out_len = b->out_stride,
+        };
+        at = end;
+    }
+}
+
+/* Records i..i+k-1 of a lazy batch into msgs[0..k), as the collector
+ * would have written them (no side items, no associated data). */
+static void lazy_fill(aeskit_batch *b, size_t i, size_t k)
+{
+    if (b->lazy->width == 4)
+        lazy_fill_w(b, 4, i, k);
+    else
+        lazy_fill_w(b, 8, i, k);
 }
 
 /* ---- the packed form -------------------------------------------------- */
@@ -558,6 +604,31 @@ static inline size_t lay_out(aeskit_batch *b, uint8_t *p, unsigned width, uint8_
     return b->n;
 }
 
+/* lay_out's offsets for n outputs of stride bytes each, the records
+ * untouched (their dst set by the collector: aeskit_batch.out_base); the
+ * same return and *total as lay_out's. */
+static inline size_t lay_stride(size_t n, uint8_t *p, unsigned width, size_t stride,
+                                uint64_t *total)
+{
+    if (width == 4 && stride != 0 && (uint64_t)n * stride > INT32_MAX) {
+        /* lay_out's stop: the first message whose end passes INT32_MAX */
+        const size_t stop = INT32_MAX / stride;
+        *total = (uint64_t)(stop + 1) * stride;
+        return stop;
+    }
+    for (size_t i = 0; i <= n; i++) {
+        if (width == 4) {
+            const int32_t v = (int32_t)(i * stride);
+            memcpy(p + 4 * i, &v, 4);
+        } else {
+            const int64_t v = (int64_t)(i * stride);
+            memcpy(p + 8 * i, &v, 8);
+        }
+    }
+    *total = (uint64_t)n * stride;
+    return n;
+}
+
 /* offsets_out for outputs of the records' out_len, of the same width
  * and Python type as like (a copy of it, by its __copy__, when that gives
  * a writable buffer of the same size; else an array.array of the width).
@@ -593,8 +664,15 @@ static PyObject *offsets_out(aeskit_batch *b, PyObject *like, const aeskit_offse
         Py_DECREF(x);
     }
     uint64_t at;
-    const size_t stop = o->width == 4 ? lay_out(b, out.buf, 4, base, &at)
-                                      : lay_out(b, out.buf, 8, base, &at);
+    size_t stop;
+    if (base != NULL && base == b->out_base) {
+        /* the records' dst set by the collector: the offsets alone */
+        stop = o->width == 4 ? lay_stride(b->n, out.buf, 4, b->out_stride, &at)
+                             : lay_stride(b->n, out.buf, 8, b->out_stride, &at);
+    } else {
+        stop = o->width == 4 ? lay_out(b, out.buf, 4, base, &at)
+                             : lay_out(b, out.buf, 8, base, &at);
+    }
     PyBuffer_Release(&out);
     if (stop < b->n) {
         Py_DECREF(r);
@@ -694,7 +772,7 @@ int aeskit_batch_collect(aeskit_batch *b, const aeskit_batch_shape *s, PyObject 
 {
     PyObject *dt, *st = NULL, *at = NULL;
     size_t n, count;
-    if (take_items(b, s->data, data, &dt, &n) < 0 || alloc_records(b, n) < 0)
+    if (take_items(b, s->data, data, &dt, &n) < 0 || alloc_records(b, n, n) < 0)
         return -1;
     if (s->side != NULL && (take_items(b, s->side, side, &st, &count) < 0 ||
                             same_count(b, s->side, count) < 0))
@@ -750,7 +828,7 @@ int aeskit_batch_collect(aeskit_batch *b, const aeskit_batch_shape *s, PyObject 
 AESKIT_INLINE void fill_records(aeskit_batch *b, const aeskit_offsets *o, unsigned width,
                                 const uint8_t *base, const uint8_t *ivs, size_t w,
                                 aeskit_span *spans, const uint8_t *ad,
-                                const aeskit_offsets *ad_o, size_t out_len)
+                                const aeskit_offsets *ad_o, size_t out_len, uint8_t *out_base)
 {
     assert(o->width == width);
     uint64_t at = offset_in(o->p, width, 0);
@@ -759,6 +837,7 @@ AESKIT_INLINE void fill_records(aeskit_batch *b, const aeskit_offsets *o, unsign
         b->msgs[i] = (aeskit_batch_msg){
             .src = base + at,
             .len = (size_t)(end - at),
+            .dst = out_base != NULL ? out_base + i * out_len : NULL,
             .out_len = out_len,
             .iv = ivs != NULL ? ivs + i * w : NULL,
             .iv_len = w,
@@ -781,9 +860,19 @@ int aeskit_batch_collect_packed(aeskit_batch *b, const aeskit_batch_shape *s, Py
     Py_buffer *sv, *iv = NULL, *av = NULL;
     aeskit_offsets ao;
     if (take_buffer(b, "src", src, s->data_flags, &sv) < 0 ||
-        batch_offsets(b, "offsets", offsets, (size_t)sv->len, o) < 0 ||
-        alloc_records(b, o->n) < 0)
+        batch_offsets(b, "offsets", offsets, (size_t)sv->len, o) < 0)
         return -1;
+    /* records left to the run (aeskit_batch.lazy): one chunk's room */
+    const int lazy = b->want_lazy && b->out_base != NULL && s->side == NULL &&
+                     (ad == NULL || ad == Py_None);
+    if (alloc_records(b, o->n, lazy && o->n > LAZY_CHUNK ? LAZY_CHUNK : o->n) < 0)
+        return -1;
+    if (lazy) {
+        b->out_stride = s->out_len;
+        b->lazy = o;
+        b->lazy_src = sv->buf;
+        return 0;
+    }
     const size_t n = o->n;
     size_t w = 0;
     if (s->side != NULL) {
@@ -831,15 +920,24 @@ int aeskit_batch_collect_packed(aeskit_batch *b, const aeskit_batch_shape *s, Py
      * items nor associated data (MACs): the loop then only stores, with no
      * test per record of what is the same for all (the same split for
      * AEADs' nonces made 64-byte GCM batches 0.7% slower) */
-    if (spans == NULL && ivs == NULL) {
+    if (spans == NULL && ivs == NULL && b->out_base != NULL) {
+        b->out_stride = s->out_len;
         if (o->width == 4)
-            fill_records(b, o, 4, base, NULL, 0, NULL, NULL, NULL, s->out_len);
+            fill_records(b, o, 4, base, NULL, 0, NULL, NULL, NULL, s->out_len, b->out_base);
         else
-            fill_records(b, o, 8, base, NULL, 0, NULL, NULL, NULL, s->out_len);
+            fill_records(b, o, 8, base, NULL, 0, NULL, NULL, NULL, s->out_len, b->out_base);
+    } else if (spans == NULL && ivs == NULL) {
+        b->out_base = NULL;
+        if (o->width == 4)
+            fill_records(b, o, 4, base, NULL, 0, NULL, NULL, NULL, s->out_len, NULL);
+        else
+            fill_records(b, o, 8, base, NULL, 0, NULL, NULL, NULL, s->out_len, NULL);
     } else if (o->width == 4) {
-        fill_records(b, o, 4, base, ivs, w, spans, av ? av->buf : NULL, ad_o, s->out_len);
+        b->out_base = NULL;
+        fill_records(b, o, 4, base, ivs, w, spans, av ? av->buf : NULL, ad_o, s->out_len, NULL);
     } else {
-        fill_records(b, o, 8, base, ivs, w, spans, av ? av->buf : NULL, ad_o, s->out_len);
+        b->out_base = NULL;
+        fill_records(b, o, 8, base, ivs, w, spans, av ? av->buf : NULL, ad_o, s->out_len, NULL);
     }
     return 0;
 }
@@ -945,8 +1043,11 @@ PyObject *aeskit_batch_packed(aeskit_batch *b, const aeskit_batch_ops *ops, cons
         return NULL;
     }
     const uint8_t *src = b->n ? b->msgs[0].src : NULL;
-    const size_t src_len = b->n ? (size_t)(b->msgs[b->n - 1].src + b->msgs[b->n - 1].len - src)
-                                : 0;
+    size_t src_len = b->n ? (size_t)(b->msgs[b->n - 1].src + b->msgs[b->n - 1].len - src) : 0;
+    if (b->lazy != NULL) {
+        src = b->lazy_src + offset_at(b->lazy, 0);
+        src_len = (size_t)(offset_at(b->lazy, b->n) - offset_at(b->lazy, 0));
+    }
     if (check_overlap(b->at, src, src_len, dv->buf, total, in_place) < 0) {
         Py_DECREF(out);
         return NULL;
@@ -1009,6 +1110,29 @@ done:
 
 /* ---- a method without associated data ---------------------------------- */
 
+/* Outputs of one length (s->out_len: a MAC's tags) go at i x out_len in
+ * dst, so the collector can set each record's dst as it writes the record
+ * (b->out_base), and the layout then writes the offsets alone: a pass
+ * less over the records, which for 4096 messages (256 KiB) do not fit in
+ * L1. dst is taken quietly here (a buffer that will not do is left to
+ * aeskit_batch_packed's take, which names it in its place among the
+ * arguments' errors); -1 only with MemoryError. */
+static int early_dst(aeskit_batch *b, const aeskit_batch_shape *s, PyObject *dst)
+{
+    if (s->out_len == 0)
+        return 0;
+    Py_buffer *v = new_view(b);
+    if (v == NULL)
+        return -1;
+    if (PyObject_GetBuffer(dst, v, PyBUF_WRITABLE) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    b->views->used++;
+    b->out_base = v->buf;
+    return 0;
+}
+
 PyObject *aeskit_batch_call(PyObject *op, PyObject *const *argv, Py_ssize_t nargs,
                             PyObject *kwnames, const char *fname, int into,
                             const aeskit_batch_shape *s, const aeskit_batch_ops *ops, int enc,
@@ -1041,11 +1165,13 @@ PyObject *aeskit_batch_call(PyObject *op, PyObject *const *argv, Py_ssize_t narg
     PyObject *r = NULL;
     unsigned threads;
     aeskit_offsets o;
+    b.want_lazy = ops->lazy_ok && into;
     if (!into) {
         if (aeskit_batch_threads(at, a[2], &threads) == 0 &&
             aeskit_batch_collect(&b, &shape, a[0], a[1], NULL) == 0)
             r = aeskit_batch_seq(&b, ops, op, enc, threads, exc, what);
     } else if (aeskit_batch_threads(at, a[4], &threads) == 0 &&
+               ((b.want_lazy &= threads == 1), early_dst(&b, &shape, a[3]) == 0) &&
                aeskit_batch_collect_packed(&b, &shape, a[0], a[1], a[2], NULL, NULL, &o) == 0) {
         r = aeskit_batch_packed(&b, ops, op, enc, threads, &o, a[2], a[3], in_place, 0, exc,
                                 what);

@@ -69,6 +69,15 @@ typedef struct {
     size_t n_spans, cap_spans;
     aeskit_span side, ad;       /* the packed form's side and associated data buffers */
     const char *side_name;      /* the side's argument */
+    uint8_t *out_base;          /* packed outputs of one length (the shape's out_len):
+                                   dst's buffer, each record's dst set at i x out_len by
+                                   the collector; else NULL */
+    size_t out_stride;          /* that out_len, with out_base */
+    uint8_t want_lazy;          /* set by the caller before the packed collector: it may
+                                   leave the records to the run (lazy) */
+    const struct aeskit_offsets_s *lazy;   /* the packed offsets when the run fills the
+                                   records a chunk at a time into msgs[0..], else NULL */
+    const uint8_t *lazy_src;    /* with lazy: src's buffer */
 } aeskit_batch;
 
 void aeskit_batch_init(aeskit_batch *b, aeskit_at at);
@@ -122,6 +131,12 @@ typedef struct {
      * does not touch out_len), so the engine keeps no copy of it and moves
      * no output after the run. */
     uint8_t exact;
+    /* 1: check_all neither fails nor reads a record, and no job fails, so
+     * a packed batch on one thread with outputs of one length may fill its
+     * records a chunk at a time as it runs them (aeskit_batch.lazy): 4096
+     * records take 256 KiB, past L1, and a pass to write them all and
+     * another to read them back cost a fifth of a batch of 64-byte CMACs. */
+    uint8_t lazy_ok;
 } aeskit_batch_ops;
 
 /* The sequence form's arguments into b's records: data a sequence, side
@@ -140,7 +155,7 @@ PyObject *aeskit_batch_seq(aeskit_batch *b, const aeskit_batch_ops *ops, const v
 /* ---- the packed form -------------------------------------------------- */
 
 /* A packed argument's offsets: n + 1 of them, 4 or 8 bytes each. */
-typedef struct {
+typedef struct aeskit_offsets_s {
     Py_buffer *view;
     const uint8_t *p;
     size_t n;                   /* messages: the count of offsets less one */

@@ -184,7 +184,7 @@ static int batch_check_all(aeskit_batch *b, const void *key, int enc)
 }
 
 static const aeskit_batch_ops batch_ops = {
-    .many = batch_many, .check_all = batch_check_all, .exact = 1,
+    .many = batch_many, .check_all = batch_check_all, .exact = 1, .lazy_ok = 1,
 };
 
 static PyObject *mac_batch(PyObject *op, PyObject *const *argv, Py_ssize_t nargs,
