@@ -335,6 +335,10 @@ AESKIT_INLINE __m128i aesni_gblock(const uint8_t *p, int polyval)
 #define SIMD_GMUL_ADD2(s, a, b, fa, fb) \
     aeskit_clmul_mul_add2((s), (a), (b), (fa)->h, (fa)->half, (fb)->h, (fb)->half)
 #define SIMD_GREDUCE(s) aeskit_clmul_reduce(s)
+#define SIMD_GPAIR_T __m128i
+#define SIMD_GPAIR(a, b) aeskit_clmul_pair_halves((a), (b))
+#define SIMD_GMUL_ADD_PAIR_B(s, b, t, fb) aeskit_clmul_mul_add_pair_b((s), (b), (t), (fb)->h, (fb)->half)
+#define SIMD_GMUL_ADD_PAIR_A(s, a, t, fa) aeskit_clmul_mul_add_pair_a((s), (a), (t), (fa)->h, (fa)->half)
 #define SIMD_GBLOCK(p, polyval) aesni_gblock((p), (polyval))
 #define SIMD_GSTORE(p, v) aeskit_store128((p), _mm_shuffle_epi8((v), aeskit_clmul_bswap()))
 #include "simd_body.h"

@@ -979,12 +979,39 @@ SIMD_INLINE void simd_gcm_batch(const SIMD_KEYS *ks, const aeskit_ghash_key *hk,
         x[j] = SIMD_LOAD_ALIGNED(cb[j]);
     simd_gcm_ctrs_fill(cb, k0w3, c + 2 * SIMD_W, siv);
 
+#if defined(SIMD_GPAIR)
+    /* a pair's six multiplies spread over two rounds: b's with round r
+     * (odd), a's (with y, for the first pair) with round r + 1 */
+    SIMD_GV a = zero;
+    SIMD_GPAIR_T t = zero;
+    SIMD_UNROLL
+    for (size_t r = 1; r <= SIMD_W; r++) {
+        if (hash) {
+            const size_t j = r % 2 ? SIMD_W - 1 - r : SIMD_W - r;
+            if (r % 2) {
+                a = SIMD_GBLOCK(hin + AESKIT_BLOCK * j, siv);
+                const SIMD_GV b = SIMD_GBLOCK(hin + AESKIT_BLOCK * (j + 1), siv);
+                if (j == 0)
+                    a = SIMD_GXOR(a, *y);
+                t = SIMD_GPAIR(a, b);
+                const SIMD_GPOWER hb = SIMD_GPOWER_AT(hk, SIMD_W - 2 - j);
+                SIMD_GMUL_ADD_PAIR_B(&s, b, t, &hb);
+            } else {
+                const SIMD_GPOWER ha = SIMD_GPOWER_AT(hk, SIMD_W - 1 - j);
+                SIMD_GMUL_ADD_PAIR_A(&s, a, t, &ha);
+            }
+            SIMD_GSUM_PIN(s);
+        }
+        SIMD_ROUND_W(ks, r, x, SIMD_W);
+    }
+#else
     SIMD_UNROLL
     for (size_t r = 1; r <= SIMD_W; r++) {
         if (hash && r % 2 == 1)
             simd_gcm_hash_step(&s, hk, *y, hin, SIMD_W - 1 - r, siv);
         SIMD_ROUND_W(ks, r, x, SIMD_W);
     }
+#endif
     if (hash)
         *y = SIMD_GREDUCE(s);
     SIMD_ROUNDS_FROM_W(ks, SIMD_W + 1, x, SIMD_W);
