@@ -46,6 +46,9 @@
 #include "modes/xaes.h"
 
 #define AESNI_W AESKIT_AESNI_W
+/* Powers of H in a ghash key: two batches' worth, one reduction for 16
+ * blocks in GHASH and the GCM kernel (simd_body.h: simd_gagg). */
+#define AESNI_GPOWERS (2 * AESNI_W)
 
 /* aesni_avx.c's build of this file runs its VEX encodings: only where the
  * OS saves YMM state (aesni.h). */
@@ -250,16 +253,16 @@ AESKIT_INLINE aesni_power aesni_forms(__m128i h)
 AESKIT_INLINE aesni_power aesni_power_at(const aeskit_ghash_key *hk, size_t i)
 {
     const uint8_t *w = (const uint8_t *)hk->w;
-    const aesni_power f = {aeskit_load128(w + AESKIT_BLOCK * i),
-                           aeskit_load128(w + AESKIT_BLOCK * (AESNI_W + i))};
+    const aesni_power f = {aeskit_load128(w + 2 * AESKIT_BLOCK * i),
+                           aeskit_load128(w + 2 * AESKIT_BLOCK * i + AESKIT_BLOCK)};
     return f;
 }
 
 AESKIT_INLINE void aesni_power_put(aeskit_ghash_key *hk, size_t i, const aesni_power *f)
 {
     uint8_t *w = (uint8_t *)hk->w;
-    aeskit_store128(w + AESKIT_BLOCK * i, f->h);
-    aeskit_store128(w + AESKIT_BLOCK * (AESNI_W + i), f->half);
+    aeskit_store128(w + 2 * AESKIT_BLOCK * i, f->h);
+    aeskit_store128(w + 2 * AESKIT_BLOCK * i + AESKIT_BLOCK, f->half);
 }
 
 /* GHASH's image byte-reversed; POLYVAL's the block as it is. */
@@ -335,6 +338,7 @@ AESKIT_INLINE __m128i aesni_gblock(const uint8_t *p, int polyval)
 #define SIMD_GMUL_ADD2(s, a, b, fa, fb) \
     aeskit_clmul_mul_add2((s), (a), (b), (fa)->h, (fa)->half, (fb)->h, (fb)->half)
 #define SIMD_GREDUCE(s) aeskit_clmul_reduce(s)
+#define SIMD_GPOWERS AESNI_GPOWERS
 #define SIMD_GPAIR_T __m128i
 #define SIMD_GPAIR(a, b) aeskit_clmul_pair_halves((a), (b))
 #define SIMD_GMUL_ADD_PAIR_B(s, b, t, fb) aeskit_clmul_mul_add_pair_b((s), (b), (t), (fb)->h, (fb)->half)
