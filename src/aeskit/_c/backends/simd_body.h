@@ -881,6 +881,24 @@ SIMD_FN void SIMD_NAME(polyval)(const aeskit_ghash_key *hk, uint8_t acc[16], con
  * What it is fast for: long messages, where on aesni it beats the split
  * path (the ctr and ghash slots one after the other) by 15-20% on Zen 4.
  *
+ * aesni's build (SIMD_GPAIR, SIMD_GPOWERS; armv8 and power8 keep the above)
+ * differs in two ways. A pair's six multiplies are spread over two rounds,
+ * three a round over rounds 1..8 (b's three with round r, a's with r + 1,
+ * the pair's Karatsuba halves made once): on Zen 3 six before every other
+ * round ran GCM 4-5% slower (ab.py, 16 KiB, AES-128 and AES-256). And a key
+ * made for any call (GCM's) holds 16 powers, so two batches share a
+ * reduction (the first hashes with H^16..H^9, its sum carried unreduced
+ * into the second): 1-2.5% on GCM, 4% on GHASH (Zen 3). Tried there and
+ * dropped: the Karatsuba halves made with general registers (two 8-byte
+ * loads, a XOR and a bswap a block, read two batches later as the
+ * multiplies' memory operand) to take 6 shuffles and 3 XORs a batch off
+ * the vector pipes: 6-28% slower (GCC regrouped the multiplies, and
+ * sealing's loads of the ciphertext just stored); for AES-256, the pairs
+ * spread over rounds 1..12 (a round without multiplies after each pair):
+ * 0.986-0.997, not worth a second copy of the kernel; each round's products
+ * added to the sums a round later (the vaes_gcm.h lesson from Zen 4): 0.999-
+ * 1.035, with 16 xmm registers GCC spills the three extra.
+ *
  * The floor (bench/floor.py) is not max(ctr, ghash) but what the 80 AESENC
  * and 24 PCLMULQDQ of an AES-128 batch take interleaved, which the bench
  * probes on the CPU it runs on: 54 cycles on Zen 4 (AES and carry-less
