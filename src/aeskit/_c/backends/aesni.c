@@ -27,15 +27,18 @@
  *
  * GHASH and POLYVAL (clmul128.h): blocks byte-reversed into registers (a
  * POLYVAL block loaded as it is, GHASH's image of its byte reversal),
- * powers stored as H^i * x^-1, 8 blocks per reduction with the accumulator
- * folded into the first, Karatsuba's three PCLMULQDQ per block (the hi ^ lo
- * half of each power precomputed). Bulk is bound by PCLMULQDQ throughput:
- * Zen 4 issues one every ~2 cycles, so 26 per 128 bytes floor at ~0.4 c/B.
- * A shift-based reduction (24 PCLMULQDQ) is no better in bulk and slower
- * for short inputs, and aggregating 16 blocks gains little over 8. ghash_key
- * layout (hk->w as bytes, read by the GCM kernel too): 16 * i holds
- * H^(i+1) * x^-1 for i = 0..7 as a register image; 128 + 16 * i its hi ^ lo
- * in the low qword.
+ * powers stored as H^i * x^-1, 8 or 16 blocks per reduction with the
+ * accumulator folded into the first, Karatsuba's three PCLMULQDQ per block
+ * (the hi ^ lo half of each power precomputed). Bulk is bound by PCLMULQDQ
+ * throughput: Zen 4 issues one every ~2 cycles, so 26 per 128 bytes floor
+ * at ~0.4 c/B. A shift-based reduction (24 PCLMULQDQ) is no better in bulk
+ * and slower for short inputs. A key made for any call (GCM's) holds 16
+ * powers and reduces once per 16 blocks (GHASH 4% faster than with 8 on
+ * Zen 3); one made per message (GCM-SIV's, XAES's) at most 8, as it pays
+ * for each power in every message. ghash_key layout (hk->w as bytes, read
+ * by the GCM kernel too): 32 * i holds H^(i+1) * x^-1 as a register image,
+ * 32 * i + 16 its hi ^ lo in the low qword, i = 0..15 (or 0..7), so a short
+ * key is one short run of bytes.
  */
 #include <string.h>
 
@@ -46,6 +49,9 @@
 #include "modes/xaes.h"
 
 #define AESNI_W AESKIT_AESNI_W
+/* Powers of H in a ghash key: two batches' worth, one reduction for 16
+ * blocks in GHASH and the GCM kernel (simd_body.h: simd_gagg). */
+#define AESNI_GPOWERS (2 * AESNI_W)
 
 /* aesni_avx.c's build of this file runs its VEX encodings: only where the
  * OS saves YMM state (aesni.h). */
@@ -250,16 +256,16 @@ AESKIT_INLINE aesni_power aesni_forms(__m128i h)
 AESKIT_INLINE aesni_power aesni_power_at(const aeskit_ghash_key *hk, size_t i)
 {
     const uint8_t *w = (const uint8_t *)hk->w;
-    const aesni_power f = {aeskit_load128(w + AESKIT_BLOCK * i),
-                           aeskit_load128(w + AESKIT_BLOCK * (AESNI_W + i))};
+    const aesni_power f = {aeskit_load128(w + 2 * AESKIT_BLOCK * i),
+                           aeskit_load128(w + 2 * AESKIT_BLOCK * i + AESKIT_BLOCK)};
     return f;
 }
 
 AESKIT_INLINE void aesni_power_put(aeskit_ghash_key *hk, size_t i, const aesni_power *f)
 {
     uint8_t *w = (uint8_t *)hk->w;
-    aeskit_store128(w + AESKIT_BLOCK * i, f->h);
-    aeskit_store128(w + AESKIT_BLOCK * (AESNI_W + i), f->half);
+    aeskit_store128(w + 2 * AESKIT_BLOCK * i, f->h);
+    aeskit_store128(w + 2 * AESKIT_BLOCK * i + AESKIT_BLOCK, f->half);
 }
 
 /* GHASH's image byte-reversed; POLYVAL's the block as it is. */
@@ -335,6 +341,11 @@ AESKIT_INLINE __m128i aesni_gblock(const uint8_t *p, int polyval)
 #define SIMD_GMUL_ADD2(s, a, b, fa, fb) \
     aeskit_clmul_mul_add2((s), (a), (b), (fa)->h, (fa)->half, (fb)->h, (fb)->half)
 #define SIMD_GREDUCE(s) aeskit_clmul_reduce(s)
+#define SIMD_GPOWERS AESNI_GPOWERS
+#define SIMD_GPAIR_T __m128i
+#define SIMD_GPAIR(a, b) aeskit_clmul_pair_halves((a), (b))
+#define SIMD_GMUL_ADD_PAIR_B(s, b, t, fb) aeskit_clmul_mul_add_pair_b((s), (b), (t), (fb)->h, (fb)->half)
+#define SIMD_GMUL_ADD_PAIR_A(s, a, t, fa) aeskit_clmul_mul_add_pair_a((s), (a), (t), (fa)->h, (fa)->half)
 #define SIMD_GBLOCK(p, polyval) aesni_gblock((p), (polyval))
 #define SIMD_GSTORE(p, v) aeskit_store128((p), _mm_shuffle_epi8((v), aeskit_clmul_bswap()))
 #include "simd_body.h"

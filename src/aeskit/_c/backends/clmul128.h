@@ -65,6 +65,30 @@ AESKIT_INLINE void aeskit_clmul_mul_add2(aeskit_clmul_sum *s, __m128i a, __m128i
     s->mid = _mm_xor_si128(s->mid, _mm_clmulepi64_si128(kb, t, 0x10));
 }
 
+/* aeskit_clmul_mul_add2 in two halves, for a kernel that spreads a pair's
+ * multiplies over two AES rounds: t the pair's Karatsuba halves (a's in
+ * the low qword, b's in the high one), then b's three products, then a's. */
+AESKIT_INLINE __m128i aeskit_clmul_pair_halves(__m128i a, __m128i b)
+{
+    return _mm_xor_si128(_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b));
+}
+
+AESKIT_INLINE void aeskit_clmul_mul_add_pair_b(aeskit_clmul_sum *s, __m128i b, __m128i t,
+                                               __m128i hb, __m128i kb)
+{
+    s->lo = _mm_xor_si128(s->lo, _mm_clmulepi64_si128(hb, b, 0x00));
+    s->hi = _mm_xor_si128(s->hi, _mm_clmulepi64_si128(hb, b, 0x11));
+    s->mid = _mm_xor_si128(s->mid, _mm_clmulepi64_si128(kb, t, 0x10));
+}
+
+AESKIT_INLINE void aeskit_clmul_mul_add_pair_a(aeskit_clmul_sum *s, __m128i a, __m128i t,
+                                               __m128i ha, __m128i ka)
+{
+    s->lo = _mm_xor_si128(s->lo, _mm_clmulepi64_si128(ha, a, 0x00));
+    s->hi = _mm_xor_si128(s->hi, _mm_clmulepi64_si128(ha, a, 0x11));
+    s->mid = _mm_xor_si128(s->mid, _mm_clmulepi64_si128(ka, t, 0x00));
+}
+
 /* The 256-bit product hi:lo, reduced. */
 AESKIT_INLINE __m128i aeskit_clmul_reduce256(__m128i lo, __m128i hi)
 {

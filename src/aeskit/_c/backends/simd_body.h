@@ -714,7 +714,14 @@ SIMD_FN size_t SIMD_NAME(ctr_cbcmac)(const aeskit_key *k, const aeskit_key *kc, 
 
 /* ---- GHASH and POLYVAL ------------------------------------------------------ */
 
-static_assert(sizeof(((aeskit_ghash_key *)0)->w) >= SIMD_W * sizeof(SIMD_GPOWER),
+/* Powers of H the key holds: SIMD_W, one reduction a batch, or (a backend
+ * that defines SIMD_GPOWERS as 2 * SIMD_W) twice that, one reduction for
+ * two batches where the key has them (simd_gagg). */
+#if !defined(SIMD_GPOWERS)
+#define SIMD_GPOWERS SIMD_W
+#endif
+static_assert(SIMD_GPOWERS == SIMD_W || SIMD_GPOWERS == 2 * SIMD_W, "one batch or two a reduction");
+static_assert(sizeof(((aeskit_ghash_key *)0)->w) >= SIMD_GPOWERS * sizeof(SIMD_GPOWER),
               "aeskit_ghash_key holds the powers in the backend's form");
 static_assert(SIMD_W <= AESKIT_GHASH_MSG,
               "a key for AESKIT_GHASH_MSG blocks has all SIMD_W powers: it serves any call");
@@ -726,9 +733,13 @@ SIMD_FN void SIMD_NAME(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], siz
     const uint64_t carry = 0 - (a1 >> 63);
     const uint64_t h1 = ((a1 << 1) | (a0 >> 63)) ^ (carry & UINT64_C(0xC200000000000000));
     const uint64_t h0 = (a0 << 1) ^ (carry & 1);
-    const size_t need = max_blocks < SIMD_W ? max_blocks : SIMD_W;
-    SIMD_GV pw[SIMD_W];
-    SIMD_GPOWER f[SIMD_W];
+    /* a key made once for any call (GCM's) gets all SIMD_GPOWERS; one made
+     * per message (GCM-SIV's, XAES's) SIMD_W at most, as it pays for them
+     * in each message */
+    const size_t most = max_blocks == AESKIT_GHASH_ANY ? SIMD_GPOWERS : SIMD_W;
+    const size_t need = max_blocks < most ? max_blocks : most;
+    SIMD_GV pw[SIMD_GPOWERS];
+    SIMD_GPOWER f[SIMD_GPOWERS];
 
     pw[0] = SIMD_GMAKE(h1, h0);
     f[0] = SIMD_GFORMS(pw[0]);
@@ -746,7 +757,13 @@ SIMD_FN void SIMD_NAME(ghash_key)(aeskit_ghash_key *hk, const uint8_t h[16], siz
     aeskit_secure_zero(f, sizeof f);
     hk->max_blocks = max_blocks;
     hk->from = 0;
-    hk->used = SIMD_W * sizeof(SIMD_GPOWER);
+    hk->used = most * sizeof(SIMD_GPOWER);
+}
+
+/* Whether hk holds 2 * SIMD_W powers: two batches a reduction. */
+SIMD_INLINE int simd_gagg(const aeskit_ghash_key *hk)
+{
+    return SIMD_GPOWERS > SIMD_W && hk->max_blocks == AESKIT_GHASH_ANY;
 }
 
 #if !defined(SIMD_GMUL_ADD2)
@@ -797,6 +814,25 @@ SIMD_INLINE SIMD_GV simd_ghash_w(const aeskit_ghash_key *hk, SIMD_GV acc, const 
     return SIMD_GREDUCE(s);
 }
 
+/* y folded with runs of 16 blocks, a function of its own: inlined, its
+ * 16 powers' loads and spills cost a short call (1-4 blocks) 6 ns more on
+ * Zen 3 (ab.py: GHASH of 16 B 1.6x, 64 B 1.5x the time). */
+AESKIT_NOINLINE static SIMD_GV simd_hash16(const aeskit_ghash_key *hk, SIMD_GV y,
+                                           const uint8_t *p, size_t runs)
+{
+    for (; runs > 0; runs--, p += 2 * SIMD_W * AESKIT_BLOCK)
+        y = simd_ghash_w(hk, y, p, 2 * SIMD_W, 0);
+    return y;
+}
+
+AESKIT_NOINLINE static SIMD_GV simd_hash16_pv(const aeskit_ghash_key *hk, SIMD_GV y,
+                                              const uint8_t *p, size_t runs)
+{
+    for (; runs > 0; runs--, p += 2 * SIMD_W * AESKIT_BLOCK)
+        y = simd_ghash_w(hk, y, p, 2 * SIMD_W, 1);
+    return y;
+}
+
 SIMD_INLINE void simd_hash(const aeskit_ghash_key *hk, uint8_t acc[16], const uint8_t *p, size_t n,
                            int polyval)
 {
@@ -805,6 +841,12 @@ SIMD_INLINE void simd_hash(const aeskit_ghash_key *hk, uint8_t acc[16], const ui
     if (n == 0)
         return;
     SIMD_GV y = SIMD_GBLOCK(acc, 0);
+    if (n >= 2 * SIMD_W && simd_gagg(hk)) {
+        y = polyval ? simd_hash16_pv(hk, y, p, n / (2 * SIMD_W))
+                    : simd_hash16(hk, y, p, n / (2 * SIMD_W));
+        p += n / (2 * SIMD_W) * 2 * SIMD_W * AESKIT_BLOCK;
+        n %= 2 * SIMD_W;
+    }
     for (; n >= SIMD_W; n -= SIMD_W, p += SIMD_W * AESKIT_BLOCK)
         y = simd_ghash_w(hk, y, p, SIMD_W, polyval);
     switch (n) {   /* the tail: w a constant in each call */
@@ -860,6 +902,24 @@ SIMD_FN void SIMD_NAME(polyval)(const aeskit_ghash_key *hk, uint8_t acc[16], con
  *
  * What it is fast for: long messages, where on aesni it beats the split
  * path (the ctr and ghash slots one after the other) by 15-20% on Zen 4.
+ *
+ * aesni's build (SIMD_GPAIR, SIMD_GPOWERS; armv8 and power8 keep the above)
+ * differs in two ways. A pair's six multiplies are spread over two rounds,
+ * three a round over rounds 1..8 (b's three with round r, a's with r + 1,
+ * the pair's Karatsuba halves made once): on Zen 3 six before every other
+ * round ran GCM 4-5% slower (ab.py, 16 KiB, AES-128 and AES-256). And a key
+ * made for any call (GCM's) holds 16 powers, so two batches share a
+ * reduction (the first hashes with H^16..H^9, its sum carried unreduced
+ * into the second): 1-2.5% on GCM, 4% on GHASH (Zen 3). Tried there and
+ * dropped: the Karatsuba halves made with general registers (two 8-byte
+ * loads, a XOR and a bswap a block, read two batches later as the
+ * multiplies' memory operand) to take 6 shuffles and 3 XORs a batch off
+ * the vector pipes: 6-28% slower (GCC regrouped the multiplies, and
+ * sealing's loads of the ciphertext just stored); for AES-256, the pairs
+ * spread over rounds 1..12 (a round without multiplies after each pair):
+ * 0.986-0.997, not worth a second copy of the kernel; each round's products
+ * added to the sums a round later (the vaes_gcm.h lesson from Zen 4): 0.999-
+ * 1.035, with 16 xmm registers GCC spills the three extra.
  *
  * The floor (bench/floor.py) is not max(ctr, ghash) but what the 80 AESENC
  * and 24 PCLMULQDQ of an AES-128 batch take interleaved, which the bench
@@ -968,24 +1028,64 @@ SIMD_INLINE void simd_gcm_ctrs_fill(uint8_t (*b)[AESKIT_BLOCK], uint32_t kw, uin
 SIMD_INLINE void simd_gcm_batch(const SIMD_KEYS *ks, const aeskit_ghash_key *hk, int hash,
                                 uint8_t (*cb)[AESKIT_BLOCK], uint32_t k0w3, uint32_t c,
                                 SIMD_GV *y, const uint8_t *hin, uint8_t *dst, const uint8_t *src,
-                                int siv)
+                                int siv, int agg, SIMD_GSUM *sp)
 {
     const SIMD_GV zero = SIMD_GZERO;
     SIMD_GSUM s = {zero, zero, zero};
     SIMD_V x[SIMD_W];
+#if defined(SIMD_GPAIR)
+    /* agg (a constant): 0, the batch's sum reduced into *y; 1, the first of
+     * two batches (powers H^16..H^9, y folded in), its sum left in *sp; 2,
+     * the second (H^8..H^1), *sp's sum and its own reduced into *y */
+    const size_t poff = agg == 1 ? SIMD_W : 0;
+    if (agg == 2)
+        s = *sp;
+#else
+    static_assert(SIMD_GPOWERS == SIMD_W, "two batches a reduction: the SIMD_GPAIR path");
+    (void)agg, (void)sp;
+#endif
 
     SIMD_UNROLL
     for (size_t j = 0; j < SIMD_W; j++)
         x[j] = SIMD_LOAD_ALIGNED(cb[j]);
     simd_gcm_ctrs_fill(cb, k0w3, c + 2 * SIMD_W, siv);
 
+#if defined(SIMD_GPAIR)
+    /* a pair's six multiplies spread over two rounds: b's with round r
+     * (odd), a's (with y, for the first pair) with round r + 1 */
+    SIMD_GV a = zero;
+    SIMD_GPAIR_T t = zero;
+    SIMD_UNROLL
+    for (size_t r = 1; r <= SIMD_W; r++) {
+        if (hash) {
+            const size_t j = r % 2 ? SIMD_W - 1 - r : SIMD_W - r;
+            if (r % 2) {
+                a = SIMD_GBLOCK(hin + AESKIT_BLOCK * j, siv);
+                const SIMD_GV b = SIMD_GBLOCK(hin + AESKIT_BLOCK * (j + 1), siv);
+                if (j == 0 && agg != 2)
+                    a = SIMD_GXOR(a, *y);
+                t = SIMD_GPAIR(a, b);
+                const SIMD_GPOWER hb = SIMD_GPOWER_AT(hk, poff + SIMD_W - 2 - j);
+                SIMD_GMUL_ADD_PAIR_B(&s, b, t, &hb);
+            } else {
+                const SIMD_GPOWER ha = SIMD_GPOWER_AT(hk, poff + SIMD_W - 1 - j);
+                SIMD_GMUL_ADD_PAIR_A(&s, a, t, &ha);
+            }
+            SIMD_GSUM_PIN(s);
+        }
+        SIMD_ROUND_W(ks, r, x, SIMD_W);
+    }
+#else
     SIMD_UNROLL
     for (size_t r = 1; r <= SIMD_W; r++) {
         if (hash && r % 2 == 1)
             simd_gcm_hash_step(&s, hk, *y, hin, SIMD_W - 1 - r, siv);
         SIMD_ROUND_W(ks, r, x, SIMD_W);
     }
-    if (hash)
+#endif
+    if (hash && agg == 1)
+        *sp = s;
+    else if (hash)
         *y = SIMD_GREDUCE(s);
     SIMD_ROUNDS_FROM_W(ks, SIMD_W + 1, x, SIMD_W);
     /* src read again here, not kept in registers from the GHASH loads */
@@ -1016,6 +1116,9 @@ SIMD_INLINE size_t simd_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk,
     const SIMD_V white = SIMD_XOR(SIMD_LOAD(ctr), SIMD_KEY_FIRST(&ks));
     uint32_t kw;
     simd_gcm_ctrs cs;
+    const SIMD_GV zero = SIMD_GZERO;
+    SIMD_GSUM sum = {zero, zero, zero};   /* the first of two batches' products */
+    const int agg = simd_gagg(hk);
 
     memcpy(&kw, SIMD_KEY_FIRST_BYTES(&ks) + (siv ? 0 : 12), 4);
     for (size_t j = 0; j < 2 * SIMD_W; j++)
@@ -1027,13 +1130,25 @@ SIMD_INLINE size_t simd_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk,
         const size_t lag = 2 * SIMD_W * AESKIT_BLOCK;   /* batch b hashes batch b - 2's output */
         size_t b = 0;
         for (; b < batches && b < 2; b++) {
-            simd_gcm_batch(&ks, hk, 0, cs.b[b & 1], kw, c, &y, NULL, dst, src, siv);
+            simd_gcm_batch(&ks, hk, 0, cs.b[b & 1], kw, c, &y, NULL, dst, src, siv, 0, &sum);
             c += SIMD_W;
             src += SIMD_W * AESKIT_BLOCK;
             dst += SIMD_W * AESKIT_BLOCK;
         }
+        if (agg)   /* two batches a reduction: b even here */
+            for (; b + 2 <= batches; b += 2) {
+                simd_gcm_batch(&ks, hk, 1, cs.b[0], kw, c, &y, dst - lag, dst, src, siv, 1,
+                               &sum);
+                simd_gcm_batch(&ks, hk, 1, cs.b[1], kw, c + SIMD_W, &y,
+                               dst - lag + SIMD_W * AESKIT_BLOCK, dst + SIMD_W * AESKIT_BLOCK,
+                               src + SIMD_W * AESKIT_BLOCK, siv, 2, &sum);
+                c += 2 * SIMD_W;
+                src += 2 * SIMD_W * AESKIT_BLOCK;
+                dst += 2 * SIMD_W * AESKIT_BLOCK;
+            }
         for (; b < batches; b++) {
-            simd_gcm_batch(&ks, hk, 1, cs.b[b & 1], kw, c, &y, dst - lag, dst, src, siv);
+            simd_gcm_batch(&ks, hk, 1, cs.b[b & 1], kw, c, &y, dst - lag, dst, src, siv, 0,
+                           &sum);
             c += SIMD_W;
             src += SIMD_W * AESKIT_BLOCK;
             dst += SIMD_W * AESKIT_BLOCK;
@@ -1042,8 +1157,19 @@ SIMD_INLINE size_t simd_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk,
             y = simd_gcm_hash8(hk, y, dst - lag, siv);
         y = simd_gcm_hash8(hk, y, dst - lag / 2, siv);
     } else {
-        for (size_t b = 0; b < batches; b++) {
-            simd_gcm_batch(&ks, hk, 1, cs.b[b & 1], kw, c, &y, src, dst, src, siv);
+        size_t b = 0;
+        if (agg)
+            for (; b + 2 <= batches; b += 2) {
+                simd_gcm_batch(&ks, hk, 1, cs.b[0], kw, c, &y, src, dst, src, siv, 1, &sum);
+                simd_gcm_batch(&ks, hk, 1, cs.b[1], kw, c + SIMD_W, &y,
+                               src + SIMD_W * AESKIT_BLOCK, dst + SIMD_W * AESKIT_BLOCK,
+                               src + SIMD_W * AESKIT_BLOCK, siv, 2, &sum);
+                c += 2 * SIMD_W;
+                src += 2 * SIMD_W * AESKIT_BLOCK;
+                dst += 2 * SIMD_W * AESKIT_BLOCK;
+            }
+        for (; b < batches; b++) {
+            simd_gcm_batch(&ks, hk, 1, cs.b[b & 1], kw, c, &y, src, dst, src, siv, 0, &sum);
             c += SIMD_W;
             src += SIMD_W * AESKIT_BLOCK;
             dst += SIMD_W * AESKIT_BLOCK;
