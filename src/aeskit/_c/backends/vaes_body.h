@@ -605,6 +605,8 @@ static const uint64_t vaes_xts_shr[32] = {
     56, 56, 55, 55, 54, 54, 53, 53, 52, 52, 51, 51, 50, 50, 49, 49,
 };
 static_assert(sizeof vaes_xts_shl == 4 * 64, "the first window's counts for zmm");
+static_assert(sizeof vaes_xts_shl >= VAES_NV * VAES_VL || VAES_VL == 64,
+              "the first whole chunk's counts for ymm's general-register tweaks");
 
 /* What a call derives once from its key, in every lane. */
 typedef struct {
@@ -789,6 +791,261 @@ AESKIT_INLINE void vaes_xts_units(const uint8_t *rk, unsigned rounds, int enc,
     aeskit_secure_zero(u, sizeof u);
 }
 
+#if VAES_XTS_GPR
+/* ---- XTS with the tweaks in general registers (ymm) ---------------------
+ * VAES_XTS_GPR (vaes_ymm.h): the vector steps above cost 7 non-AES vector
+ * ops a ymm vector, and on Zen 3 the carry-less multiply takes a turn of
+ * the AES units. Here the tweaks wait in a stash of two halves, one whole
+ * chunk (VAES_W blocks) each, written one chunk ahead; a vector's whitening
+ * is data ^ k0 ^ its stashed pair (a memory operand) and its last round
+ * key kl ^ that pair: 3 vector XORs a vector, and on Zen 3 that part alone
+ * ran within 3% of ECB. The stash is filled in two ways:
+ * - general registers: T * x as add, adc and a mask from the top bit (sar,
+ *   and: no branch, the tweak is secret), two 64-bit stores a tweak, for
+ *   the first VAES_XTSG_GV vectors of a chunk; the next chunk's T * x^16
+ *   by a jump, so no chain of doublings runs from chunk to chunk;
+ * - vector steps: vector m >= VAES_XTSG_GV of the next chunk is the same
+ *   vector of this one times x^16 (a 2-byte rotation, an AND, a multiply,
+ *   an XOR in every lane), one after each of this chunk's first rounds.
+ *   They read vector stores (the previous step's), never the 64-bit ones:
+ *   a 256-bit load of two or four 64-bit stores cannot be forwarded, and
+ *   steps reading the general registers' stores (x^8 from the same chunk)
+ *   ran 10-20% slower than the old kernel.
+ * A unit's first whole chunk is built in vector registers from T, as
+ * vaes_xts_first's window but 8 vectors (the zmm table's counts 0..15); a
+ * chunk of fewer blocks (a unit's end) all in general registers, one chain.
+ * Measured on Zen 3 (ab.py, 16 KiB, against the vector steps): all 16
+ * tweaks in general registers 1.02-1.04x the time (32 stores and ~100
+ * integer ops a chunk, beside the vector side's ~130 ops: the core's 6 a
+ * cycle and its store queue run out), VAES_XTSG_GV = 4 0.94-0.96x,
+ * VAES_XTSG_GV = 2 about 2% faster again, 0 (every vector by a step) about
+ * 4% slower than 2. */
+/* Calls of more blocks (in all) keep the vector steps: on Zen 3, in place
+ * (ab.py, AES-128, time against them), 128-256 KiB took 0.94-0.96x, 512
+ * KiB 1.04x, 1 MiB 1.14-1.20x (AES-256 1.02x): past the 512 KiB L2, with
+ * ~100 more ops in flight a chunk, fewer loads from L3 overlap (a guess:
+ * no counters here; a prefetch 1 KiB ahead did not clearly help). */
+#define VAES_XTSG_MAX (256 * 1024 / AESKIT_BLOCK)
+#ifndef VAES_XTSG_GV
+#define VAES_XTSG_GV 2   /* vectors of a whole chunk from general registers */
+#endif
+static_assert(VAES_XTSG_GV <= VAES_NV && VAES_NV - VAES_XTSG_GV <= 9,
+              "a step after each of rounds 1 to VAES_NV - VAES_XTSG_GV, before the last");
+typedef struct {
+    const uint8_t *tweaks;   /* the units' first tweaks, one per unit */
+    size_t units, unit;      /* units left after this one, blocks a unit */
+    size_t left;             /* blocks of this unit not yet given a tweak */
+    uint64_t lo, hi;         /* the next tweak */
+} vaes_xtsg_state;
+
+/* T * x: the low half doubled with its carry going into the high half's
+ * doubling (add, adc), and the top bit that leaves, as a mask (sar, and),
+ * brought back as x^128 = x^7 + x^2 + x + 1: 6 integer ops. */
+AESKIT_INLINE void vaes_xtsg_x(uint64_t *lo, uint64_t *hi)
+{
+    const uint64_t m = (uint64_t)((int64_t)*hi >> 63) & 0x87;
+#if defined(AESKIT_GNU_ASM)
+    /* _addcarry_u64 made GCC keep the halves in stack slots */
+    __asm__("add %0, %0\n\tadc %1, %1\n\txor %2, %0" : "+&r"(*lo), "+r"(*hi) : "r"(m) : "cc");
+#else
+    unsigned long long l, h;
+    const unsigned char c = _addcarry_u64(0, *lo, *lo, &l);
+    (void)_addcarry_u64(c, *hi, *hi, &h);
+    *lo = l ^ m, *hi = h;
+#endif
+}
+
+/* T * x^k, k < 57: the top k bits h come back as h * 0x87, carry-less,
+ * h ^ h << 1 ^ h << 2 ^ h << 7, below 2^64. */
+AESKIT_INLINE void vaes_xtsg_jump(uint64_t *lo, uint64_t *hi, unsigned k)
+{
+    const uint64_t h = *hi >> (64 - k);
+    *hi = (*hi << k) | (*lo >> (64 - k));
+    *lo = (*lo << k) ^ h ^ (h << 1) ^ (h << 2) ^ (h << 7);
+}
+
+/* Two 64-bit stores from general registers. As memcpy, GCC joins the
+ * halves in a vector register (vmovq, vpinsrq: vector ops again). */
+AESKIT_INLINE void vaes_xtsg_put(uint8_t *out, uint64_t lo, uint64_t hi)
+{
+#if defined(AESKIT_GNU_ASM)
+    __asm__("movq %2, %0\n\tmovq %3, %1"
+            : "=m"(*(uint64_t *)(void *)out), "=m"(*(uint64_t *)(void *)(out + 8))
+            : "r"(lo), "r"(hi));
+#else
+    memcpy(out, &lo, 8);
+    memcpy(out + 8, &hi, 8);
+#endif
+}
+
+/* cnt tweaks from *lo, *hi into out, each the last times x; the next left
+ * in *lo, *hi. With lower (a whole chunk), only the first VAES_XTSG_GV
+ * vectors' and *lo, *hi advance by x^VAES_W in one jump. */
+AESKIT_INLINE void vaes_xtsg_double(uint64_t *plo, uint64_t *phi, uint8_t *out, size_t cnt,
+                                    int lower)
+{
+    uint64_t lo = *plo, hi = *phi;
+    if (lower) {
+        vaes_xtsg_jump(plo, phi, VAES_W);
+        AESKIT_UNROLL(8)
+        for (size_t b = 0; b < VAES_XTSG_GV * VAES_BPV; b++) {
+            vaes_xtsg_put(out + AESKIT_BLOCK * b, lo, hi);
+            if (b + 1 < VAES_XTSG_GV * VAES_BPV)
+                vaes_xtsg_x(&lo, &hi);
+        }
+        return;
+    }
+    AESKIT_UNROLL(16)
+    for (size_t b = 0; b < cnt; b++) {
+        vaes_xtsg_put(out + AESKIT_BLOCK * b, lo, hi);
+        vaes_xtsg_x(&lo, &hi);
+    }
+    *plo = lo, *phi = hi;
+}
+
+/* Vector m of the next whole chunk, nxt, from the same vector of this one,
+ * tw: a step of x^16 in every lane (as vaes_xts_step's with k = 16). */
+AESKIT_INLINE void vaes_xtsg_upper(const uint8_t *tw, uint8_t *nxt, size_t m, vaes_v mask16,
+                                   vaes_v poly)
+{
+    const vaes_v rot = vaes_rotl_bytes(vaes_load(tw + VAES_VL * m), 2);
+    vaes_store(nxt + VAES_VL * m,
+               vaes_xor(rot, vaes_clmul(vaes_and(rot, mask16), poly, 0x00)));
+}
+
+/* The next chunk's tweaks into out: up to VAES_W of the current unit, or
+ * the next unit's first ones; returns how many (0: none left). *lower: 1
+ * when only the first VAES_XTSG_GV vectors went out, the chunk whole and
+ * not its unit's first (the rest then come from vaes_xtsg_upper). */
+AESKIT_INLINE size_t vaes_xtsg_gen(vaes_xtsg_state *g, uint8_t *out, int *lower)
+{
+    *lower = 1;
+    if (g->left == 0) {
+        if (g->units == 0)
+            return 0;
+        g->units--, g->left = g->unit;
+        memcpy(&g->lo, g->tweaks, 8);
+        memcpy(&g->hi, g->tweaks + 8, 8);
+        g->tweaks += AESKIT_BLOCK;
+        *lower = 0;
+        if (g->left >= VAES_W) {
+            /* a unit's first whole chunk: all its vectors from T in
+             * vector registers, no chain, nothing read back from 64-bit
+             * stores; the next chunk's T * x^16 by a jump */
+            const vaes_v t = vaes_bcast(aeskit_load128(g->tweaks - AESKIT_BLOCK));
+            const vaes_v poly = vaes_bcast(_mm_cvtsi32_si128(0x87));
+            for (size_t m = 0; m < VAES_NV; m++) {
+                const vaes_v shl = vaes_load((const uint8_t *)vaes_xts_shl + VAES_VL * m);
+                const vaes_v shr = vaes_load((const uint8_t *)vaes_xts_shr + VAES_VL * m);
+                const vaes_v o = vaes_srlv64(t, shr);
+                vaes_store(out + VAES_VL * m,
+                           vaes_xor3(vaes_sllv64(t, shl), vaes_bslli8(o), vaes_clmul(o, poly, 0x01)));
+            }
+            vaes_xtsg_jump(&g->lo, &g->hi, VAES_W);
+            g->left -= VAES_W;
+            return VAES_W;
+        }
+    }
+    const size_t cnt = g->left < VAES_W ? g->left : VAES_W;
+    if (cnt < VAES_W)
+        *lower = 0;
+    if (*lower)
+        vaes_xtsg_double(&g->lo, &g->hi, out, VAES_W, 1);
+    else
+        vaes_xtsg_double(&g->lo, &g->hi, out, cnt, 0);
+    g->left -= cnt;
+    return cnt;
+}
+
+/* w vectors, the last with `last` blocks, their tweaks at tw; with nxt,
+ * the next whole chunk's vectors VAES_XTSG_GV.. by steps between rounds. */
+AESKIT_INLINE void vaes_xtsg_batch(const uint8_t *rk, unsigned rounds, int enc, vaes_v k0,
+                                   vaes_v kl, const uint8_t *tw, uint8_t *nxt,
+                                   vaes_v mask16, vaes_v poly, uint8_t *dst,
+                                   const uint8_t *src, size_t w, size_t last)
+{
+    vaes_v x[VAES_NV];
+    VAES_UNROLL
+    for (size_t j = 0; j < w; j++) {
+        const size_t nb = vaes_nb(j, w, last);
+        x[j] = vaes_xor(vaes_xor(vaes_load_part(src + VAES_VL * j, nb), k0),
+                        vaes_load_part(tw + VAES_VL * j, nb));
+    }
+    AESKIT_UNROLL(8)
+    for (unsigned i = 1; i <= VAES_NV - VAES_XTSG_GV; i++) {
+        vaes_round(x, w, rk, i, enc);
+        if (nxt != NULL)
+            vaes_xtsg_upper(tw, nxt, VAES_XTSG_GV + i - 1, mask16, poly);
+    }
+    vaes_middle_from(x, w, rk, rounds, enc, VAES_NV - VAES_XTSG_GV + 1);
+    VAES_UNROLL
+    for (size_t j = 0; j < w; j++) {
+        const size_t nb = vaes_nb(j, w, last);
+        vaes_store_part(dst + VAES_VL * j,
+                        vaes_last(x[j], vaes_xor(kl, vaes_load_part(tw + VAES_VL * j, nb)), enc),
+                        nb);
+    }
+}
+
+/* n blocks (0 < n <= VAES_W) with their tweaks at tw; nxt: as
+ * vaes_xtsg_batch's (n is then VAES_W), else NULL. */
+AESKIT_INLINE void vaes_xtsg_chunk(const uint8_t *rk, unsigned rounds, int enc, vaes_v k0,
+                                   vaes_v kl, const uint8_t *tw, uint8_t *nxt, vaes_v mask16,
+                                   vaes_v poly, uint8_t *dst, const uint8_t *src, size_t n)
+{
+    if (n == VAES_W) {
+        if (nxt != NULL)
+            vaes_xtsg_batch(rk, rounds, enc, k0, kl, tw, nxt, mask16, poly, dst, src, VAES_NV,
+                            VAES_BPV);
+        else
+            vaes_xtsg_batch(rk, rounds, enc, k0, kl, tw, NULL, mask16, poly, dst, src, VAES_NV,
+                            VAES_BPV);
+        return;
+    }
+    if (n >= VAES_W / 2) {
+        vaes_xtsg_batch(rk, rounds, enc, k0, kl, tw, NULL, mask16, poly, dst, src, VAES_NV / 2,
+                        VAES_BPV);
+        n -= VAES_W / 2, src += 8 * VAES_W, dst += 8 * VAES_W, tw += 8 * VAES_W;
+    }
+    while (n > 0) {
+        const size_t nb = n < VAES_BPV ? n : VAES_BPV;
+        vaes_xtsg_batch(rk, rounds, enc, k0, kl, tw, NULL, mask16, poly, dst, src, 1, nb);
+        n -= nb, src += 16 * nb, dst += 16 * nb, tw += 16 * nb;
+    }
+}
+
+/* units units of unit blocks each, unit i under tweaks[i]; the tweak
+ * after the last block into *next (the xts slot's). */
+AESKIT_INLINE void vaes_xtsg(const uint8_t *rk, unsigned rounds, int enc, const uint8_t *tweaks,
+                             size_t unit, uint8_t *dst, const uint8_t *src, size_t units,
+                             uint8_t *next)
+{
+    uint8_t stash[2 * AESKIT_BLOCK * VAES_W];
+    vaes_xtsg_state g = { tweaks, units, unit, 0, 0, 0 };
+    const vaes_v k0 = vaes_key(rk, 0), kl = vaes_key(rk, rounds);
+    const vaes_v mask16 = vaes_bcast(_mm_cvtsi32_si128(0xffff));
+    const vaes_v poly = vaes_bcast(_mm_cvtsi32_si128(0x86));
+    int lower, lower_after;
+    size_t half = 0, n = vaes_xtsg_gen(&g, stash, &lower);
+    while (n > 0) {
+        uint8_t *const cur = stash + AESKIT_BLOCK * VAES_W * half;
+        half ^= 1;
+        uint8_t *const nxt = stash + AESKIT_BLOCK * VAES_W * half;
+        const size_t after = vaes_xtsg_gen(&g, nxt, &lower_after);
+        vaes_xtsg_chunk(rk, rounds, enc, k0, kl, cur, lower_after ? nxt : NULL, mask16, poly,
+                        dst, src, n);
+        dst += AESKIT_BLOCK * n, src += AESKIT_BLOCK * n, n = after;
+    }
+    if (next != NULL) {
+        memcpy(next, &g.lo, 8);
+        memcpy(next + 8, &g.hi, 8);
+    }
+    aeskit_secure_zero(stash, sizeof stash);
+    g.lo = g.hi = 0;
+    AESKIT_BARRIER();
+}
+#endif
+
 /* At most VAES_FEW blocks (ciphertext stealing's last block, a short data
  * unit) go to aesni's, valid on this key (set_key below): one vector would
  * take as many rounds after building a window of four. */
@@ -797,6 +1054,12 @@ static void VAES_FN(xts)(const aeskit_key *k, int enc, uint8_t tweak[16], uint8_
 {
     if (n <= VAES_FEW)
         aeskit_aesni_xts(k, enc, tweak, dst, src, n);
+#if VAES_XTS_GPR
+    else if (n <= VAES_XTSG_MAX && enc)
+        vaes_xtsg(aeskit_aesni_enc_keys(k), k->rounds, 1, tweak, n, dst, src, 1, tweak);
+    else if (n <= VAES_XTSG_MAX)
+        vaes_xtsg(aeskit_aesni_dec_keys(k), k->rounds, 0, tweak, n, dst, src, 1, tweak);
+#endif
     else if (enc)
         vaes_xts(aeskit_aesni_enc_keys(k), k->rounds, 1, tweak, dst, src, n);
     else
@@ -809,6 +1072,12 @@ static void VAES_FN(xts_units)(const aeskit_key *k, int enc, const uint8_t *twea
 {
     if (unit <= VAES_FEW)
         aeskit_aesni_xts_units(k, enc, tweaks, unit, dst, src, units);
+#if VAES_XTS_GPR
+    else if (units <= VAES_XTSG_MAX / unit && enc)
+        vaes_xtsg(aeskit_aesni_enc_keys(k), k->rounds, 1, tweaks, unit, dst, src, units, NULL);
+    else if (units <= VAES_XTSG_MAX / unit)
+        vaes_xtsg(aeskit_aesni_dec_keys(k), k->rounds, 0, tweaks, unit, dst, src, units, NULL);
+#endif
     else if (enc)
         vaes_xts_units(aeskit_aesni_enc_keys(k), k->rounds, 1, tweaks, unit, dst, src, units);
     else

@@ -170,6 +170,10 @@ AESKIT_INLINE vaes_v vaes_srlv64(vaes_v a, vaes_v s) { return _mm256_srlv_epi64(
 /* 0: a step keeps its carry-less multiply; shifts measured slower on ymm
  * (vaes_body.h, XTS). */
 #define VAES_XTS_SHIFTS 0
+/* 1: calls up to 256 KiB take the tweaks from a stash built partly in
+ * general registers (vaes_body.h, XTS with the tweaks in general
+ * registers); longer ones the vector steps. */
+#define VAES_XTS_GPR 1
 
 /* Lane l, l = 1..VAES_BPV-1 (public; lane 0 is vaes_low128): 1 on ymm. */
 AESKIT_INLINE __m128i vaes_lane_high(vaes_v v, size_t l)

@@ -218,6 +218,7 @@ AESKIT_INLINE vaes_v vaes_srlv64(vaes_v a, vaes_v s) { return _mm512_srlv_epi64(
 /* 1: a step's product by 0x86 as three shifts, not a zmm carry-less
  * multiply, which takes a cycle of Zen 4's AES units (vaes_body.h, XTS). */
 #define VAES_XTS_SHIFTS 1
+#define VAES_XTS_GPR 0   /* the vector steps: vaes_body.h, XTS */
 
 AESKIT_INLINE __m128i vaes_lane_high(vaes_v v, size_t l)
 {
