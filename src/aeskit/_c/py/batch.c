@@ -1042,11 +1042,16 @@ PyObject *aeskit_batch_packed(aeskit_batch *b, const aeskit_batch_ops *ops, cons
                      "outputs, got %zd", total, dv->len);
         return NULL;
     }
-    const uint8_t *src = b->n ? b->msgs[0].src : NULL;
-    size_t src_len = b->n ? (size_t)(b->msgs[b->n - 1].src + b->msgs[b->n - 1].len - src) : 0;
+    /* the span the messages read; a lazy batch's records are not written
+     * yet (msgs holds one chunk's room), so its offsets say it */
+    const uint8_t *src = NULL;
+    size_t src_len = 0;
     if (b->lazy != NULL) {
         src = b->lazy_src + offset_at(b->lazy, 0);
         src_len = (size_t)(offset_at(b->lazy, b->n) - offset_at(b->lazy, 0));
+    } else if (b->n != 0) {
+        src = b->msgs[0].src;
+        src_len = (size_t)(b->msgs[b->n - 1].src + b->msgs[b->n - 1].len - src);
     }
     if (check_overlap(b->at, src, src_len, dv->buf, total, in_place) < 0) {
         Py_DECREF(out);
