@@ -265,6 +265,7 @@ CE_INLINE void ce_power_put(aeskit_ghash_key *hk, size_t i, const ce_power *f)
 #define SIMD_NAME(x) ce_##x
 #define SIMD_FN CE_FN
 #define SIMD_INLINE CE_INLINE
+#define SIMD_LOCAL CE_FN
 #define SIMD_W CE_W
 #define SIMD_V uint8x16_t
 #define SIMD_LOAD(p) vld1q_u8(p)

@@ -9,6 +9,9 @@
  *   SIMD_NAME(x)        the name of this backend's function x (aeskit_aesni_x, ce_x, p8_x)
  *   SIMD_FN             a slot function's storage class and attributes
  *   SIMD_INLINE         a forced-inline helper's storage class and attributes
+ *   SIMD_LOCAL          a file-local (not inlined) helper's: static and, where
+ *                       the backend's file has no target flags, its target
+ *                       attribute (optional: static)
  *   SIMD_W              blocks per main-loop batch (at most 8: SIMD_UNROLL)
  *   SIMD_V              the vector type holding one block
  *   SIMD_LOAD(p), SIMD_STORE(p, v), SIMD_XOR(a, b)
@@ -814,10 +817,14 @@ SIMD_INLINE SIMD_GV simd_ghash_w(const aeskit_ghash_key *hk, SIMD_GV acc, const 
     return SIMD_GREDUCE(s);
 }
 
+#ifndef SIMD_LOCAL
+#define SIMD_LOCAL static
+#endif
+
 /* y folded with runs of 16 blocks, a function of its own: inlined, its
  * 16 powers' loads and spills cost a short call (1-4 blocks) 6 ns more on
  * Zen 3 (ab.py: GHASH of 16 B 1.6x, 64 B 1.5x the time). */
-AESKIT_NOINLINE static SIMD_GV simd_hash16(const aeskit_ghash_key *hk, SIMD_GV y,
+AESKIT_NOINLINE SIMD_LOCAL SIMD_GV simd_hash16(const aeskit_ghash_key *hk, SIMD_GV y,
                                            const uint8_t *p, size_t runs)
 {
     for (; runs > 0; runs--, p += 2 * SIMD_W * AESKIT_BLOCK)
@@ -825,7 +832,7 @@ AESKIT_NOINLINE static SIMD_GV simd_hash16(const aeskit_ghash_key *hk, SIMD_GV y
     return y;
 }
 
-AESKIT_NOINLINE static SIMD_GV simd_hash16_pv(const aeskit_ghash_key *hk, SIMD_GV y,
+AESKIT_NOINLINE SIMD_LOCAL SIMD_GV simd_hash16_pv(const aeskit_ghash_key *hk, SIMD_GV y,
                                               const uint8_t *p, size_t runs)
 {
     for (; runs > 0; runs--, p += 2 * SIMD_W * AESKIT_BLOCK)
