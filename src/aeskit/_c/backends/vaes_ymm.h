@@ -46,6 +46,14 @@ AESKIT_INLINE vaes_v vaes_load_part(const uint8_t *p, size_t nb)
     return nb == 2 ? vaes_load(p) : _mm256_zextsi128_si256(aeskit_load128(p));
 }
 
+/* Two chains' 2-block vectors regrouped by block: *lo = (a.0, b.0), *hi =
+ * (a.1, b.1) (cbc_x's quads). */
+AESKIT_INLINE void vaes_transpose2(vaes_v a, vaes_v b, vaes_v *lo, vaes_v *hi)
+{
+    *lo = _mm256_permute2x128_si256(a, b, 0x20);
+    *hi = _mm256_permute2x128_si256(a, b, 0x31);
+}
+
 AESKIT_INLINE void vaes_store_part(uint8_t *p, vaes_v v, size_t nb)
 {
     if (nb == 2)
