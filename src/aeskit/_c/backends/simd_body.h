@@ -1104,6 +1104,18 @@ SIMD_INLINE void simd_gcm_batch(const SIMD_KEYS *ks, const aeskit_ghash_key *hk,
                    SIMD_XOR(SIMD_ENC_LAST(x[j], key), SIMD_LOAD(src + AESKIT_BLOCK * j)));
 }
 
+/* Two batches that share one reduction (simd_gagg's keys): the first's
+ * products, with H^16..H^9, carried unreduced into the second's. hin: what
+ * the first hashes, the second hashing the blocks after it. */
+SIMD_INLINE void simd_gcm_two(const SIMD_KEYS *ks, const aeskit_ghash_key *hk, simd_gcm_ctrs *cs,
+                              uint32_t kw, uint32_t c, SIMD_GV *y, const uint8_t *hin,
+                              uint8_t *dst, const uint8_t *src, int siv, SIMD_GSUM *sum)
+{
+    simd_gcm_batch(ks, hk, 1, cs->b[0], kw, c, y, hin, dst, src, siv, 1, sum);
+    simd_gcm_batch(ks, hk, 1, cs->b[1], kw, c + SIMD_W, y, hin + SIMD_W * AESKIT_BLOCK,
+                   dst + SIMD_W * AESKIT_BLOCK, src + SIMD_W * AESKIT_BLOCK, siv, 2, sum);
+}
+
 /* Does floor(n / 8) batches: returns 8 * floor(n / 8), 0 for n < 8. hash_out
  * (a constant): hash what it writes, the output of the batch two before in
  * each batch (GCM sealing, GCM-SIV opening), else what it reads (GCM
@@ -1144,11 +1156,7 @@ SIMD_INLINE size_t simd_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk,
         }
         if (agg)   /* two batches a reduction: b even here */
             for (; b + 2 <= batches; b += 2) {
-                simd_gcm_batch(&ks, hk, 1, cs.b[0], kw, c, &y, dst - lag, dst, src, siv, 1,
-                               &sum);
-                simd_gcm_batch(&ks, hk, 1, cs.b[1], kw, c + SIMD_W, &y,
-                               dst - lag + SIMD_W * AESKIT_BLOCK, dst + SIMD_W * AESKIT_BLOCK,
-                               src + SIMD_W * AESKIT_BLOCK, siv, 2, &sum);
+                simd_gcm_two(&ks, hk, &cs, kw, c, &y, dst - lag, dst, src, siv, &sum);
                 c += 2 * SIMD_W;
                 src += 2 * SIMD_W * AESKIT_BLOCK;
                 dst += 2 * SIMD_W * AESKIT_BLOCK;
@@ -1167,10 +1175,7 @@ SIMD_INLINE size_t simd_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk,
         size_t b = 0;
         if (agg)
             for (; b + 2 <= batches; b += 2) {
-                simd_gcm_batch(&ks, hk, 1, cs.b[0], kw, c, &y, src, dst, src, siv, 1, &sum);
-                simd_gcm_batch(&ks, hk, 1, cs.b[1], kw, c + SIMD_W, &y,
-                               src + SIMD_W * AESKIT_BLOCK, dst + SIMD_W * AESKIT_BLOCK,
-                               src + SIMD_W * AESKIT_BLOCK, siv, 2, &sum);
+                simd_gcm_two(&ks, hk, &cs, kw, c, &y, src, dst, src, siv, &sum);
                 c += 2 * SIMD_W;
                 src += 2 * SIMD_W * AESKIT_BLOCK;
                 dst += 2 * SIMD_W * AESKIT_BLOCK;

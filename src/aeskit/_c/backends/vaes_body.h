@@ -909,13 +909,12 @@ AESKIT_INLINE void vaes_xtsg_double(uint64_t *plo, uint64_t *phi, uint8_t *out, 
 }
 
 /* Vector m of the next whole chunk, nxt, from the same vector of this one,
- * tw: a step of x^16 in every lane (as vaes_xts_step's with k = 16). */
-AESKIT_INLINE void vaes_xtsg_upper(const uint8_t *tw, uint8_t *nxt, size_t m, vaes_v mask16,
-                                   vaes_v poly)
+ * tw: a step of x^16 in every lane (vaes_xts_next, q's mask 2^16 - 1). */
+AESKIT_INLINE void vaes_xtsg_upper(const uint8_t *tw, uint8_t *nxt, size_t m,
+                                   const vaes_xts_consts *q)
 {
-    const vaes_v rot = vaes_rotl_bytes(vaes_load(tw + VAES_VL * m), 2);
     vaes_store(nxt + VAES_VL * m,
-               vaes_xor(rot, vaes_clmul(vaes_and(rot, mask16), poly, 0x00)));
+               vaes_xts_next(vaes_rotl_bytes(vaes_load(tw + VAES_VL * m), 2), q->c, 0, q));
 }
 
 /* The next chunk's tweaks into out: up to VAES_W of the current unit, or
@@ -964,57 +963,53 @@ AESKIT_INLINE size_t vaes_xtsg_gen(vaes_xtsg_state *g, uint8_t *out, int *lower)
 
 /* w vectors, the last with `last` blocks, their tweaks at tw; with nxt,
  * the next whole chunk's vectors VAES_XTSG_GV.. by steps between rounds. */
-AESKIT_INLINE void vaes_xtsg_batch(const uint8_t *rk, unsigned rounds, int enc, vaes_v k0,
-                                   vaes_v kl, const uint8_t *tw, uint8_t *nxt,
-                                   vaes_v mask16, vaes_v poly, uint8_t *dst,
-                                   const uint8_t *src, size_t w, size_t last)
+AESKIT_INLINE void vaes_xtsg_batch(const uint8_t *rk, unsigned rounds, int enc,
+                                   const vaes_xts_consts *q, const uint8_t *tw, uint8_t *nxt,
+                                   uint8_t *dst, const uint8_t *src, size_t w, size_t last)
 {
     vaes_v x[VAES_NV];
     VAES_UNROLL
     for (size_t j = 0; j < w; j++) {
         const size_t nb = vaes_nb(j, w, last);
-        x[j] = vaes_xor(vaes_xor(vaes_load_part(src + VAES_VL * j, nb), k0),
+        x[j] = vaes_xor(vaes_xor(vaes_load_part(src + VAES_VL * j, nb), q->k0),
                         vaes_load_part(tw + VAES_VL * j, nb));
     }
     AESKIT_UNROLL(8)
     for (unsigned i = 1; i <= VAES_NV - VAES_XTSG_GV; i++) {
         vaes_round(x, w, rk, i, enc);
         if (nxt != NULL)
-            vaes_xtsg_upper(tw, nxt, VAES_XTSG_GV + i - 1, mask16, poly);
+            vaes_xtsg_upper(tw, nxt, VAES_XTSG_GV + i - 1, q);
     }
     vaes_middle_from(x, w, rk, rounds, enc, VAES_NV - VAES_XTSG_GV + 1);
     VAES_UNROLL
     for (size_t j = 0; j < w; j++) {
         const size_t nb = vaes_nb(j, w, last);
         vaes_store_part(dst + VAES_VL * j,
-                        vaes_last(x[j], vaes_xor(kl, vaes_load_part(tw + VAES_VL * j, nb)), enc),
+                        vaes_last(x[j], vaes_xor(q->kl, vaes_load_part(tw + VAES_VL * j, nb)), enc),
                         nb);
     }
 }
 
 /* n blocks (0 < n <= VAES_W) with their tweaks at tw; nxt: as
  * vaes_xtsg_batch's (n is then VAES_W), else NULL. */
-AESKIT_INLINE void vaes_xtsg_chunk(const uint8_t *rk, unsigned rounds, int enc, vaes_v k0,
-                                   vaes_v kl, const uint8_t *tw, uint8_t *nxt, vaes_v mask16,
-                                   vaes_v poly, uint8_t *dst, const uint8_t *src, size_t n)
+AESKIT_INLINE void vaes_xtsg_chunk(const uint8_t *rk, unsigned rounds, int enc,
+                                   const vaes_xts_consts *q, const uint8_t *tw, uint8_t *nxt,
+                                   uint8_t *dst, const uint8_t *src, size_t n)
 {
     if (n == VAES_W) {
         if (nxt != NULL)
-            vaes_xtsg_batch(rk, rounds, enc, k0, kl, tw, nxt, mask16, poly, dst, src, VAES_NV,
-                            VAES_BPV);
+            vaes_xtsg_batch(rk, rounds, enc, q, tw, nxt, dst, src, VAES_NV, VAES_BPV);
         else
-            vaes_xtsg_batch(rk, rounds, enc, k0, kl, tw, NULL, mask16, poly, dst, src, VAES_NV,
-                            VAES_BPV);
+            vaes_xtsg_batch(rk, rounds, enc, q, tw, NULL, dst, src, VAES_NV, VAES_BPV);
         return;
     }
     if (n >= VAES_W / 2) {
-        vaes_xtsg_batch(rk, rounds, enc, k0, kl, tw, NULL, mask16, poly, dst, src, VAES_NV / 2,
-                        VAES_BPV);
+        vaes_xtsg_batch(rk, rounds, enc, q, tw, NULL, dst, src, VAES_NV / 2, VAES_BPV);
         n -= VAES_W / 2, src += 8 * VAES_W, dst += 8 * VAES_W, tw += 8 * VAES_W;
     }
     while (n > 0) {
         const size_t nb = n < VAES_BPV ? n : VAES_BPV;
-        vaes_xtsg_batch(rk, rounds, enc, k0, kl, tw, NULL, mask16, poly, dst, src, 1, nb);
+        vaes_xtsg_batch(rk, rounds, enc, q, tw, NULL, dst, src, 1, nb);
         n -= nb, src += 16 * nb, dst += 16 * nb, tw += 16 * nb;
     }
 }
@@ -1027,9 +1022,14 @@ AESKIT_INLINE void vaes_xtsg(const uint8_t *rk, unsigned rounds, int enc, const 
 {
     uint8_t stash[2 * AESKIT_BLOCK * VAES_W];
     vaes_xtsg_state g = { tweaks, units, unit, 0, 0, 0 };
-    const vaes_v k0 = vaes_key(rk, 0), kl = vaes_key(rk, rounds);
-    const vaes_v mask16 = vaes_bcast(_mm_cvtsi32_si128(0xffff));
-    const vaes_v poly = vaes_bcast(_mm_cvtsi32_si128(0x86));
+    /* the keys unfolded, and a step's constants for k = 16 (vaes_xtsg_upper) */
+    const vaes_xts_consts q = {
+        .poly = vaes_bcast(_mm_cvtsi32_si128(0x86)),
+        .mask = vaes_bcast(_mm_cvtsi32_si128(0xffff)),
+        .c = vaes_zero(),
+        .k0 = vaes_key(rk, 0),
+        .kl = vaes_key(rk, rounds),
+    };
     int lower, lower_after;
     size_t half = 0, n = vaes_xtsg_gen(&g, stash, &lower);
     while (n > 0) {
@@ -1037,8 +1037,7 @@ AESKIT_INLINE void vaes_xtsg(const uint8_t *rk, unsigned rounds, int enc, const 
         half ^= 1;
         uint8_t *const nxt = stash + AESKIT_BLOCK * VAES_W * half;
         const size_t after = vaes_xtsg_gen(&g, nxt, &lower_after);
-        vaes_xtsg_chunk(rk, rounds, enc, k0, kl, cur, lower_after ? nxt : NULL, mask16, poly,
-                        dst, src, n);
+        vaes_xtsg_chunk(rk, rounds, enc, &q, cur, lower_after ? nxt : NULL, dst, src, n);
         dst += AESKIT_BLOCK * n, src += AESKIT_BLOCK * n, n = after;
     }
     if (next != NULL) {
