@@ -36,16 +36,12 @@ out=${FUZZ_OUT:-$root/build/fuzz}
 start=$(date +%s)
 
 # The wide backends natively where the CPU has them, else on the emulation.
-cpu_flags=" $(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | cut -d: -f2) "
-has() { case "$cpu_flags" in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 x86=0
 case "$(uname -m)" in x86_64|amd64) x86=1 ;; esac
+# shellcheck source=tests/cross/sources.sh
+. "$root/tests/cross/sources.sh"
 emulate=${EMULATE_WIDE:-}
-if [ "$x86" = 1 ] && [ -z "$emulate" ]; then
-    emulate=0
-    for f in avx512f avx512bw avx512vl bmi2; do has "$f" || emulate=2; done
-    for f in vaes vpclmulqdq; do has "$f" || emulate=1; done
-fi
+if [ "$x86" = 1 ] && [ -z "$emulate" ]; then emulate=$(aeskit_wide_emulation); fi
 
 # Executions: 830 to 970 a second on a Zen 4 (2 shared cores), native or
 # emulated alike, so 100000 take about 2 minutes. A Zen 2 has no VAES, so it
@@ -64,8 +60,6 @@ san=(-fsanitize=address,undefined -fno-sanitize-recover=all)
 # vaes_avx512.c compiles in 97 s instead of 171 (Zen 3, clang 14)
 flags=(-O2 -g1 -std=c11 -Wall -Wextra -Werror -fno-omit-frame-pointer "${san[@]}"
        -fsanitize=fuzzer-no-link -I"$csrc")
-# shellcheck source=tests/cross/sources.sh
-. "$root/tests/cross/sources.sh"
 objs=() pids=()
 compile() {   # compile FILE EXTRA_FLAGS...: in the background, waited for below
     local src=$1 obj extra=()
@@ -81,14 +75,9 @@ compile() {   # compile FILE EXTRA_FLAGS...: in the background, waited for below
     if [ "${#pids[@]}" -ge 2 ]; then wait "${pids[0]}" || failed=1; pids=("${pids[@]:1}"); fi
 }
 failed=0
-# The backends first, the slowest first (aeskit_x86_backends names them
-# fastest first): the emulated vaes_avx512.c takes as long as the rest of
-# the build on one core, so it starts at once and the rest runs beside it.
-backend_cmds=()
-queue_backend() { backend_cmds+=("$(printf '%q ' "$@")"); }
 if [ "$x86" = 1 ]; then
-    aeskit_x86_backends queue_backend "$emulate"
-    for ((i = ${#backend_cmds[@]} - 1; i >= 0; i--)); do eval "compile ${backend_cmds[i]}"; done
+    # the backends first, the slowest of them first (sources.sh)
+    aeskit_x86_backends compile "$emulate"
     for f in "${aeskit_core[@]}"; do compile "$f" -DAESKIT_HAVE_X86; done
     # the harness asks for every backend the build has: none may be missing
     expect="aesni vaes_avx2 vaes_avx512"
