@@ -302,6 +302,9 @@ static void test_zmm_elementwise(void)
             w.q[i] = (k8 >> i) & 1 ? a.q[i] ^ b.q[i] : s.q[i];
         CHECK512("_mm512_mask_xor_epi64", k8, _mm512_mask_xor_epi64(src, k8, x, y), w);
         for (int i = 0; i < 8; i++)
+            w.q[i] = (k8 >> i) & 1 ? a.q[i] : s.q[i];
+        CHECK512("_mm512_mask_loadu_epi64", k8, _mm512_mask_loadu_epi64(src, k8, a.b), w);
+        for (int i = 0; i < 8; i++)
             w.q[i] = (k8 >> i) & 1 ? a.q[i] : 0;
         CHECK512("_mm512_maskz_mov_epi64", k8, _mm512_maskz_mov_epi64(k8, x), w);
 

@@ -351,6 +351,17 @@ AESKIT_EMU_FN aeskit_emu_mmask8 aeskit_emu_mm512_cmplt_epu64_mask(aeskit_emu_m51
 AESKIT_EMU_MASK_OP(aeskit_emu_mm512_mask_sub_epi64, _mm256_sub_epi64)
 AESKIT_EMU_MASK_OP(aeskit_emu_mm512_mask_xor_epi64, _mm256_xor_si256)
 
+/* 64-bit element i: the one at p where bit i of k is set, else src's (the
+ * whole 64 bytes at p are read: the kernels only ask for in-bounds ones). */
+AESKIT_EMU_FN aeskit_emu_m512i aeskit_emu_mm512_mask_loadu_epi64(aeskit_emu_m512i src,
+                                                                  aeskit_emu_mmask8 k,
+                                                                  const void *p)
+{
+    const aeskit_emu_m512i a = aeskit_emu_mm512_loadu_si512(p);
+    return aeskit_emu_make(_mm256_blendv_epi8(src.h[0], a.h[0], aeskit_emu_qmask(k)),
+                           _mm256_blendv_epi8(src.h[1], a.h[1], aeskit_emu_qmask((unsigned)k >> 4)));
+}
+
 AESKIT_EMU_FN aeskit_emu_m512i aeskit_emu_mm512_maskz_mov_epi64(aeskit_emu_mmask8 k,
                                                                  aeskit_emu_m512i a)
 {
@@ -493,6 +504,8 @@ AESKIT_EMU_FN aeskit_emu_m512i aeskit_emu_mm512_zextsi256_si512(__m256i a)
 #define _mm512_mask_xor_epi64 aeskit_emu_mm512_mask_xor_epi64
 #undef _mm512_maskz_broadcast_i32x4
 #define _mm512_maskz_broadcast_i32x4 aeskit_emu_mm512_maskz_broadcast_i32x4
+#undef _mm512_mask_loadu_epi64
+#define _mm512_mask_loadu_epi64 aeskit_emu_mm512_mask_loadu_epi64
 #undef _mm512_maskz_mov_epi64
 #define _mm512_maskz_mov_epi64 aeskit_emu_mm512_maskz_mov_epi64
 #undef _mm512_set1_epi64

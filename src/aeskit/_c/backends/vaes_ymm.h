@@ -117,6 +117,8 @@ AESKIT_INLINE vaes_v vaes_shift_in(__m128i prev, vaes_v c)
 }
 
 /* ---- GHASH ------------------------------------------------------------- */
+/* 0: pairs by unpacks (vaes_gstep2_halves is zmm's: it needs masked loads). */
+#define VAES_GHALVES 0
 
 #define vaes_clmul(a, b, imm) _mm256_clmulepi64_epi128((a), (b), (imm))
 #define vaes_shuffle32_4e(a) _mm256_shuffle_epi32((a), 0x4E)

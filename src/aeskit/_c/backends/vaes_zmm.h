@@ -172,6 +172,22 @@ AESKIT_INLINE __m128i vaes_fold_lanes(vaes_v v)
 }
 AESKIT_INLINE vaes_v vaes_zero(void) { return _mm512_setzero_si512(); }
 AESKIT_INLINE vaes_v vaes_from128(__m128i a) { return _mm512_zextsi128_si512(a); }
+/* v with each lane's high 64 bits from the vector at p (a merge-masked
+ * load: no shuffle, no ALU op on Zen 4 by llvm-mca's model). */
+AESKIT_INLINE vaes_v vaes_load_hi64(vaes_v v, const uint8_t *p)
+{
+    return _mm512_mask_loadu_epi64(v, (__mmask8)0xAA, (const void *)p);
+}
+/* v with its first 64 bits XORed with a's (a masked XOR: valgrind, which
+ * the constant-time test runs the emulation under, lacks vmovq xmm, xmm). */
+AESKIT_INLINE vaes_v vaes_xor_q0(vaes_v v, __m128i a)
+{
+    return _mm512_mask_xor_epi64(v, (__mmask8)1, v, vaes_from128(a));
+}
+/* 1: GHASH's bulk takes each pair of vectors as two vectors of halves put
+ * together by loads (vaes_gstep2_halves): two byte swaps and an XOR a pair
+ * where vaes_gstep2_pv has two swaps, two unpacks and an XOR. */
+#define VAES_GHALVES 1
 #define vaes_bslli8(a) _mm512_bslli_epi128((a), 8)
 #define vaes_bsrli8(a) _mm512_bsrli_epi128((a), 8)
 
