@@ -4,8 +4,9 @@
  * GNU inline asm, in aesni_avx.c's build only (VEX encodings). Included by
  * aesni.c before simd_body.h, which calls it through SIMD_GCM_PAIRS_RUN
  * where SIMD_GCM_PAIRS_OK; every other build, key size and the batches
- * outside whole pairs keep the C step. GCM sealing and opening and GCM-SIV
- * opening (siv: LE32 counters, POLYVAL's blocks unswapped) share it.
+ * outside whole pairs keep the C step, and so does GCM-SIV opening (its
+ * per-message keys hold 8 powers, never a pair's 16). GCM sealing and
+ * opening share it.
  *
  * What it does differently from the C step (same products, same sums, same
  * reduction, same order of the hashed blocks), each measured on Zen 3 with
@@ -51,7 +52,7 @@
  * the slot it runs on and hashes (0 A, 1 B), n the other (the one it
  * prepares, and whose counter blocks it loads and runs round 1 on after
  * its own last round), pw the power of its block 7 (A: 8, B: 0), first (A:
- * y folded into block 0; the sums start) and siv, 0 or 1; doff the data's
+ * y folded into block 0; the sums start), 0 or 1; doff the data's
  * offset from src and dst; h + ho the blocks it hashes, q + qo those it
  * prepares the halves of. Round r (1..8) multiplies block 8 - r (three
  * PCLMULQDQ, their sums a round's AES later) and prepares block 8 - r's
@@ -65,24 +66,20 @@
     "vaesenc %%xmm15, %%xmm" #b ", %%xmm" #b "\n\t"                                           \
     ".endif\n\t"
 #define AESNI_GCM_POW(pw, o) "(32*(" #pw "+\\r-1)+" #o ")(%[hk])"
-#define AESNI_GCM_BATCH(s, n, pw, first, siv, doff, h, ho, q, qo)                            \
+#define AESNI_GCM_BATCH(s, n, pw, first, doff, h, ho, q, qo)                            \
     "vmovdqa %[swap], %%xmm14\n\t"                                                            \
     ".irp r,1,2,3,4,5,6,7,8\n\t"                                                              \
     "vmovdqu (16*\\r)(%[rk]), %%xmm15\n\t"                                                    \
     AESNI_GCM_AES2(0, 1)                                                                      \
     ".if " #first " && \\r == 8\n\t" /* block 0 with y: its half made here */                \
     "vmovdqu (" #ho ")(%[" #h "]), %%xmm11\n\t"                                               \
-    ".if !" #siv "\n\t"                                                                       \
     "vpshufb %%xmm14, %%xmm11, %%xmm11\n\t"                                                   \
-    ".endif\n\t"                                                                              \
     "vpxor %[y], %%xmm11, %%xmm11\n\t"                                                        \
     "vpshufd $0x4e, %%xmm11, %%xmm13\n\t"                                                     \
     "vpxor %%xmm11, %%xmm13, %%xmm13\n\t"                                                     \
     ".else\n\t"                                                                               \
     "vmovdqu (" #ho "+16*(8-\\r))(%[" #h "]), %%xmm11\n\t"                                    \
-    ".if !" #siv "\n\t"                                                                       \
     "vpshufb %%xmm14, %%xmm11, %%xmm11\n\t"                                                   \
-    ".endif\n\t"                                                                              \
     "vmovq (256+64*" #s "+8*(8-\\r))(%[w]), %%xmm13\n\t"                                    \
     ".endif\n\t"                                                                              \
     AESNI_GCM_AES2(2, 3)                                                                      \
@@ -98,9 +95,7 @@
     AESNI_GCM_AES2(4, 5)                                                                      \
     "mov (" #qo "+16*(8-\\r))(%[" #q "]), %[t1]\n\t"                                          \
     "xor (" #qo "+16*(8-\\r)+8)(%[" #q "]), %[t1]\n\t"                                        \
-    ".if !" #siv "\n\t"                                                                       \
     "bswap %[t1]\n\t"                                                                         \
-    ".endif\n\t"                                                                              \
     "mov %[t1], (256+64*" #n "+8*(8-\\r))(%[w])\n\t"                                        \
     AESNI_GCM_AES2(6, 7)                                                                      \
     ".if !(" #first " && \\r == 1)\n\t"                                                       \
@@ -109,14 +104,9 @@
     "vpxor %%xmm13, %%xmm9, %%xmm9\n\t"                                                       \
     ".endif\n\t"                                                                              \
     "leal (16+8*" #s "+\\r-1)(%q[c]), %k[t3]\n\t"                                             \
-    ".if " #siv "\n\t"                                                                        \
-    "xorl %k[kw], %k[t3]\n\t"                                                                 \
-    "movl %k[t3], (128*" #s "+16*(\\r-1))(%[w])\n\t"                                          \
-    ".else\n\t"                                                                               \
     "bswapl %k[t3]\n\t"                                                                       \
     "xorl %k[kw], %k[t3]\n\t"                                                                 \
     "movl %k[t3], (128*" #s "+16*(\\r-1)+12)(%[w])\n\t"                                       \
-    ".endif\n\t"                                                                              \
     ".endr\n\t"                                                                               \
     "vmovdqu 144(%[rk]), %%xmm15\n\t"                                                         \
     ".irp j,0,1,2,3,4,5,6,7\n\t"                                                              \
@@ -148,7 +138,7 @@
 /* The loop over pairs, with the counter blocks of its first batch loaded
  * and through round 1 first; the last pair's B runs round 1 on the next
  * (valid, unused) counter blocks. out: hash_out. */
-#define AESNI_GCM_LOOP(siv, out, h0, ho0, q0, qo0, h1, ho1, q1, qo1)                         \
+#define AESNI_GCM_LOOP(out, h0, ho0, q0, qo0, h1, ho1, q1, qo1)                         \
     __asm__ volatile("vmovdqu 16(%[rk]), %%xmm13\n\t"                                         \
                      ".irp j,0,1,2,3,4,5,6,7\n\t"                                             \
                      "vmovdqa (16*\\j)(%[w]), %%xmm\\j\n\t"                                   \
@@ -160,8 +150,8 @@
                      "cmp $1, %[cnt]\n\t"                                                     \
                      "cmove %[src], %[qb]\n\t"                                                \
                      ".endif\n\t"                                                             \
-                     AESNI_GCM_BATCH(0, 1, 8, 1, siv, 0, h0, ho0, q0, qo0)                    \
-                     AESNI_GCM_BATCH(1, 0, 0, 0, siv, 128, h1, ho1, q1, qo1)                  \
+                     AESNI_GCM_BATCH(0, 1, 8, 1, 0, h0, ho0, q0, qo0)                    \
+                     AESNI_GCM_BATCH(1, 0, 0, 0, 128, h1, ho1, q1, qo1)                  \
                      "add $256, %[src]\n\t"                                                   \
                      "add $256, %[dst]\n\t"                                                   \
                      "addl $16, %k[c]\n\t"                                                    \
@@ -177,11 +167,11 @@
 
 /* p[0] of w (the halves of a pair's batch A's GHASH blocks) from the 8
  * blocks at q, as the asm's batch B prepares them. */
-AESKIT_INLINE void aesni_gcm_prep(uint8_t *w, const uint8_t *q, int siv)
+AESKIT_INLINE void aesni_gcm_prep(uint8_t *w, const uint8_t *q)
 {
     for (size_t j = 0; j < 8; j++) {
         const uint64_t half = aeskit_load_le64(q + 16 * j) ^ aeskit_load_le64(q + 16 * j + 8);
-        aeskit_store_le64(w + 256 + 8 * j, siv ? half : AESKIT_BSWAP64(half));
+        aeskit_store_le64(w + 256 + 8 * j, AESKIT_BSWAP64(half));
     }
 }
 
@@ -191,14 +181,14 @@ AESKIT_INLINE void aesni_gcm_prep(uint8_t *w, const uint8_t *q, int siv)
  * opening), else the input (GCM opening). */
 AESKIT_INLINE void aesni_gcm_pairs(const uint8_t *rk, const aeskit_ghash_key *hk, uint8_t *w,
                                    uint32_t kw, uint32_t c, __m128i *y, uint8_t *dst,
-                                   const uint8_t *src, size_t pairs, int hash_out, int siv)
+                                   const uint8_t *src, size_t pairs, int hash_out)
 {
     const size_t lag = 256;   /* hash_out: a pair hashes the pair before's output */
     const uint8_t *hkw = (const uint8_t *)hk->w;
     const __m128i poly = _mm_set_epi64x(0, (long long)UINT64_C(0xC200000000000000));
     const __m128i swap = aeskit_clmul_bswap();
     uint64_t t1, t3;
-    aesni_gcm_prep(w, hash_out ? dst - lag : src, siv);
+    aesni_gcm_prep(w, hash_out ? dst - lag : src);
     if (pairs == 0)
         return;
     /* A hashes p[0] (from ha) and fills p[1] from qa, B hashes p[1] and
@@ -206,21 +196,19 @@ AESKIT_INLINE void aesni_gcm_pairs(const uint8_t *rk, const aeskit_ghash_key *hk
      * pair's A's; opening, this pair's input and the next pair's (the last
      * pair: its own again, a harmless copy) */
     const uint8_t *qb;
-    if (hash_out && siv)
-        AESNI_GCM_LOOP(1, 1, dst, -256, dst, -128, dst, -128, dst, 0);
-    else if (hash_out)
-        AESNI_GCM_LOOP(0, 1, dst, -256, dst, -128, dst, -128, dst, 0);
-    else if (siv)
-        AESNI_GCM_LOOP(1, 0, src, 0, src, 128, src, 128, qb, 0);
+    if (hash_out)
+        AESNI_GCM_LOOP(1, dst, -256, dst, -128, dst, -128, dst, 0);
     else
-        AESNI_GCM_LOOP(0, 0, src, 0, src, 128, src, 128, qb, 0);
+        AESNI_GCM_LOOP(0, src, 0, src, 128, src, 128, qb, 0);
     (void)t1, (void)t3, (void)qb, (void)lag;
 }
 
 #define SIMD_GCM_PAIRS 1
-#define SIMD_GCM_PAIRS_OK(ks) ((ks)->rounds == 10)
-#define SIMD_GCM_PAIRS_RUN(ks, hk, w, kw, c, y, dst, src, pairs, hash_out, siv) \
-    aesni_gcm_pairs((ks)->rk, (hk), (w), (kw), (c), (y), (dst), (src), (pairs), (hash_out), (siv))
+/* GCM only: GCM-SIV's keys hold 8 powers (no pairs), so its LE32 counters
+ * and POLYVAL's unswapped blocks are not written here */
+#define SIMD_GCM_PAIRS_OK(ks, siv) ((ks)->rounds == 10 && !(siv))
+#define SIMD_GCM_PAIRS_RUN(ks, hk, w, kw, c, y, dst, src, pairs, hash_out) \
+    aesni_gcm_pairs((ks)->rk, (hk), (w), (kw), (c), (y), (dst), (src), (pairs), (hash_out))
 #endif
 
 #endif

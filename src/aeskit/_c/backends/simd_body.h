@@ -1162,9 +1162,9 @@ SIMD_INLINE size_t simd_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk,
             dst += SIMD_W * AESKIT_BLOCK;
         }
 #if defined(SIMD_GCM_PAIRS)
-        if (agg && SIMD_GCM_PAIRS_OK(&ks) && b + 2 <= batches) {
+        if (agg && SIMD_GCM_PAIRS_OK(&ks, siv) && b + 2 <= batches) {
             const size_t pairs = (batches - b) / 2;
-            SIMD_GCM_PAIRS_RUN(&ks, hk, (uint8_t *)&cs, kw, c, &y, dst, src, pairs, 1, siv);
+            SIMD_GCM_PAIRS_RUN(&ks, hk, (uint8_t *)&cs, kw, c, &y, dst, src, pairs, 1);
             b += 2 * pairs;
             c += (uint32_t)(2 * SIMD_W * pairs);
             src += 2 * SIMD_W * AESKIT_BLOCK * pairs;
@@ -1191,9 +1191,9 @@ SIMD_INLINE size_t simd_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk,
     } else {
         size_t b = 0;
 #if defined(SIMD_GCM_PAIRS)
-        if (agg && SIMD_GCM_PAIRS_OK(&ks) && batches >= 2) {
+        if (agg && SIMD_GCM_PAIRS_OK(&ks, siv) && batches >= 2) {
             const size_t pairs = batches / 2;
-            SIMD_GCM_PAIRS_RUN(&ks, hk, (uint8_t *)&cs, kw, c, &y, dst, src, pairs, 0, siv);
+            SIMD_GCM_PAIRS_RUN(&ks, hk, (uint8_t *)&cs, kw, c, &y, dst, src, pairs, 0);
             b += 2 * pairs;
             c += (uint32_t)(2 * SIMD_W * pairs);
             src += 2 * SIMD_W * AESKIT_BLOCK * pairs;
