@@ -348,6 +348,7 @@ AESKIT_INLINE __m128i aesni_gblock(const uint8_t *p, int polyval)
 #define SIMD_GMUL_ADD_PAIR_A(s, a, t, fa) aeskit_clmul_mul_add_pair_a((s), (a), (t), (fa)->h, (fa)->half)
 #define SIMD_GBLOCK(p, polyval) aesni_gblock((p), (polyval))
 #define SIMD_GSTORE(p, v) aeskit_store128((p), _mm_shuffle_epi8((v), aeskit_clmul_bswap()))
+#include "aesni_gcm_asm.h"
 #include "simd_body.h"
 
 /* ---- the key schedule, in registers ------------------------------------ */

@@ -927,6 +927,9 @@ SIMD_FN void SIMD_NAME(polyval)(const aeskit_ghash_key *hk, uint8_t acc[16], con
  * 0.986-0.997, not worth a second copy of the kernel; each round's products
  * added to the sums a round later (the vaes_gcm.h lesson from Zen 4): 0.999-
  * 1.035, with 16 xmm registers GCC spills the three extra.
+ * A backend may run the whole pairs itself (SIMD_GCM_PAIRS: aesni's VEX
+ * build, AES-128, in asm: aesni_gcm_asm.h, which says what it changes and
+ * what it measured); the odd batch and the prologue and epilogue stay here.
  *
  * The floor (bench/floor.py) is not max(ctr, ghash) but what the 80 AESENC
  * and 24 PCLMULQDQ of an AES-128 batch take interleaved, which the bench
@@ -1015,6 +1018,10 @@ SIMD_INLINE SIMD_GV simd_gcm_hash8(const aeskit_ghash_key *hk, SIMD_GV y, const 
  * first word). Key material: wiped after use. */
 typedef struct {
     _Alignas(16) uint8_t b[2][SIMD_W][AESKIT_BLOCK];
+#if defined(SIMD_GCM_PAIRS)
+    /* the Karatsuba halves of the backend's two-batch step (aesni_gcm_asm.h) */
+    uint8_t p[2][SIMD_W][8];
+#endif
 } simd_gcm_ctrs;
 
 SIMD_INLINE void simd_gcm_ctrs_fill(uint8_t (*b)[AESKIT_BLOCK], uint32_t kw, uint32_t c, int siv)
@@ -1154,6 +1161,16 @@ SIMD_INLINE size_t simd_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk,
             src += SIMD_W * AESKIT_BLOCK;
             dst += SIMD_W * AESKIT_BLOCK;
         }
+#if defined(SIMD_GCM_PAIRS)
+        if (agg && SIMD_GCM_PAIRS_OK(&ks, siv) && b + 2 <= batches) {
+            const size_t pairs = (batches - b) / 2;
+            SIMD_GCM_PAIRS_RUN(&ks, hk, (uint8_t *)&cs, kw, c, &y, dst, src, pairs, 1);
+            b += 2 * pairs;
+            c += (uint32_t)(2 * SIMD_W * pairs);
+            src += 2 * SIMD_W * AESKIT_BLOCK * pairs;
+            dst += 2 * SIMD_W * AESKIT_BLOCK * pairs;
+        }
+#endif
         if (agg)   /* two batches a reduction: b even here */
             for (; b + 2 <= batches; b += 2) {
                 simd_gcm_two(&ks, hk, &cs, kw, c, &y, dst - lag, dst, src, siv, &sum);
@@ -1173,6 +1190,16 @@ SIMD_INLINE size_t simd_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk,
         y = simd_gcm_hash8(hk, y, dst - lag / 2, siv);
     } else {
         size_t b = 0;
+#if defined(SIMD_GCM_PAIRS)
+        if (agg && SIMD_GCM_PAIRS_OK(&ks, siv) && batches >= 2) {
+            const size_t pairs = batches / 2;
+            SIMD_GCM_PAIRS_RUN(&ks, hk, (uint8_t *)&cs, kw, c, &y, dst, src, pairs, 0);
+            b += 2 * pairs;
+            c += (uint32_t)(2 * SIMD_W * pairs);
+            src += 2 * SIMD_W * AESKIT_BLOCK * pairs;
+            dst += 2 * SIMD_W * AESKIT_BLOCK * pairs;
+        }
+#endif
         if (agg)
             for (; b + 2 <= batches; b += 2) {
                 simd_gcm_two(&ks, hk, &cs, kw, c, &y, src, dst, src, siv, &sum);
