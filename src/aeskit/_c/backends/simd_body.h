@@ -1023,6 +1023,10 @@ typedef struct {
     uint8_t p[2][SIMD_W][8];
 #endif
 } simd_gcm_ctrs;
+#if defined(SIMD_GCM_PAIRS)
+static_assert(offsetof(simd_gcm_ctrs, p) == 2 * SIMD_W * AESKIT_BLOCK && SIMD_W == 8,
+              "the asm step (SIMD_GCM_PAIRS) reads the halves 256 bytes into the counter blocks");
+#endif
 
 SIMD_INLINE void simd_gcm_ctrs_fill(uint8_t (*b)[AESKIT_BLOCK], uint32_t kw, uint32_t c, int siv)
 {
