@@ -1788,6 +1788,13 @@ int main(int argc, char **argv)
     for (size_t i = 0; tables[i] != NULL; i++)
         if (strcmp(tables[i]->name, name) == 0)
             t = tables[i];
+#if defined(AESKIT_HAVE_X86)
+    /* aesni's VEX build (aesni_avx.c), which dispatch.c prefers on AVX
+     * CPUs: its table is also named aesni, and it alone runs the inline-asm
+     * GCM loop (aesni_gcm_asm.h), which ASan cannot see into */
+    if (strcmp(name, "aesni_avx") == 0)
+        t = &aeskit_aesni_avx_impl;
+#endif
     if (t == NULL) {
         fprintf(stderr, "no table %s in this build; it has:", name);
         for (size_t i = 0; tables[i] != NULL; i++)
@@ -1836,7 +1843,7 @@ int main(int argc, char **argv)
     if (negative)
         run_negative_control();
 
-    printf("table: %s\ncases: %u, of which slot calls: %u\nchecksum: %016llx\n", t->name, cases,
+    printf("table: %s\ncases: %u, of which slot calls: %u\nchecksum: %016llx\n", name, cases,
            slot_calls, (unsigned long long)checksum);
     if (failures) {
         fprintf(stderr, "%u failure(s)\n", failures);
