@@ -1127,6 +1127,26 @@ SIMD_INLINE void simd_gcm_two(const SIMD_KEYS *ks, const aeskit_ghash_key *hk, s
                    dst + SIMD_W * AESKIT_BLOCK, src + SIMD_W * AESKIT_BLOCK, siv, 2, sum);
 }
 
+#if defined(SIMD_GCM_PAIRS)
+/* The whole pairs of batches b..batches through the backend's step
+ * (SIMD_GCM_PAIRS_RUN), advancing b, the counter and the pointers past
+ * them; hash_out as simd_gcm_run's. */
+SIMD_INLINE void simd_gcm_pairs(const SIMD_KEYS *ks, const aeskit_ghash_key *hk,
+                                simd_gcm_ctrs *cs, uint32_t kw, uint32_t *c, SIMD_GV *y,
+                                uint8_t **dst, const uint8_t **src, size_t *b, size_t batches,
+                                int hash_out)
+{
+    const size_t pairs = (batches - *b) / 2;
+    if (pairs == 0)
+        return;
+    SIMD_GCM_PAIRS_RUN(ks, hk, (uint8_t *)cs, kw, *c, y, *dst, *src, pairs, hash_out);
+    *b += 2 * pairs;
+    *c += (uint32_t)(2 * SIMD_W * pairs);
+    *src += 2 * SIMD_W * AESKIT_BLOCK * pairs;
+    *dst += 2 * SIMD_W * AESKIT_BLOCK * pairs;
+}
+#endif
+
 /* Does floor(n / 8) batches: returns 8 * floor(n / 8), 0 for n < 8. hash_out
  * (a constant): hash what it writes, the output of the batch two before in
  * each batch (GCM sealing, GCM-SIV opening), else what it reads (GCM
@@ -1166,14 +1186,8 @@ SIMD_INLINE size_t simd_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk,
             dst += SIMD_W * AESKIT_BLOCK;
         }
 #if defined(SIMD_GCM_PAIRS)
-        if (agg && SIMD_GCM_PAIRS_OK(&ks, siv) && b + 2 <= batches) {
-            const size_t pairs = (batches - b) / 2;
-            SIMD_GCM_PAIRS_RUN(&ks, hk, (uint8_t *)&cs, kw, c, &y, dst, src, pairs, 1);
-            b += 2 * pairs;
-            c += (uint32_t)(2 * SIMD_W * pairs);
-            src += 2 * SIMD_W * AESKIT_BLOCK * pairs;
-            dst += 2 * SIMD_W * AESKIT_BLOCK * pairs;
-        }
+        if (agg && SIMD_GCM_PAIRS_OK(&ks, siv))
+            simd_gcm_pairs(&ks, hk, &cs, kw, &c, &y, &dst, &src, &b, batches, 1);
 #endif
         if (agg)   /* two batches a reduction: b even here */
             for (; b + 2 <= batches; b += 2) {
@@ -1195,14 +1209,8 @@ SIMD_INLINE size_t simd_gcm_run(const aeskit_key *k, const aeskit_ghash_key *hk,
     } else {
         size_t b = 0;
 #if defined(SIMD_GCM_PAIRS)
-        if (agg && SIMD_GCM_PAIRS_OK(&ks, siv) && batches >= 2) {
-            const size_t pairs = batches / 2;
-            SIMD_GCM_PAIRS_RUN(&ks, hk, (uint8_t *)&cs, kw, c, &y, dst, src, pairs, 0);
-            b += 2 * pairs;
-            c += (uint32_t)(2 * SIMD_W * pairs);
-            src += 2 * SIMD_W * AESKIT_BLOCK * pairs;
-            dst += 2 * SIMD_W * AESKIT_BLOCK * pairs;
-        }
+        if (agg && SIMD_GCM_PAIRS_OK(&ks, siv))
+            simd_gcm_pairs(&ks, hk, &cs, kw, &c, &y, &dst, &src, &b, batches, 0);
 #endif
         if (agg)
             for (; b + 2 <= batches; b += 2) {
