@@ -1647,12 +1647,12 @@ static void VAES_FN(polyval)(const aeskit_ghash_key *hk, uint8_t acc[16], const 
 
 /* ---- independent CBC chains in lockstep (the cbc_x slot) ---------------
  * Lane l of vector j carries chain VAES_BPV * j + l: each step gathers the
- * chains' next blocks into lanes (a load and VAES_BPV - 1 lane inserts per
- * vector, off the AES port), and every vector takes each round key from
- * one broadcast, as ECB does. One chain's block waits rounds x latency
- * (~40 cycles); VAES_NV vectors in flight keep the unit busy through it
- * (ymm: 8 vectors at 2 per cycle; zmm: 8 at 1 per cycle), so VAES_W chains
- * cost about what one does. The last vector may be partial: its idle lanes
+ * chains' next blocks into lanes (a load and VAES_BPV - 1 lanes put in from
+ * memory per vector, vaes_insert_lane_mem: on ymm no shuffle), and every
+ * vector takes each round key from one broadcast, as ECB does. One chain's
+ * block waits rounds x latency (~40 cycles); VAES_NV vectors in flight keep
+ * the unit busy through it (ymm: 8 vectors at 2 per cycle; zmm: 8 at 1 per
+ * cycle), so VAES_W chains cost about what one does. The last vector may be partial: its idle lanes
  * start from zero, read chain 0's blocks and are never stored. Block i of
  * a chain is loaded before its result is stored, so dst[c] may be src[c]. */
 
@@ -1660,7 +1660,7 @@ AESKIT_INLINE vaes_v vaes_gather(const uint8_t *const *p, size_t off)
 {
     vaes_v v = vaes_from128(aeskit_load128(p[0] + off));
     for (size_t l = 1; l < VAES_BPV; l++)
-        v = vaes_insert_lane(v, aeskit_load128(p[l] + off), l);
+        v = vaes_insert_lane_mem(v, p[l] + off, l);
     return v;
 }
 

@@ -263,4 +263,10 @@ AESKIT_INLINE vaes_v vaes_insert_lane(vaes_v v, __m128i a, size_t l)
     }
 }
 
+/* v with lane l (1..VAES_BPV-1, public) replaced by the block at p. */
+AESKIT_INLINE vaes_v vaes_insert_lane_mem(vaes_v v, const uint8_t *p, size_t l)
+{
+    return vaes_insert_lane(v, aeskit_load128(p), l);
+}
+
 #endif
