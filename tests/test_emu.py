@@ -1,6 +1,7 @@
 """The test-only emulation of VAES, VPCLMULQDQ and AVX-512 (tests/emu/vaes_emu.h).
 
-The meson option emulate_wide builds vaes_avx2 and vaes_avx512 on it, so that the rest
+The meson option emulate_wide builds vaes_avx2 and vaes_avx512 on it (=true; =avx512:
+vaes_avx512 alone, vaes_avx2 native, where the CPU has VAES and VPCLMULQDQ), so that the rest
 of the suite can run their kernels on a CPU without those instructions. Here: the
 emulation itself against scalar models of Intel's pseudo-code (tests/emu/test_emu.c),
 that it covers every such intrinsic the vaes sources use, and that one it does not cover

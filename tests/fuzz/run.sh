@@ -17,8 +17,13 @@
 #                     are fuzzed on any x86-64 with AES-NI and AVX2)
 #   FUZZ_RUNS=N       executions at most (default 100000, 50000 with both vaes
 #                     backends emulated: see below)
-#   FUZZ_SECONDS=N    seconds at most for them (default 100)
-#   FUZZ_SEED=N       libFuzzer's -seed (default: random, printed)
+#   FUZZ_SECONDS=N    seconds at most for them (default 100), shared as the
+#                     executions are
+#   FUZZ_JOBS=N       fuzzing processes side by side, each with 1/N of the
+#                     executions and seconds (default 2: CI's machines have 2
+#                     cores; 1: one process, as before)
+#   FUZZ_SEED=N       libFuzzer's -seed of the first process, +1 for the next
+#                     (default: random, printed)
 #   FUZZ_OUT=DIR      binary, objects, corpus and artifacts (default build/fuzz)
 #   CC                the clang to use (default clang)
 #
@@ -127,26 +132,46 @@ echo "fuzz: negative control caught ($(grep -m1 -o 'mode [A-Z0-9-]*, backend neg
     "$out/control.log"))"
 
 # The run: new inputs go to FUZZ_OUT/corpus, the committed seeds are only read.
-seed=()
-[ -n "${FUZZ_SEED:-}" ] && seed=(-seed="$FUZZ_SEED")
-echo "fuzz: $runs executions or $seconds s from $(find "$here/corpus" -type f | wc -l) seeds"
+# FUZZ_JOBS processes side by side (one a core), each with its share of the
+# executions and of the seconds, and its own seed (FUZZ_SEED+j when given):
+# the same executions as one process in 1/FUZZ_JOBS of the time.
+jobs=${FUZZ_JOBS:-2}
+job_runs=$(( (runs + jobs - 1) / jobs )) job_secs=$(( (seconds + jobs - 1) / jobs ))
+echo "fuzz: $runs executions or $seconds s from $(find "$here/corpus" -type f | wc -l) seeds," \
+    "in $jobs processes of $job_runs or $job_secs s"
 t0=$(date +%s)
-status=0
-"$exe" -runs="$runs" -max_total_time="$seconds" -max_len=256 -timeout=30 -print_final_stats=1 "${seed[@]}" \
-    -artifact_prefix="$out/artifacts/" "$@" "$out/corpus" "$here/corpus" \
-    > "$out/fuzz.log" 2>&1 || status=$?
+fuzz_pids=()
+for ((j = 0; j < jobs; j++)); do
+    seed=()
+    [ -n "${FUZZ_SEED:-}" ] && seed=(-seed="$((FUZZ_SEED + j))")
+    "$exe" -runs="$job_runs" -max_total_time="$job_secs" -max_len=256 -timeout=30 \
+        -print_final_stats=1 "${seed[@]}" -artifact_prefix="$out/artifacts/" "$@" \
+        "$out/corpus" "$here/corpus" > "$out/fuzz.$j.log" 2>&1 &
+    fuzz_pids+=("$!")
+done
+status=0 failed_logs=()
+for ((j = 0; j < jobs; j++)); do
+    st=0
+    wait "${fuzz_pids[$j]}" || st=$?
+    if [ "$st" != 0 ]; then status=$st failed_logs+=("$out/fuzz.$j.log"); fi
+done
 secs=$(( $(date +%s) - t0 ))
 if [ "$status" != 0 ]; then
-    tail -n 80 "$out/fuzz.log"
+    for log in "${failed_logs[@]}"; do tail -n 80 "$log"; done
     for f in "$out"/artifacts/*; do
         [ -f "$f" ] || continue
         echo "fuzz: the failing input, $f, in base64:"
         base64 -w 0 "$f"
         echo
     done
-    echo "fuzz: FAILED after $secs s (exit $status); the log: $out/fuzz.log" >&2
+    echo "fuzz: FAILED after $secs s (exit $status); the log(s): ${failed_logs[*]}" >&2
     exit 1
 fi
-grep -E '^(INFO: Seed|fuzz_core:)|INITED|DONE|^stat::' "$out/fuzz.log"
-done_runs=$(grep -m1 '^stat::number_of_executed_units' "$out/fuzz.log" | awk '{print $2}')
-echo "fuzz: ${done_runs:-?} executions in $secs s, no failure"
+done_runs=0
+for ((j = 0; j < jobs; j++)); do
+    log="$out/fuzz.$j.log"
+    grep -E '^(INFO: Seed|fuzz_core:)|INITED|DONE|^stat::' "$log"
+    n=$(grep -m1 '^stat::number_of_executed_units' "$log" | awk '{print $2}')
+    done_runs=$((done_runs + ${n:-0}))
+done
+echo "fuzz: $done_runs executions in $secs s ($jobs processes), no failure"
