@@ -281,6 +281,48 @@ def _cipher_case(mode, obj, seed, n=40):
     return ivs, [rng.randbytes(k) for k in lens]
 
 
+@pytest.mark.parametrize("n", (1, 5, 6, 7, 15, 16, 17, 23, 40))
+@pytest.mark.parametrize("mode", [m for m in _params("aead") if m.values[0].name in ("GCM", "SIV")]
+                         + [m for m in _params("cipher") if m.values[0].name in ("CBC", "XTS")])
+def test_batch_sizes_across_the_held_records_and_views(backend, mode, n):
+    """Around what a batch holds without allocating (py/batch.h: 16 records, 6 buffer
+    views): every message a memoryview or bytearray, so that each takes a view of its own
+    and the views run past the first six into allocated blocks, in both forms, and a
+    failure among them still zeroes and names the one that failed."""
+    obj = _obj(mode, backend)
+    if mode.family == "aead":
+        rng, nonces, data = _aead_case(mode, 1000 + n, n)
+        ad = [[b"a"] for _ in data] if mode.name == "SIV" else [rng.randbytes(5) for _ in data]
+        side = [memoryview(x) for x in nonces] if nonces else None
+        one = [obj.encrypt(*((x,) if nonces else ()), d, a)
+               for x, d, a in zip(nonces or [None] * n, data, ad)]
+        views = [bytearray(d) if i % 2 else memoryview(d) for i, d in enumerate(data)]
+        assert obj.encrypt_many(*((side,) if side else ()), views, ad) == one
+        one_hdr = [obj.encrypt(*((x,) if nonces else ()), d, [b"hdr"] if mode.name == "SIV"
+                               else b"hdr") for x, d in zip(nonces or [None] * n, data)]
+        src, offsets = _packed(data, 8)
+        dst = bytearray(len(src) + 16 * n)
+        out = obj.encrypt_many_into(*((b"".join(nonces),) if nonces else ()), memoryview(src),
+                                    offsets, dst, b"hdr")
+        assert _split(dst, out) == one_hdr
+        bad = [bytearray(c) for c in one]
+        bad[n // 2][-1] ^= 1
+        with pytest.raises(aeskit.InvalidTag) as e:
+            obj.decrypt_many(*((side,) if side else ()), bad, ad)
+        assert e.value.failed == [n // 2]
+    else:
+        ivs, data = _cipher_case(mode, obj, 2000 + n, n)
+        pre = ([memoryview(x) for x in ivs],) if ivs else ()
+        one = [obj.encrypt(*((iv,) if ivs else ()), d)
+               for iv, d in zip(ivs or [None] * n, data)]
+        views = [bytearray(d) if i % 2 else memoryview(d) for i, d in enumerate(data)]
+        assert obj.encrypt_many(*pre, views) == one
+        src, offsets = _packed(data, 4)
+        dst = bytearray(len(src))
+        out = obj.encrypt_many_into(*((b"".join(ivs),) if ivs else ()), src, offsets, dst)
+        assert _split(dst, out) == one
+
+
 @pytest.mark.parametrize("threads", (1, 2))
 @pytest.mark.parametrize("mode", _params("cipher"))
 def test_cipher_sequence_equals_one_call_each(backend, mode, threads):

@@ -19,7 +19,8 @@
 
 void aeskit_batch_init(aeskit_batch *b, aeskit_at at)
 {
-    memset(b, 0, sizeof *b);
+    memset(b, 0, offsetof(aeskit_batch, views0_used));
+    b->views0_used = 0;
     b->at = at;
 }
 
@@ -33,6 +34,9 @@ struct aeskit_batch_views {
 
 void aeskit_batch_release(aeskit_batch *b)
 {
+    for (size_t i = 0; i < b->views0_used; i++)
+        aeskit_release(&b->views0[i]);
+    b->views0_used = 0;
     while (b->views != NULL) {
         struct aeskit_batch_views *k = b->views;
         for (size_t i = 0; i < k->used; i++)
@@ -41,8 +45,10 @@ void aeskit_batch_release(aeskit_batch *b)
         PyMem_Free(k);
     }
     PyMem_Free(b->spans);
-    PyMem_Free(b->msgs);
-    PyMem_Free(b->ok);
+    if (b->msgs != b->msgs0)
+        PyMem_Free(b->msgs);
+    if (b->ok != b->ok0)
+        PyMem_Free(b->ok);
     Py_CLEAR(b->held);
     b->spans = NULL;
     b->msgs = NULL;
@@ -60,8 +66,9 @@ void aeskit_batch_release(aeskit_batch *b)
 static int alloc_records(aeskit_batch *b, size_t n, size_t cap)
 {
     b->n = n;
-    b->msgs = PyMem_Malloc((cap ? cap : 1) * sizeof *b->msgs);
-    b->ok = PyMem_Malloc(n ? n : 1);
+    b->msgs = cap <= AESKIT_BATCH_INLINE ? b->msgs0
+                                         : PyMem_Malloc(cap * sizeof *b->msgs);
+    b->ok = n <= AESKIT_BATCH_INLINE ? b->ok0 : PyMem_Malloc(n);
     if (b->msgs == NULL || b->ok == NULL) {
         PyErr_NoMemory();
         return -1;
@@ -114,10 +121,14 @@ static int same_count(aeskit_batch *b, const char *arg, size_t count)
                         "got %zu", arg, b->n, count);
 }
 
-/* Room for one more view; the caller fills it and then counts it (used++),
- * so that only views taken are released. */
+/* Room for one more view; the caller fills it and then counts it
+ * (view_taken), so that only views taken are released. */
 static Py_buffer *new_view(aeskit_batch *b)
 {
+    if (b->views0_used < sizeof b->views0 / sizeof b->views0[0]) {
+        b->view_count = &b->views0_used;
+        return &b->views0[b->views0_used];
+    }
     struct aeskit_batch_views *k = b->views;
     if (k == NULL || k->used == k->cap) {
         const size_t cap = k == NULL ? 16 : 2 * k->cap;
@@ -131,7 +142,14 @@ static Py_buffer *new_view(aeskit_batch *b)
         fresh->cap = cap;
         b->views = k = fresh;
     }
+    b->view_count = &k->used;
     return &k->v[k->used];
+}
+
+/* Counts the view new_view gave as taken. */
+static void view_taken(aeskit_batch *b)
+{
+    ++*b->view_count;
 }
 
 /* Takes item i of tuple (argument arg) as a buffer held by b: 0 with *p
@@ -154,7 +172,7 @@ static int take_item(aeskit_batch *b, const char *arg, PyObject *tuple, size_t i
         return -1;
     if (PyObject_GetBuffer(item, v, PyBUF_SIMPLE) < 0)
         return aeskit_err_buffer(b->at, arg, (Py_ssize_t)i, item, flags);
-    b->views->used++;
+    view_taken(b);
     *p = v->buf;
     *len = (size_t)v->len;
     return 0;
@@ -168,7 +186,7 @@ static int take_buffer(aeskit_batch *b, const char *arg, PyObject *obj, unsigned
     Py_buffer *v = new_view(b);
     if (v == NULL || aeskit_take(b->at, arg, obj, v, flags) < 0)
         return -1;
-    b->views->used++;
+    view_taken(b);
     *view = v;
     return 0;
 }
@@ -503,7 +521,7 @@ static int batch_offsets(aeskit_batch *b, const char *arg, PyObject *obj, size_t
         return -1;
     if (PyObject_GetBuffer(obj, v, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
         return aeskit_err_buffer(b->at, arg, -1, obj, 0);
-    b->views->used++;
+    view_taken(b);
     o->view = v;
     o->p = v->buf;
     o->width = int_width(v);
@@ -545,10 +563,14 @@ static int batch_offsets(aeskit_batch *b, const char *arg, PyObject *obj, size_t
 
 /* A copy of like by its __copy__ (numpy arrays, array.array) if that is a
  * writable C-contiguous buffer of the same width and count; else NULL
- * without an exception. */
-static PyObject *copy_like(PyObject *like, const aeskit_offsets *o, Py_buffer *out)
+ * without an exception. The method's name is the module's interned
+ * string: PyObject_CallMethod with a C string made and interned it anew
+ * on every call. */
+static PyObject *copy_like(aeskit_batch *b, PyObject *like, const aeskit_offsets *o,
+                           Py_buffer *out)
 {
-    PyObject *r = PyObject_CallMethod(like, "__copy__", NULL);
+    PyObject *name = aeskit_state_of(aeskit_at_type(b->at))->str_copy;
+    PyObject *r = PyObject_CallMethodNoArgs(like, name);
     if (r == NULL || r == like) {
         PyErr_Clear();
         Py_XDECREF(r);
@@ -639,7 +661,7 @@ static PyObject *offsets_out(aeskit_batch *b, PyObject *like, const aeskit_offse
                              uint8_t *base, size_t *total)
 {
     Py_buffer out;
-    PyObject *r = copy_like(like, o, &out);
+    PyObject *r = copy_like(b, like, o, &out);
     if (r == NULL) {
         PyObject *array = PyImport_ImportModule("array");
         if (array == NULL)
@@ -1133,7 +1155,7 @@ static int early_dst(aeskit_batch *b, const aeskit_batch_shape *s, PyObject *dst
         PyErr_Clear();
         return 0;
     }
-    b->views->used++;
+    view_taken(b);
     b->out_base = v->buf;
     return 0;
 }

@@ -49,6 +49,9 @@ typedef int (*aeskit_batch_job)(const void *key, int enc, aeskit_batch_msg *m);
 typedef size_t (*aeskit_batch_many)(const void *key, int enc, aeskit_batch_msg *ms,
                                     uint8_t *ok, size_t n);
 
+/* Records a batch holds without allocating them (aeskit_batch.msgs0). */
+#define AESKIT_BATCH_INLINE 16
+
 /* The most threads= takes. */
 #define AESKIT_BATCH_MAX_THREADS 256
 
@@ -78,6 +81,15 @@ typedef struct {
     const struct aeskit_offsets_s *lazy;   /* the packed offsets when the run fills the
                                    records a chunk at a time into msgs[0..], else NULL */
     const uint8_t *lazy_src;    /* with lazy: src's buffer */
+    size_t *view_count;         /* the count new_view's view goes into when taken */
+    /* What a small batch needs, kept here rather than allocated (three
+     * allocations and frees were a tenth of a packed call's fixed cost):
+     * the first views, and the records of up to AESKIT_BATCH_INLINE
+     * messages. Last, so that aeskit_batch_init clears only what is above. */
+    size_t views0_used;
+    Py_buffer views0[6];
+    aeskit_batch_msg msgs0[AESKIT_BATCH_INLINE];
+    uint8_t ok0[AESKIT_BATCH_INLINE];
 } aeskit_batch;
 
 void aeskit_batch_init(aeskit_batch *b, aeskit_at at);

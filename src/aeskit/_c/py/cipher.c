@@ -319,9 +319,15 @@ static PyObject *batch_call(PyObject *op, PyObject *const *argv, Py_ssize_t narg
 {
     const KeyObject *self = (const KeyObject *)op;
     const struct aeskit_cipher *d = self->head.cipher;
+    /* the side's argument, iv_name's plural ("ivs", "tweaks"): copied, not
+     * formatted, as a snprintf cost a packed call ~5% of its fixed cost */
     char side[32];
-    if (d->iv_name != NULL)
-        PyOS_snprintf(side, sizeof side, "%ss", d->iv_name);
+    if (d->iv_name != NULL) {
+        const size_t l = strlen(d->iv_name);
+        assert(l + 2 <= sizeof side);
+        memcpy(side, d->iv_name, l);
+        side[l] = 's', side[l + 1] = '\0';
+    }
     const aeskit_batch_shape shape = {
         .data = "data", .side = d->iv_name != NULL ? side : NULL, .data_flags = AESKIT_BUF_TEXT,
     };

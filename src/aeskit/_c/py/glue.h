@@ -23,6 +23,7 @@
 typedef struct aeskit_state {
     const struct aeskit_impl *default_impl;
     PyObject *AlreadyFinalized, *InvalidTag, *NotYetFinalized, *LimitExceeded, *InvalidUnwrap;
+    PyObject *str_copy;   /* "__copy__", interned: the packed batches' offsets_out */
     PyTypeObject *cipher_ctx_type, *aead_ctx_type, *mac_ctx_type;   /* also in types[] */
     size_t ntypes;
     struct {

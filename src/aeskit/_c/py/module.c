@@ -207,7 +207,8 @@ static int module_exec(PyObject *m)
         "Raised when data, associated data or a counter passes a mode's limit.",
         limit_bases, NULL);
     Py_XDECREF(limit_bases);
-    if (st->AlreadyFinalized == NULL || st->LimitExceeded == NULL ||
+    st->str_copy = PyUnicode_InternFromString("__copy__");
+    if (st->AlreadyFinalized == NULL || st->LimitExceeded == NULL || st->str_copy == NULL ||
         PyModule_AddObjectRef(m, "AlreadyFinalized", st->AlreadyFinalized) < 0 ||
         PyModule_AddObjectRef(m, "LimitExceeded", st->LimitExceeded) < 0 ||
         PyModule_AddIntConstant(m, "GIL_THRESHOLD", AESKIT_GIL_THRESHOLD) < 0 ||
@@ -227,6 +228,7 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg)
     Py_VISIT(st->NotYetFinalized);
     Py_VISIT(st->LimitExceeded);
     Py_VISIT(st->InvalidUnwrap);
+    Py_VISIT(st->str_copy);
     for (size_t i = 0; i < st->ntypes; i++)
         Py_VISIT(st->types[i].type);
     return 0;
@@ -240,6 +242,7 @@ static int module_clear(PyObject *m)
     Py_CLEAR(st->NotYetFinalized);
     Py_CLEAR(st->LimitExceeded);
     Py_CLEAR(st->InvalidUnwrap);
+    Py_CLEAR(st->str_copy);
     st->cipher_ctx_type = st->aead_ctx_type = st->mac_ctx_type = NULL;
     for (size_t i = 0; i < st->ntypes; i++)
         Py_CLEAR(st->types[i].type);
