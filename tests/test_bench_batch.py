@@ -3,7 +3,7 @@
 import pytest
 
 from aeskit import cli
-from aeskit.bench import batch
+from aeskit.bench import batch, system
 
 
 def test_every_batch_family_is_measured_and_agrees():
@@ -51,6 +51,43 @@ def test_cli_batch_view(capsys):
                      "1", "--cpu-mhz", "3000"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("aeskit bench --batch: backend ") and "3000 MHz" in out[0]
-    rows = [line.split() for line in out[3:]]
+    picked = system.Cores().enabled   # more than one CPU to pick from, and AES-NI
+    rows = [line.split() for line in (out[3:-1] if picked else out[3:])]
     assert [(r[0], r[1], r[2]) for r in rows] == [
         ("CMAC", str(length), str(n)) for length in (64, 1500) for n in (1, 64, 4096)]
+    if picked:   # 6 cells, each timed 1 to CELL_ATTEMPTS times
+        last = out[-1]
+        assert last.startswith("each cell ran on the CPU (of ") and "least shared" in last
+        timings = int(last.split(" timings of a cell")[0].rsplit(" ", 1)[1])
+        assert 6 <= timings <= 6 * batch.CELL_ATTEMPTS
+
+
+class _FakeCores:
+    """system.Cores' interface: pick() before each timing of a cell, still_unshared()
+    after it, False for the timings listed in `turn` (counted from 0)."""
+
+    def __init__(self, turn):
+        self.turn, self.picks, self.checks = set(turn), 0, 0
+
+    def pick(self):
+        self.picks += 1
+        return 0
+
+    def still_unshared(self):
+        self.checks += 1
+        return self.checks - 1 not in self.turn
+
+
+def test_cells_move_to_the_least_shared_cpu_and_are_timed_again_when_it_turns():
+    """A cell is timed once when its CPU stays unshared, again when it turned shared
+    during the timing, and at most CELL_ATTEMPTS times when it keeps turning."""
+    cores = _FakeCores(turn=())
+    cells = batch.measure(["CMAC"], "auto", (64,), (1, 2), repetitions=1, cores=cores)
+    assert len(cells) == 2 and cores.picks == cores.checks == 2
+    cores = _FakeCores(turn=(0,))   # the first cell's first timing: timed again
+    batch.measure(["CMAC"], "auto", (64,), (1, 2), repetitions=1, cores=cores)
+    assert cores.picks == cores.checks == 3
+    cores = _FakeCores(turn=range(100))   # always turning: CELL_ATTEMPTS each, then kept
+    cells = batch.measure(["CMAC"], "auto", (64,), (1,), repetitions=1, cores=cores)
+    assert len(cells) == 1 and cores.picks == batch.CELL_ATTEMPTS
+    assert all(v > 0 for v in cells[0].ns.values())

@@ -15,7 +15,8 @@ alternately, and each is checked first to give the same bytes as the others:
 
 A figure is the median of the timings of one call of the whole batch (or the whole
 loop), divided by n: nanoseconds per message, and cycles per byte at the clock
-measured around the run (or ``--cpu-mhz``). ``loop/packed`` and ``kernel/packed`` are
+measured around the run (or ``--cpu-mhz``). Each cell runs on the CPU whose AES units
+are least shared (``system.Cores``), and is timed again when they became shared. ``loop/packed`` and ``kernel/packed`` are
 how many times faster per message the packed batch is.
 """
 
@@ -43,6 +44,8 @@ LENGTHS = (16, 64, 256, 1500, 4096)
 DEFAULT_MODES = ("GCM", "CCM", "CBC", "CMAC", "KW")
 #: Each way's timings per cell; the median is kept.
 REPETITIONS = 5
+#: Times a cell is timed at most: again when its CPU's AES units became shared during it.
+CELL_ATTEMPTS = 3
 #: A timing repeats its call until it has taken this long.
 MIN_SAMPLE_NS = 2_000_000
 
@@ -187,8 +190,13 @@ def _ways(mode: _modes.ModeFacts, backend: str, length: int,
 
 def measure(modes: list[str], backend: str, lengths: tuple[int, ...],
             counts: tuple[int, ...], repetitions: int = REPETITIONS,
-            progress: Callable[[str], None] | None = None) -> list[Cell]:
-    """Every cell of the grid, each way timed in turn."""
+            progress: Callable[[str], None] | None = None,
+            cores: system.Cores | None = None) -> list[Cell]:
+    """Every cell of the grid, each way timed in turn. With cores (system.Cores, as the
+    main view's groups), each cell runs on the CPU whose AES units are least shared, and
+    is timed again (up to CELL_ATTEMPTS times in all) when that CPU's AES got slower
+    during it: a neighbour on its SMT sibling slows the batches' mixed kernels far more
+    than it slows AES alone, and by an amount that changes from one cell to the next."""
     cells = []
     for name in modes:
         mode = _modes.BY_NAME[name]
@@ -199,9 +207,14 @@ def measure(modes: list[str], backend: str, lengths: tuple[int, ...],
                 if progress is not None:
                     progress(f"{name} L={length} n={count}")
                 ways = _ways(mode, backend, length, count)
-                ns = {w: (statistics.median(_as_float(fn()) for _ in range(repetitions))
-                          if w == "kernel" else _time(fn, repetitions) / count)
-                      for w, fn in ways.items()}
+                for _ in range(CELL_ATTEMPTS):
+                    if cores is not None:
+                        cores.pick()
+                    ns = {w: (statistics.median(_as_float(fn()) for _ in range(repetitions))
+                              if w == "kernel" else _time(fn, repetitions) / count)
+                          for w, fn in ways.items()}
+                    if cores is None or cores.still_unshared():
+                        break
                 cells.append(Cell(name, length, count, ns))
     return cells
 
@@ -261,9 +274,14 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     clock = system.Clock(args.cpu_mhz)
     before = clock.sample()
     tty = sys.stderr.isatty()
-    cells = measure(modes, backend, lengths, counts, args.repetitions or REPETITIONS,
-                    progress=(lambda text: print(f"  {text:<30}", end="\r", flush=True,
-                                                 file=sys.stderr)) if tty else None)
+    cores = system.Cores()
+    try:
+        cells = measure(modes, backend, lengths, counts, args.repetitions or REPETITIONS,
+                        progress=(lambda text: print(f"  {text:<30}", end="\r", flush=True,
+                                                     file=sys.stderr)) if tty else None,
+                        cores=cores)
+    finally:
+        cores.restore()
     mhz = clock.reading(before, clock.sample()).mhz
     if tty:
         print(" " * 40, end="\r", file=sys.stderr)
@@ -274,4 +292,10 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
           f"{args.repetitions or REPETITIONS} timings")
     for line in table(cells, mhz):
         print(line)
+    if cores.enabled:
+        print(f"each cell ran on the CPU (of {', '.join(map(str, cores.candidates))}) whose AES "
+              f"units were least shared at its start; another one was over "
+              f"{system.SHARED_BY:.0%} slower at AES before {cores.shared} of "
+              f"{sum(cores.picks.values())} timings of a cell, and {cores.turned} were timed "
+              "again when theirs became shared")
     return 0
