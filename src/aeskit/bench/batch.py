@@ -296,6 +296,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         print(f"each cell ran on the CPU (of {', '.join(map(str, cores.candidates))}) whose AES "
               f"units were least shared at its start; another one was over "
               f"{system.SHARED_BY:.0%} slower at AES before {cores.shared} of "
-              f"{sum(cores.picks.values())} timings of a cell, and {cores.turned} were timed "
-              "again when theirs became shared")
+              f"{sum(cores.picks.values())} timings of a cell, and {cores.turned} "
+              f"{'was' if cores.turned == 1 else 'were'} timed again when theirs became "
+              "shared")
     return 0
