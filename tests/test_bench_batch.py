@@ -91,3 +91,32 @@ def test_cells_move_to_the_least_shared_cpu_and_are_timed_again_when_it_turns():
     cells = batch.measure(["CMAC"], "auto", (64,), (1,), repetitions=1, cores=cores)
     assert len(cells) == 1 and cores.picks == batch.CELL_ATTEMPTS
     assert all(v > 0 for v in cells[0].ns.values())
+
+
+def test_peers_for_the_batch_view():
+    """--peers picks whether pyca's column is timed; the view has no other peer."""
+    assert batch.resolve_peers(None) and batch.resolve_peers("all")
+    assert batch.resolve_peers("cryptography") and not batch.resolve_peers("none")
+    for bad in ("pycryptodome", "cryptography,pycryptodome", "openssl"):
+        with pytest.raises(ValueError, match="all, cryptography or none"):
+            batch.resolve_peers(bad)
+    cells = batch.measure(["GCM"], "auto", (64,), (2,), repetitions=1, pyca=False)
+    assert "pyca" not in cells[0].ns and {"packed", "seq", "loop"} <= set(cells[0].ns)
+
+
+@pytest.mark.parametrize("flag", [["--key-bits", "256"], ["--layer", "api"], ["--sizes"],
+                                  ["--json"], ["--verbose"], ["--unaligned", "3"]])
+def test_batch_view_refuses_the_main_views_options(flag, capsys):
+    """An option the batch view does not take is an error naming it, not ignored."""
+    with pytest.raises(SystemExit) as e:
+        cli.main(["bench", "--batch", "--modes", "CMAC", *flag])
+    assert e.value.code == 2
+    assert f"{flag[0]}: not for --batch" in capsys.readouterr().err
+
+
+def test_batch_view_without_peers(capsys):
+    assert cli.main(["bench", "--batch", "--quick", "--modes", "CBC", "--peers", "none",
+                     "--repetitions", "1", "--cpu-mhz", "3000"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()[3:]
+            if line.startswith("CBC")]
+    assert len(rows) == 3 and all(r[9] == "-" for r in rows)   # L = 64 (1500: not whole blocks)

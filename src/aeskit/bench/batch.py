@@ -126,9 +126,10 @@ def _pyca(mode: _modes.ModeFacts, key: bytes) -> Callable[..., bytes] | None:
     return crypt
 
 
-def _ways(mode: _modes.ModeFacts, backend: str, length: int,
-          count: int) -> dict[str, Callable[[], object]]:
-    """The four ways over one batch, checked to agree, as calls that take no arguments."""
+def _ways(mode: _modes.ModeFacts, backend: str, length: int, count: int,
+          pyca: bool = True) -> dict[str, Callable[[], object]]:
+    """The four ways over one batch (pyca's only if pyca), checked to agree, as calls that
+    take no arguments."""
     key = os.urandom(mode.n_keys * mode.key_sizes[0])
     if mode.name in ("XTS", "SIV"):
         key = bytes(range(len(key)))   # halves that differ
@@ -177,7 +178,7 @@ def _ways(mode: _modes.ModeFacts, backend: str, length: int,
         # its own timer: the ns of count one-shot calls in C, per message
         kernel_time = system.native().kernel_time
         ways["kernel"] = lambda: kernel_time(obj, True, length, count, 0, *extra_args) / count
-    peer = _pyca(mode, key)
+    peer = _pyca(mode, key) if pyca else None
     if peer is not None:
         ways["pyca"] = lambda: [peer(s, d) for s, d in pairs]
     want: list[bytes] = loop()
@@ -191,7 +192,7 @@ def _ways(mode: _modes.ModeFacts, backend: str, length: int,
 def measure(modes: list[str], backend: str, lengths: tuple[int, ...],
             counts: tuple[int, ...], repetitions: int = REPETITIONS,
             progress: Callable[[str], None] | None = None,
-            cores: system.Cores | None = None) -> list[Cell]:
+            cores: system.Cores | None = None, pyca: bool = True) -> list[Cell]:
     """Every cell of the grid, each way timed in turn. With cores (system.Cores, as the
     main view's groups), each cell runs on the CPU whose AES units are least shared, and
     is timed again (up to CELL_ATTEMPTS times in all) when that CPU's AES got slower
@@ -206,7 +207,7 @@ def measure(modes: list[str], backend: str, lengths: tuple[int, ...],
             for count in counts:
                 if progress is not None:
                     progress(f"{name} L={length} n={count}")
-                ways = _ways(mode, backend, length, count)
+                ways = _ways(mode, backend, length, count, pyca)
                 for _ in range(CELL_ATTEMPTS):
                     if cores is not None:
                         cores.pick()
@@ -259,10 +260,34 @@ def resolve_modes(text: str | None) -> list[str]:
     return out
 
 
+#: The main view's options, which the batch view does not take (an error, not ignored).
+NOT_BATCH = ("key_bits", "layer", "unaligned", "budget", "slope_range", "sizes", "plot",
+             "log_y", "verbose", "json", "csv")
+
+
+def resolve_peers(spec: str | None) -> bool:
+    """--peers for the batch view: whether pyca/cryptography's calls are timed (all,
+    cryptography; the default), or not (none). ValueError for the others: the view
+    compares with pyca alone."""
+    names = [p.strip() for p in (spec or "all").split(",") if p.strip()]
+    if names in (["all"], ["cryptography"]):
+        return True
+    if names == ["none"]:
+        return False
+    raise ValueError(f"--peers: {spec!r} for --batch: all, cryptography or none (the batch "
+                     "view compares with pyca/cryptography's one call per message)")
+
+
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """``aeskit bench --batch``: the grid, timed and printed."""
+    given = [f"--{name.replace('_', '-')}" for name in NOT_BATCH
+             if getattr(args, name, None) != parser.get_default(name)]
+    if given:
+        parser.error(f"{', '.join(given)}: not for --batch, which takes --modes, --backend, "
+                     "--peers, --quick, --repetitions and --cpu-mhz")
     try:
         modes = resolve_modes(args.modes)
+        pyca = resolve_peers(args.peers)
     except ValueError as e:
         parser.error(str(e))
     backend = "auto" if args.backend in (None, "all", "auto") else args.backend
@@ -279,7 +304,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         cells = measure(modes, backend, lengths, counts, args.repetitions or REPETITIONS,
                         progress=(lambda text: print(f"  {text:<30}", end="\r", flush=True,
                                                      file=sys.stderr)) if tty else None,
-                        cores=cores)
+                        cores=cores, pyca=pyca)
     finally:
         cores.restore()
     mhz = clock.reading(before, clock.sample()).mhz

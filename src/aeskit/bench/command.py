@@ -130,8 +130,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                       help="the batch view instead: n messages of L bytes in one batch call "
                            "(packed and sequence forms) beside one call per message and "
                            "pyca's, per message; --modes (default "
-                           f"{','.join(batch.DEFAULT_MODES)}), --backend (one), --quick "
-                           "(a smaller grid), --repetitions and --cpu-mhz apply")
+                           f"{','.join(batch.DEFAULT_MODES)}), --backend (one), --peers "
+                           "(all, cryptography or none), --quick (a smaller grid), "
+                           "--repetitions and --cpu-mhz apply, the others are refused")
     view.add_argument("--json", nargs="?", const="-", metavar="FILE",
                       help="write JSON with metadata to FILE, or alone to stdout")
     view.add_argument("--csv", nargs="?", const="-", metavar="FILE",
