@@ -16,8 +16,9 @@ alternately, and each is checked first to give the same bytes as the others:
 A figure is the median of the timings of one call of the whole batch (or the whole
 loop), divided by n: nanoseconds per message, and cycles per byte at the clock
 measured around the run (or ``--cpu-mhz``). Each cell runs on the CPU whose AES units
-are least shared (``system.Cores``), and is timed again when they became shared. ``loop/packed`` and ``kernel/packed`` are
-how many times faster per message the packed batch is.
+are least shared (``system.Cores``), and is timed again when they became shared.
+``loop/packed`` and ``kernel/packed`` are how many times faster per message the packed
+batch is.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from typing import Any
 import aeskit
 from aeskit import _modes
 
-from . import system
+from . import report, system
 
 #: The grid: counts and lengths (bytes) of the issue's batch targets.
 COUNTS = (1, 16, 64, 256, 4096)
@@ -317,11 +318,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
           f"{args.repetitions or REPETITIONS} timings")
     for line in table(cells, mhz):
         print(line)
-    if cores.enabled:
-        print(f"each cell ran on the CPU (of {', '.join(map(str, cores.candidates))}) whose AES "
-              f"units were least shared at its start; another one was over "
-              f"{system.SHARED_BY:.0%} slower at AES before {cores.shared} of "
-              f"{sum(cores.picks.values())} timings of a cell, and {cores.turned} "
-              f"{'was' if cores.turned == 1 else 'were'} timed again when theirs became "
-              "shared")
+    note = report.cores_note(cores.as_dict(), "cell", "timings of a cell")
+    if note is not None:
+        print(note)
     return 0

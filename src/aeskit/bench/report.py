@@ -16,7 +16,7 @@ import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from . import floor, selfcheck
+from . import floor, selfcheck, system
 from .results import LengthRow, Run, SlopeRow, Who, finite
 from .sizes import BULK_SIZES, LARGE, human, human_bytes
 from .stats import cycles_per_byte, mib_per_s, num
@@ -497,6 +497,18 @@ def _skipped_text(skipped: Sequence[dict[str, Any]]) -> str:
             f"{named}")
 
 
+def cores_note(cores: dict[str, Any], each: str, what: str) -> str | None:
+    """What system.Cores did (its as_dict), for a view's notes; None if it did not run.
+    each: what ran on the picked CPU ("group", "cell"); what: what the picks count."""
+    if not cores.get("enabled"):
+        return None
+    picks, turned = sum(cores["picks"].values()), cores["turned"]
+    return (f"each {each} ran on the CPU (of {', '.join(map(str, cores['candidates']))}) whose "
+            f"AES units were least shared at the time; another one was over "
+            f"{system.SHARED_BY:.0%} slower at AES before {cores['shared']} of {picks} {what}, "
+            f"and {turned} {'was' if turned == 1 else 'were'} timed again when theirs became "
+            "shared")
+
 def closing_lines(run: Run, verbose: bool = False) -> list[Line]:
     """The summary, the marks' meaning, warnings and notes on the run."""
     out = summary_lines(run.slope)
@@ -518,13 +530,9 @@ def closing_lines(run: Run, verbose: bool = False) -> list[Line]:
     budget = run.meta.get("budget") or {}
     if budget.get("skipped"):
         notes.append(_skipped_text(budget["skipped"]))
-    cores = run.meta.get("cores") or {}
-    if cores.get("enabled"):
-        picks = sum(cores["picks"].values())
-        notes.append(f"each group ran on the CPU (of {', '.join(map(str, cores['candidates']))})"
-                     f" whose AES units were least shared at the time; another one was over "
-                     f"3% slower at AES before {cores['shared']} of {picks} groups, and "
-                     f"{cores['turned']} were timed again when theirs became shared")
+    cores = cores_note(run.meta.get("cores") or {}, "group", "groups")
+    if cores is not None:
+        notes.append(cores)
     check = run.meta.get("clock_check") or {}
     if check.get("text") and verbose:
         notes.append(str(check["text"]))

@@ -1652,8 +1652,9 @@ static void VAES_FN(polyval)(const aeskit_ghash_key *hk, uint8_t acc[16], const 
  * vector takes each round key from one broadcast, as ECB does. One chain's
  * block waits rounds x latency (~40 cycles); VAES_NV vectors in flight keep
  * the unit busy through it (ymm: 8 vectors at 2 per cycle; zmm: 8 at 1 per
- * cycle), so VAES_W chains cost about what one does. The last vector may be partial: its idle lanes
- * start from zero, read chain 0's blocks and are never stored. Block i of
+ * cycle), so VAES_W chains cost about what one does. The last vector may be
+ * partial: its idle lanes start from zero, read chain 0's blocks and are
+ * never stored. Block i of
  * a chain is loaded before its result is stored, so dst[c] may be src[c]. */
 
 AESKIT_INLINE vaes_v vaes_gather(const uint8_t *const *p, size_t off)

@@ -125,7 +125,7 @@ static int same_count(aeskit_batch *b, const char *arg, size_t count)
  * (view_taken), so that only views taken are released. */
 static Py_buffer *new_view(aeskit_batch *b)
 {
-    if (b->views0_used < sizeof b->views0 / sizeof b->views0[0]) {
+    if (b->views0_used < AESKIT_BATCH_INLINE_VIEWS) {
         b->view_count = &b->views0_used;
         return &b->views0[b->views0_used];
     }

@@ -49,8 +49,10 @@ typedef int (*aeskit_batch_job)(const void *key, int enc, aeskit_batch_msg *m);
 typedef size_t (*aeskit_batch_many)(const void *key, int enc, aeskit_batch_msg *ms,
                                     uint8_t *ok, size_t n);
 
-/* Records a batch holds without allocating them (aeskit_batch.msgs0). */
+/* Records, and buffer views, a batch holds without allocating them
+ * (aeskit_batch.msgs0, views0). */
 #define AESKIT_BATCH_INLINE 16
+#define AESKIT_BATCH_INLINE_VIEWS 6
 
 /* The most threads= takes. */
 #define AESKIT_BATCH_MAX_THREADS 256
@@ -87,7 +89,7 @@ typedef struct {
      * the first views, and the records of up to AESKIT_BATCH_INLINE
      * messages. Last, so that aeskit_batch_init clears only what is above. */
     size_t views0_used;
-    Py_buffer views0[6];
+    Py_buffer views0[AESKIT_BATCH_INLINE_VIEWS];
     aeskit_batch_msg msgs0[AESKIT_BATCH_INLINE];
     uint8_t ok0[AESKIT_BATCH_INLINE];
 } aeskit_batch;
